@@ -1,0 +1,36 @@
+import Foundation
+
+/// ISO 8601 timestamps as reports write them: UTC, millisecond precision, `Z` suffix.
+public enum ReportTimestamp {
+    /// `2026-11-30T02:10:57.123Z`. Written by hand: a report line is on every check's hot path.
+    public static func string(from date: Date) -> String {
+        let totalMs = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        var seconds = time_t(totalMs.floorDiv(1000))
+        let ms = Int(totalMs - Int64(seconds) * 1000)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        return pad(Int(parts.tm_year) + 1900, 4) + "-" + pad(Int(parts.tm_mon) + 1, 2) + "-"
+            + pad(Int(parts.tm_mday), 2) + "T" + pad(Int(parts.tm_hour), 2) + ":"
+            + pad(Int(parts.tm_min), 2) + ":" + pad(Int(parts.tm_sec), 2) + "." + pad(ms, 3) + "Z"
+    }
+
+    /// Parses `2026-11-30T02:10:57Z`, `…57.123Z` or `…57.123+01:00`; nil for anything else.
+    public static func date(from text: String) -> Date? {
+        if let date = try? Date(text, strategy: withFraction) { return date }
+        return try? Date(text, strategy: Date.ISO8601FormatStyle())
+    }
+
+    private static let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+    private static func pad(_ value: Int, _ width: Int) -> String {
+        let digits = String(value)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    }
+}
+
+private extension Int64 {
+    func floorDiv(_ divisor: Int64) -> Int64 {
+        let q = self / divisor
+        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? q - 1 : q
+    }
+}
