@@ -4,13 +4,13 @@
 /// await expectDeallocation(.custom { loader in await loader.load() }) { Loader() }
 /// ```
 /// The type stays open for view lifecycles (appear, disappear) on Apple platforms.
-public struct DeallocationLifecycle<Object>: Sendable {
+public struct DeallocationLifecycle<Object> {
     /// What reports call this lifecycle: `none`, `custom`.
     public let name: String
-    let run: @Sendable (Object) async throws -> Void
+    let run: (Object) async throws -> Void
 
     /// Wraps `body` under `name`. Errors it throws are reported as errors, never as leaks.
-    public init(name: String, _ body: @escaping @Sendable (Object) async throws -> Void) {
+    public init(name: String, _ body: @escaping (Object) async throws -> Void) {
         self.name = name
         self.run = body
     }
@@ -20,9 +20,9 @@ public struct DeallocationLifecycle<Object>: Sendable {
         DeallocationLifecycle(name: "none") { _ in }
     }
 
-    /// Runs `body` with the object before it is released. An error it throws is reported as
-    /// such (outcome `error`), not as a leak.
-    public static func custom(_ body: @escaping @Sendable (Object) async throws -> Void) -> DeallocationLifecycle<Object> {
+    /// Runs `body` with the object before it is released, on the caller's actor. An error it
+    /// throws is reported as such (outcome `error`), not as a leak.
+    public static func custom(_ body: @escaping (Object) async throws -> Void) -> DeallocationLifecycle<Object> {
         DeallocationLifecycle(name: "custom", body)
     }
 }
