@@ -21,7 +21,7 @@ public func expectDeallocation<Object: AnyObject>(
     _ lifecycle: DeallocationLifecycle<Object> = .none,
     timeout: Duration? = nil,
     gracePeriod: Duration? = nil,
-    afterRelease: () async throws -> Void = {},
+    afterRelease: () async -> Void = {},
     isolation: isolated (any Actor)? = #isolation,
     fileID: StaticString = #fileID, filePath: StaticString = #filePath,
     line: UInt = #line, column: UInt = #column, function: StaticString = #function,
@@ -44,7 +44,7 @@ public func expectDeallocation<Object: AnyObject>(
 public func expectDeallocation(
     timeout: Duration? = nil,
     gracePeriod: Duration? = nil,
-    afterRelease: () async throws -> Void = {},
+    afterRelease: () async -> Void = {},
     isolation: isolated (any Actor)? = #isolation,
     fileID: StaticString = #fileID, filePath: StaticString = #filePath,
     line: UInt = #line, column: UInt = #column, function: StaticString = #function,
@@ -68,16 +68,16 @@ public func expectDeallocation<Service>(
     resolvedFrom container: some DependencyResolving,
     timeout: Duration? = nil,
     gracePeriod: Duration? = nil,
-    afterRelease: () async throws -> Void = {},
+    afterRelease: () async -> Void = {},
     isolation: isolated (any Actor)? = #isolation,
     fileID: StaticString = #fileID, filePath: StaticString = #filePath,
     line: UInt = #line, column: UInt = #column, function: StaticString = #function
-) async rethrows {
+) async {
     let context = CheckContext(
         location: CallerLocation(fileID, filePath, line, column, function), lifecycle: "resolved",
         timeouts: DeallocationTimeouts(timeout: timeout, gracePeriod: gracePeriod).over(.current))
     guard let reference = resolveReference(service, from: container, context: context) else { return }
-    try await afterRelease()
+    await afterRelease()
     await DeallocationCheck.verify([reference], context: context)
 }
 
@@ -86,7 +86,7 @@ public func expectDeallocation<Service>(
 func checkDeallocation<Object: AnyObject>(
     of make: () async throws -> Object,
     lifecycle: DeallocationLifecycle<Object>,
-    afterRelease: () async throws -> Void,
+    afterRelease: () async -> Void,
     context: CheckContext,
     testCase: AnyObject? = nil,
     isolation: isolated (any Actor)? = #isolation
@@ -94,7 +94,7 @@ func checkDeallocation<Object: AnyObject>(
     let created = try await makeAndRelease(make, lifecycle: lifecycle)
     switch created {
     case let .success(reference):
-        try await afterRelease()
+        await afterRelease()
         await DeallocationCheck.verify([reference], context: context, testCase: testCase)
     case let .failure(failure):
         DeallocationCheck.reportError(
@@ -105,13 +105,13 @@ func checkDeallocation<Object: AnyObject>(
 
 func checkDeallocation(
     ofGroup make: () async throws -> [AnyObject],
-    afterRelease: () async throws -> Void,
+    afterRelease: () async -> Void,
     context: CheckContext,
     testCase: AnyObject? = nil,
     isolation: isolated (any Actor)? = #isolation
 ) async rethrows {
     let references = try await makeAndReleaseGroup(make)
-    try await afterRelease()
+    await afterRelease()
     await DeallocationCheck.verify(references, context: context, testCase: testCase)
 }
 

@@ -15,7 +15,7 @@ extension XCTestCase {
         _ lifecycle: DeallocationLifecycle<Object> = .none,
         timeout: Duration? = nil,
         gracePeriod: Duration? = nil,
-        afterRelease: () async throws -> Void = {},
+        afterRelease: () async -> Void = {},
         isolation: isolated (any Actor)? = #isolation,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath,
         line: UInt = #line, column: UInt = #column, function: StaticString = #function,
@@ -31,7 +31,7 @@ extension XCTestCase {
     public func expectDeallocation(
         timeout: Duration? = nil,
         gracePeriod: Duration? = nil,
-        afterRelease: () async throws -> Void = {},
+        afterRelease: () async -> Void = {},
         isolation: isolated (any Actor)? = #isolation,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath,
         line: UInt = #line, column: UInt = #column, function: StaticString = #function,
@@ -52,7 +52,7 @@ extension XCTestCase {
     public func assertDeallocation<Object: AnyObject>(
         timeout: Duration? = nil,
         gracePeriod: Duration? = nil,
-        afterRelease: () throws -> Void = {},
+        afterRelease: () -> Void = {},
         fileID: StaticString = #fileID, filePath: StaticString = #filePath,
         line: UInt = #line, column: UInt = #column, function: StaticString = #function,
         _ make: () throws -> Object
@@ -61,7 +61,7 @@ extension XCTestCase {
             CallerLocation(fileID, filePath, line, column, function), lifecycle: "none",
             DeallocationTimeouts(timeout: timeout, gracePeriod: gracePeriod))
         let reference = try WeakReference(make())
-        try afterRelease()
+        afterRelease()
         DeallocationCheck.verifyPumpingRunLoop([reference], context: context, testCase: self)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import LeakReport
+import Synchronization
 
 /// Where this process writes its leak report, decided once:
 /// 1. `LEAKHISTORY_REPORT` — a file, or a folder (an existing one, or a path ending in `/`) to
@@ -12,6 +13,10 @@ enum ReportSink {
     /// Appends `check` to this process's report, if it has one. A write that fails is said once
     /// on standard error and never fails the test: the check itself has been reported already.
     static func record(_ check: CheckRecord) {
+        if let capture = capture {
+            capture.append(check)
+            return
+        }
         guard let writer = writer.value else { return }
         do {
             try writer.append(check)
@@ -19,6 +24,9 @@ enum ReportSink {
             warnOnce.run { FileHandle.standardError.write(Data("LeakCheck: \(error); later checks are not in the report either\n".utf8)) }
         }
     }
+
+    /// Receives this task's records instead of the report file: how tests read what a check wrote.
+    @TaskLocal static var capture: CheckCapture?
 
     /// The report file this process appends to, if any.
     static var path: String? { writer.value?.path }
@@ -60,4 +68,15 @@ enum ReportSink {
     }
 
     private static let warnOnce = Once()
+}
+
+/// Collects report records in memory (see `ReportSink.capture`).
+final class CheckCapture: Sendable {
+    private let records = Mutex<[CheckRecord]>([])
+
+    func append(_ record: CheckRecord) {
+        records.withLock { $0.append(record) }
+    }
+
+    var all: [CheckRecord] { records.withLock { $0 } }
 }
