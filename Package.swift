@@ -13,7 +13,10 @@ let package = Package(
         // What users add to their test targets: Foundation, Testing and XCTest only.
         .target(name: "LeakCheck", dependencies: ["LeakReport"]),
 
-        .testTarget(name: "LeakReportTests", dependencies: ["LeakReport"]),
+        // Appends report lines from a separate process, for the concurrent-writers test.
+        .executableTarget(name: "ReportAppendProbe", dependencies: ["LeakReport"]),
+
+        .testTarget(name: "LeakReportTests", dependencies: ["LeakReport", "ReportAppendProbe"]),
         .testTarget(name: "LeakCheckTests", dependencies: ["LeakCheck", "LeakReport"]),
         // The same call shapes compiled in Swift 5 language mode.
         .testTarget(
