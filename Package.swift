@@ -13,6 +13,9 @@ let package = Package(
         // What users add to their test targets: Foundation, Testing and XCTest only.
         .target(name: "LeakCheck", dependencies: ["LeakReport"]),
 
+        // The speed figures, each beside a baseline measured in the same run.
+        .executableTarget(name: "leakhistory-bench", dependencies: ["LeakCheck"]),
+
         // Appends report lines from a separate process, for the concurrent-writers test.
         .executableTarget(name: "ReportAppendProbe", dependencies: ["LeakReport"]),
 
