@@ -1,13 +1,11 @@
-import Foundation
-
 /// `GET /v1/projects/{project}/types/{type}/trend?branch=&limit=`: one type's leaks per commit
 /// along a branch, oldest first (first-parent order from stored parents; upload order where
 /// parents are unknown).
 public struct TrendResponse: Codable, Sendable, Hashable {
     public struct Point: Codable, Sendable, Hashable {
         public var commit: String
-        /// When the commit's first run started.
-        public var at: Date
+        /// When the commit's first run started, ISO 8601.
+        public var at: String
         /// Keys of this type that leaked at the commit.
         public var leakedKeys: Int
         /// Keys of this type that were checked at the commit.
@@ -16,7 +14,7 @@ public struct TrendResponse: Codable, Sendable, Hashable {
         public var scenarios: [String]
         public var fingerprints: [String]
 
-        public init(commit: String, at: Date, leakedKeys: Int, checkedKeys: Int, scenarios: [String], fingerprints: [String]) {
+        public init(commit: String, at: String, leakedKeys: Int, checkedKeys: Int, scenarios: [String], fingerprints: [String]) {
             self.commit = commit
             self.at = at
             self.leakedKeys = leakedKeys
