@@ -6,12 +6,30 @@ let package = Package(
     products: [
         .library(name: "LeakCheck", targets: ["LeakCheck"]),
         .library(name: "LeakReport", targets: ["LeakReport"]),
+        .library(name: "LeakStore", targets: ["LeakStore"]),
+        .library(name: "LeakServer", targets: ["LeakServer"]),
+        .executable(name: "leakhistory-server", targets: ["leakhistory-server"]),
     ],
     targets: [
         // The report model: schema, NDJSON reader and writer. No dependencies beyond Foundation.
         .target(name: "LeakReport"),
         // What users add to their test targets: Foundation, Testing and XCTest only.
         .target(name: "LeakCheck", dependencies: ["LeakReport"]),
+
+        // Thin module maps over the Debian C libraries the server links.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // Storage: SQLite through its C API; the migrations are compiled into the binary.
+        .target(
+            name: "LeakStore",
+            dependencies: ["LeakReport", "CSQLite", "CCrypto"],
+            resources: [.embedInCode("Migrations")]
+        ),
+        // The HTTP service over libmicrohttpd: routing, auth, ingest, metrics.
+        .target(name: "LeakServer", dependencies: ["LeakStore", "LeakReport", "CMicroHTTPD", "CZlib"]),
+        .executableTarget(name: "leakhistory-server", dependencies: ["LeakServer", "LeakStore"]),
 
         .testTarget(name: "LeakReportTests", dependencies: ["LeakReport"]),
         .testTarget(name: "LeakCheckTests", dependencies: ["LeakCheck", "LeakReport"]),
@@ -20,6 +38,11 @@ let package = Package(
             name: "LeakCheckSwift5Tests",
             dependencies: ["LeakCheck"],
             swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(name: "LeakStoreTests", dependencies: ["LeakStore", "LeakReport", "CSQLite"]),
+        .testTarget(
+            name: "LeakServerTests",
+            dependencies: ["LeakServer", "LeakStore", "LeakReport", "CSQLite", "CZlib", "leakhistory-server"]
         ),
     ]
 )
