@@ -8,4 +8,9 @@ static inline int lh_inflate_init_gzip(z_stream *stream) {
     return inflateInit2(stream, 15 + 16);
 }
 
+/// deflateInit2 is a macro too: a gzip writer (used by tests and clients that send gzip bodies).
+static inline int lh_deflate_init_gzip(z_stream *stream, int level) {
+    return deflateInit2(stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+}
+
 #endif
