@@ -6,12 +6,34 @@ let package = Package(
     products: [
         .library(name: "LeakCheck", targets: ["LeakCheck"]),
         .library(name: "LeakReport", targets: ["LeakReport"]),
+        .library(name: "LeakStore", targets: ["LeakStore"]),
+        .library(name: "LeakServer", targets: ["LeakServer"]),
+        .executable(name: "leakhistory-server", targets: ["leakhistory-server"]),
+        .executable(name: "leakhistory", targets: ["leakhistory"]),
     ],
     targets: [
-        // The report model: schema, NDJSON reader and writer. No dependencies beyond Foundation.
+        // The report model: schema, NDJSON reader and writer, diff classification, API types.
+        // No dependencies beyond Foundation.
         .target(name: "LeakReport"),
         // What users add to their test targets: Foundation, Testing and XCTest only.
         .target(name: "LeakCheck", dependencies: ["LeakReport"]),
+
+        // Thin module maps over the Debian C libraries the server and CLI link.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // Storage: SQLite through its C API; the migrations are compiled into the binary.
+        .target(
+            name: "LeakStore",
+            dependencies: ["LeakReport", "CSQLite", "CCrypto"],
+            resources: [.embedInCode("Migrations")]
+        ),
+        // The HTTP service over libmicrohttpd: routing, auth, ingest, metrics.
+        .target(name: "LeakServer", dependencies: ["LeakStore", "LeakReport", "CMicroHTTPD", "CZlib"]),
+        .executableTarget(name: "leakhistory-server", dependencies: ["LeakServer", "LeakStore"]),
+        // The command CI runs.
+        .executableTarget(name: "leakhistory", dependencies: ["LeakReport", "CZlib"]),
 
         // The speed figures, each beside a baseline measured in the same run.
         .executableTarget(name: "leakhistory-bench", dependencies: ["LeakCheck"]),
@@ -26,6 +48,11 @@ let package = Package(
             name: "LeakCheckSwift5Tests",
             dependencies: ["LeakCheck"],
             swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(name: "LeakStoreTests", dependencies: ["LeakStore", "LeakReport", "CSQLite"]),
+        .testTarget(
+            name: "LeakServerTests",
+            dependencies: ["LeakServer", "LeakStore", "LeakReport", "CSQLite", "CZlib", "leakhistory-server"]
         ),
     ]
 )

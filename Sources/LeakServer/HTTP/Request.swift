@@ -1,0 +1,40 @@
+import Foundation
+
+/// One HTTP request, body read in full (and decompressed) before a handler sees it.
+public struct Request: Sendable {
+    /// The method as the client sent it (`GET`, `POST`, or something the router does not know).
+    public var method: String
+    /// The path without the query string, e.g. `/v1/projects/app/runs`.
+    public var path: String
+    /// Query arguments; the last value wins when a name repeats.
+    public var query: [String: String]
+    /// Header names lower-cased.
+    public var headers: [String: String]
+    public var body: Data
+    /// Values of `{name}` segments in the matched route pattern.
+    public var parameters: [String: String] = [:]
+
+    public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
+                body: Data = Data()) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { _, last in last })
+        self.body = body
+    }
+
+    /// A header by name, case-insensitively.
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+
+    /// The value of route parameter `{name}`; the router guarantees it exists for a matched route.
+    public func parameter(_ name: String) -> String { parameters[name] ?? "" }
+
+    /// The token after `Authorization: Bearer`, if any.
+    public var bearerToken: String? {
+        guard let value = header("authorization") else { return nil }
+        let parts = value.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        let token = parts[1].trimmingCharacters(in: .whitespaces)
+        return token.isEmpty ? nil : token
+    }
+}

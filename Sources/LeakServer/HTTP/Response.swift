@@ -1,0 +1,55 @@
+import Foundation
+
+/// An HTTP response: a status, headers and a body.
+public struct Response: Sendable {
+    public var status: Int
+    public var headers: [String: String]
+    public var body: Data
+
+    public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A JSON response from any `Encodable` value.
+    public static func json<Value: Encodable>(_ value: Value, status: Int = 200) throws -> Response {
+        Response(status: status, headers: ["Content-Type": "application/json"], body: try jsonEncoder.encode(value))
+    }
+
+    /// A plain-text response.
+    public static func text(_ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8") -> Response {
+        Response(status: status, headers: ["Content-Type": contentType], body: Data(text.utf8))
+    }
+
+    /// `{"error":{"code":"…","message":"…"}}` for an `HTTPError`.
+    public static func error(_ error: any HTTPError) -> Response {
+        let body = ErrorBody(error: .init(code: error.code, message: error.message))
+        var response = (try? json(body, status: error.status)) ?? Response(status: error.status)
+        response.headers.merge(error.headers) { _, new in new }
+        return response
+    }
+
+    static let jsonEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    private struct ErrorBody: Encodable {
+        struct Detail: Encodable {
+            var code: String
+            var message: String
+        }
+        var error: Detail
+    }
+}
+
+/// A value a handler can return: it knows how to become a response.
+public protocol ResponseGenerator {
+    func response() throws -> Response
+}
+
+extension Response: ResponseGenerator {
+    public func response() throws -> Response { self }
+}

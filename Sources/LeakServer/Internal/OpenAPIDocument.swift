@@ -1,0 +1,214 @@
+/// The OpenAPI 3.1 document, kept as JSON text so that it reads as what clients receive.
+enum OpenAPIDocument {
+    static let json = #"""
+{
+  "openapi": "3.1.0",
+  "info": {
+    "title": "LeakHistory",
+    "version": "1.0.0",
+    "description": "Ingests leak reports (deallocation checks) into SQLite and answers questions about them."
+  },
+  "servers": [{ "url": "/" }],
+  "components": {
+    "securitySchemes": {
+      "bearer": { "type": "http", "scheme": "bearer", "description": "A project token: lh_<id>_<64 hex digits>." }
+    },
+    "parameters": {
+      "project": {
+        "name": "project", "in": "path", "required": true,
+        "schema": { "type": "string", "minLength": 1, "maxLength": 1024 }
+      },
+      "sha": {
+        "name": "sha", "in": "path", "required": true,
+        "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" }
+      }
+    },
+    "responses": {
+      "Error": {
+        "description": "An error, with a machine code and a message for a person.",
+        "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } }
+      }
+    },
+    "schemas": {
+      "Error": {
+        "type": "object",
+        "required": ["error"],
+        "properties": {
+          "error": {
+            "type": "object",
+            "required": ["code", "message"],
+            "properties": { "code": { "type": "string" }, "message": { "type": "string" } }
+          }
+        }
+      },
+      "RetainPathStep": {
+        "type": "object",
+        "required": ["holder", "property", "kind"],
+        "properties": {
+          "holder": { "type": "string", "maxLength": 1024 },
+          "property": { "type": "string", "maxLength": 1024 },
+          "kind": { "enum": ["strong", "closure", "collection", "unknown"] }
+        }
+      },
+      "Check": {
+        "type": "object",
+        "required": ["schema", "scenario", "file", "line", "type", "outcome", "waitedMs", "timeoutMs", "timestamp"],
+        "properties": {
+          "schema": { "type": "string", "pattern": "^leakhistory\\.check/1$" },
+          "scenario": { "type": "string", "minLength": 1, "maxLength": 1024 },
+          "file": { "type": "string", "maxLength": 1024 },
+          "line": { "type": "integer", "minimum": 0, "maximum": 2147483647 },
+          "type": { "type": "string", "minLength": 1, "maxLength": 1024 },
+          "outcome": { "enum": ["deallocated", "leaked", "lateRelease", "error"] },
+          "waitedMs": { "type": "number", "minimum": 0 },
+          "timeoutMs": { "type": "integer", "minimum": 0, "maximum": 2147483647 },
+          "lifecycle": { "type": "string", "maxLength": 1024 },
+          "retainPath": { "type": "array", "maxItems": 256, "items": { "$ref": "#/components/schemas/RetainPathStep" } },
+          "fingerprint": { "type": "string", "maxLength": 1024 },
+          "message": { "type": "string", "maxLength": 16384 },
+          "timestamp": { "type": "string", "format": "date-time" },
+          "source": { "enum": ["test", "watcher"] }
+        }
+      },
+      "Run": {
+        "type": "object",
+        "description": "One upload (schema leakhistory.run/1). Unknown fields are ignored.",
+        "required": ["schema", "project", "commit", "runKey", "startedAt", "checks"],
+        "properties": {
+          "schema": { "type": "string", "pattern": "^leakhistory\\.run/1$" },
+          "project": { "type": "string", "description": "Must equal the project in the URL." },
+          "commit": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" },
+          "branch": { "type": "string", "minLength": 1, "maxLength": 1024 },
+          "parents": { "type": "array", "maxItems": 64, "items": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" } },
+          "environment": { "type": "string", "minLength": 1, "maxLength": 1024, "default": "default" },
+          "runKey": { "type": "string", "minLength": 1, "maxLength": 1024 },
+          "startedAt": { "type": "string", "format": "date-time" },
+          "tool": {
+            "type": "object",
+            "required": ["name", "version"],
+            "properties": {
+              "name": { "type": "string", "maxLength": 1024 },
+              "version": { "type": "string", "maxLength": 1024 }
+            }
+          },
+          "checks": { "type": "array", "maxItems": 100000, "items": { "$ref": "#/components/schemas/Check" } }
+        }
+      },
+      "RunReceipt": {
+        "type": "object",
+        "required": ["runID", "created", "checks", "leaked", "lateRelease", "errors", "suspect"],
+        "properties": {
+          "runID": { "type": "integer" },
+          "created": { "type": "boolean", "description": "false when the runKey was already stored with the same content." },
+          "checks": { "type": "integer" },
+          "leaked": { "type": "integer" },
+          "lateRelease": { "type": "integer" },
+          "errors": { "type": "integer" },
+          "suspect": { "type": "boolean", "description": "More than 80% of the checks leaked or failed." }
+        }
+      },
+      "Commit": {
+        "type": "object",
+        "required": ["sha", "parents", "runs"],
+        "properties": {
+          "sha": { "type": "string" },
+          "branch": { "type": "string" },
+          "parents": { "type": "array", "items": { "type": "string" } },
+          "runs": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "required": ["runID", "runKey", "environment", "startedAt", "checks", "leaked", "lateRelease", "errors", "suspect"],
+              "properties": {
+                "runID": { "type": "integer" },
+                "runKey": { "type": "string" },
+                "environment": { "type": "string" },
+                "startedAt": { "type": "string" },
+                "checks": { "type": "integer" },
+                "leaked": { "type": "integer" },
+                "lateRelease": { "type": "integer" },
+                "errors": { "type": "integer" },
+                "suspect": { "type": "boolean" }
+              }
+            }
+          }
+        }
+      },
+      "Health": {
+        "type": "object",
+        "required": ["status", "schemaVersion"],
+        "properties": { "status": { "const": "ok" }, "schemaVersion": { "type": "integer" } }
+      }
+    }
+  },
+  "paths": {
+    "/v1/projects/{project}/runs": {
+      "post": {
+        "operationId": "uploadRun",
+        "summary": "Upload one run. Gzip bodies are accepted (Content-Encoding: gzip).",
+        "security": [{ "bearer": [] }],
+        "parameters": [{ "$ref": "#/components/parameters/project" }],
+        "requestBody": {
+          "required": true,
+          "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Run" } } }
+        },
+        "responses": {
+          "201": { "description": "Stored.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/RunReceipt" } } } },
+          "200": { "description": "Already stored with the same runKey and content; nothing added.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/RunReceipt" } } } },
+          "400": { "$ref": "#/components/responses/Error" },
+          "401": { "$ref": "#/components/responses/Error" },
+          "403": { "$ref": "#/components/responses/Error" },
+          "404": { "$ref": "#/components/responses/Error" },
+          "409": { "$ref": "#/components/responses/Error" },
+          "413": { "$ref": "#/components/responses/Error" },
+          "415": { "$ref": "#/components/responses/Error" }
+        }
+      }
+    },
+    "/v1/projects/{project}/commits/{sha}": {
+      "get": {
+        "operationId": "getCommit",
+        "summary": "A commit with the runs uploaded for it. Needs a token only when the server sets requireReadToken.",
+        "security": [{}, { "bearer": [] }],
+        "parameters": [{ "$ref": "#/components/parameters/project" }, { "$ref": "#/components/parameters/sha" }],
+        "responses": {
+          "200": { "description": "The commit.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Commit" } } } },
+          "400": { "$ref": "#/components/responses/Error" },
+          "401": { "$ref": "#/components/responses/Error" },
+          "403": { "$ref": "#/components/responses/Error" },
+          "404": { "$ref": "#/components/responses/Error" }
+        }
+      }
+    },
+    "/healthz": {
+      "get": {
+        "operationId": "health",
+        "summary": "Answers when the database answers a query.",
+        "responses": {
+          "200": { "description": "Healthy.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Health" } } } },
+          "503": { "$ref": "#/components/responses/Error" }
+        }
+      }
+    },
+    "/metrics": {
+      "get": {
+        "operationId": "metrics",
+        "summary": "Prometheus text exposition: requests by route and status, latency, checks ingested, database size.",
+        "responses": {
+          "200": { "description": "Metrics.", "content": { "text/plain": { "schema": { "type": "string" } } } }
+        }
+      }
+    },
+    "/openapi.json": {
+      "get": {
+        "operationId": "openapi",
+        "summary": "This document.",
+        "responses": {
+          "200": { "description": "The OpenAPI document.", "content": { "application/json": { "schema": { "type": "object" } } } }
+        }
+      }
+    }
+  }
+}
+"""#
+}

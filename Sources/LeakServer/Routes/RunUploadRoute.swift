@@ -1,0 +1,50 @@
+import Foundation
+import LeakReport
+import LeakStore
+
+/// `POST /v1/projects/{project}/runs`: one run, stored in one transaction.
+///
+/// 201 with the receipt for a new run; 200 with the first run's receipt when the same `runKey`
+/// comes again with the same content; 409 when it comes with different content.
+enum RunUploadRoute {
+    /// What the client gets back.
+    struct Receipt: Codable {
+        var runID: Int64
+        var created: Bool
+        var checks: Int
+        var leaked: Int
+        var lateRelease: Int
+        var errors: Int
+        var suspect: Bool
+    }
+
+    @Sendable
+    static func handle(_ request: Request, _ context: RequestContext) throws -> any ResponseGenerator {
+        let project = request.parameter("project")
+        try TokenCheck.require(.write, for: project, request: request, store: context.store)
+        let run = try decode(request.body)
+        try RunValidation(limits: context.configuration.limits).validate(run, urlProject: project)
+        let receipt = try context.store.ingest(run)
+        if receipt.created { context.metrics.recordIngest(checks: receipt.checkCount) }
+        return try Response.json(
+            Receipt(runID: receipt.runID, created: receipt.created, checks: receipt.checkCount,
+                    leaked: receipt.leakedCount, lateRelease: receipt.lateReleaseCount, errors: receipt.errorCount,
+                    suspect: receipt.suspect),
+            status: receipt.created ? 201 : 200)
+    }
+
+    private static func decode(_ body: Data) throws -> RunRecord {
+        guard !body.isEmpty else {
+            throw HTTPFailure.badRequest("the body is empty; send one run as JSON (schema leakhistory.run/1)",
+                                         code: "invalid_report")
+        }
+        guard String(validating: body, as: UTF8.self) != nil else {
+            throw HTTPFailure.badRequest("the body is not valid UTF-8; JSON must be UTF-8", code: "invalid_report")
+        }
+        do {
+            return try JSONDecoder().decode(RunRecord.self, from: body)
+        } catch let error as DecodingError {
+            throw HTTPFailure.badRequest(error.keyPathDescription, code: "invalid_report")
+        }
+    }
+}

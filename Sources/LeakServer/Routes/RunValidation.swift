@@ -1,0 +1,85 @@
+import LeakReport
+
+/// Checks a decoded run against the server's limits and the rules JSON cannot express; each
+/// refusal names the field, e.g. `checks[3].scenario: longer than 1024 characters`.
+struct RunValidation {
+    let limits: IngestLimits
+
+    func validate(_ run: RunRecord, urlProject: String) throws {
+        guard run.project == urlProject else {
+            throw invalid("project: the body names project \"\(clip(run.project))\" but the URL names \"\(urlProject)\"")
+        }
+        try checkHex(run.commit, field: "commit")
+        guard run.parents.count <= limits.maxParents else {
+            throw invalid("parents: \(run.parents.count) parents, more than the limit of \(limits.maxParents)")
+        }
+        for (index, parent) in run.parents.enumerated() { try checkHex(parent, field: "parents[\(index)]") }
+        try checkText(run.branch, field: "branch", allowEmpty: false)
+        try checkText(run.environment, field: "environment", allowEmpty: false)
+        try checkText(run.runKey, field: "runKey", allowEmpty: false)
+        try checkText(run.tool?.name, field: "tool.name")
+        try checkText(run.tool?.version, field: "tool.version")
+        guard run.checks.count <= limits.maxChecksPerRun else {
+            throw HTTPFailure.payloadTooLarge(
+                "checks: \(run.checks.count) checks, more than the limit of \(limits.maxChecksPerRun) per run; split the run")
+        }
+        for (index, check) in run.checks.enumerated() {
+            try validate(check, at: "checks[\(index)]")
+        }
+    }
+
+    private func validate(_ check: CheckRecord, at path: String) throws {
+        try checkText(check.scenario, field: "\(path).scenario", allowEmpty: false)
+        try checkText(check.type, field: "\(path).type", allowEmpty: false)
+        try checkText(check.file, field: "\(path).file")
+        try checkText(check.lifecycle, field: "\(path).lifecycle")
+        try checkText(check.fingerprint, field: "\(path).fingerprint")
+        try checkText(check.message, field: "\(path).message", limit: limits.maxMessageLength)
+        guard check.line >= 0 else { throw invalid("\(path).line: expected 0 or more, found \(check.line)") }
+        guard check.timeoutMs >= 0 else { throw invalid("\(path).timeoutMs: expected 0 or more, found \(check.timeoutMs)") }
+        guard check.waitedMs.isFinite, check.waitedMs >= 0 else {
+            throw invalid("\(path).waitedMs: expected 0 or more, found \(check.waitedMs)")
+        }
+        guard let steps = check.retainPath else { return }
+        guard steps.count <= limits.maxRetainPathSteps else {
+            throw HTTPFailure.payloadTooLarge(
+                "\(path).retainPath: \(steps.count) steps, more than the limit of \(limits.maxRetainPathSteps)")
+        }
+        for (index, step) in steps.enumerated() {
+            try checkText(step.holder, field: "\(path).retainPath[\(index)].holder")
+            try checkText(step.property, field: "\(path).retainPath[\(index)].property")
+        }
+    }
+
+    private func checkHex(_ sha: String, field: String) throws {
+        guard sha.utf8.count == 40, sha.utf8.allSatisfy({ $0.isHexDigit }) else {
+            throw invalid("\(field): expected a 40-digit hex commit id, found \"\(clip(sha))\"")
+        }
+    }
+
+    private func checkText(_ text: String?, field: String, allowEmpty: Bool = true, limit: Int? = nil) throws {
+        guard let text else { return }
+        let limit = limit ?? limits.maxStringLength
+        if !allowEmpty && text.isEmpty { throw invalid("\(field): must not be empty") }
+        if text.count > limit { throw invalid("\(field): longer than \(limit) characters") }
+        if text.unicodeScalars.contains(where: { $0.value == 0 }) {
+            throw invalid("\(field): contains a NUL character")
+        }
+    }
+
+    private func invalid(_ message: String) -> HTTPFailure {
+        HTTPFailure.badRequest(message, code: "invalid_report")
+    }
+
+    /// Keeps an echoed value short enough to read.
+    private func clip(_ text: String) -> String {
+        text.count > 80 ? String(text.prefix(80)) + "…" : text
+    }
+}
+
+private extension UInt8 {
+    var isHexDigit: Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
+    }
+}

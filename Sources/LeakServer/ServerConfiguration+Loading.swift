@@ -1,0 +1,78 @@
+import Foundation
+import LeakReport
+import LeakStore
+
+extension ServerConfiguration {
+    /// The configuration file read when `--config` is not given, relative to the working directory.
+    public static let defaultPath = "config/leakhistory.json"
+
+    /// Reads the configuration: the file at `path` (a missing default file means built-in
+    /// defaults; a missing explicit file is an error), then `LEAKHISTORY_*` overrides from
+    /// `environment`.
+    /// - Throws: `ConfigurationError` naming the file or variable at fault.
+    public static func load(path: String?, environment: [String: String]) throws -> ServerConfiguration {
+        var configuration = ServerConfiguration()
+        let file = path ?? defaultPath
+        if FileManager.default.fileExists(atPath: file) {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw ConfigurationError("cannot read the configuration file \(file)")
+            }
+            do {
+                configuration = try JSONDecoder().decode(ServerConfiguration.self, from: data)
+            } catch let error as DecodingError {
+                throw ConfigurationError("\(file): \(error.keyPathDescription)")
+            }
+        } else if path != nil {
+            throw ConfigurationError("the configuration file \(file) does not exist")
+        }
+        try configuration.applyEnvironment(environment)
+        try configuration.validate()
+        return configuration
+    }
+
+    /// Applies `LEAKHISTORY_HOST`, `_PORT`, `_DATABASE`, `_SYNCHRONOUS`, `_REQUIRE_READ_TOKEN`,
+    /// `_THREADS`, `_MAX_BODY_BYTES`.
+    public mutating func applyEnvironment(_ environment: [String: String]) throws {
+        func integer(_ name: String) throws -> Int? {
+            guard let text = environment[name] else { return nil }
+            guard let value = Int(text) else { throw ConfigurationError("\(name)=\(text): expected a whole number") }
+            return value
+        }
+        if let value = environment["LEAKHISTORY_HOST"] { host = value }
+        if let value = try integer("LEAKHISTORY_PORT") { port = value }
+        if let value = environment["LEAKHISTORY_DATABASE"] { database = value }
+        if let text = environment["LEAKHISTORY_SYNCHRONOUS"] {
+            guard let value = StoreOptions.Synchronous(rawValue: text.lowercased()) else {
+                throw ConfigurationError("LEAKHISTORY_SYNCHRONOUS=\(text): expected off, normal or full")
+            }
+            synchronous = value
+        }
+        if let text = environment["LEAKHISTORY_REQUIRE_READ_TOKEN"] {
+            switch text.lowercased() {
+            case "1", "true", "yes": requireReadToken = true
+            case "0", "false", "no": requireReadToken = false
+            default: throw ConfigurationError("LEAKHISTORY_REQUIRE_READ_TOKEN=\(text): expected true or false")
+            }
+        }
+        if let value = try integer("LEAKHISTORY_THREADS") { threads = value }
+        if let value = try integer("LEAKHISTORY_MAX_BODY_BYTES") { limits.maxBodyBytes = value }
+    }
+
+    /// Refuses values that cannot work, naming the setting.
+    public func validate() throws {
+        guard (0...65_535).contains(port) else { throw ConfigurationError("port \(port): expected 0 to 65535") }
+        guard !database.isEmpty else { throw ConfigurationError("database: expected a file path") }
+        guard threads >= 0 else { throw ConfigurationError("threads \(threads): expected 0 (one per core) or more") }
+        guard connectionLimit > 0 else { throw ConfigurationError("connectionLimit: expected at least 1") }
+        guard connectionTimeoutSeconds > 0 else { throw ConfigurationError("connectionTimeoutSeconds: expected at least 1") }
+        guard limits.maxBodyBytes > 0, limits.maxDecompressedBytes > 0, limits.maxChecksPerRun > 0,
+              limits.maxStringLength > 0, limits.maxMessageLength > 0, limits.maxRetainPathSteps > 0, limits.maxParents >= 0
+        else { throw ConfigurationError("limits: every limit must be positive") }
+    }
+}
+
+/// A configuration that cannot be used; the message names the file or variable.
+public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

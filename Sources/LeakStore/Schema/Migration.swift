@@ -1,0 +1,32 @@
+/// One numbered schema change, compiled into the binary from `Migrations/NNNN_name.sql`.
+///
+/// The `.sql` files are the single source of the schema. SwiftPM embeds each file as bytes;
+/// this list names them in order, and a test checks that every file in `Migrations/` is listed.
+public struct Migration: Sendable {
+    /// The number in the file name: `0001_initial.sql` is version 1.
+    public let version: Int
+    /// The rest of the file name: `initial`.
+    public let name: String
+    /// The script, run as one IMMEDIATE transaction together with its bookkeeping row.
+    public let sql: String
+
+    /// Every migration this build knows, oldest first.
+    public static let all: [Migration] = [
+        Migration(version: 1, name: "initial", bytes: PackageResources._001_initial_sql),
+    ]
+
+    /// The schema version this build writes.
+    public static var latestVersion: Int { all.last?.version ?? 0 }
+
+    init(version: Int, name: String, bytes: [UInt8]) {
+        self.version = version
+        self.name = name
+        self.sql = String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `0001_initial.sql`, as the file is named.
+    public var fileName: String {
+        let digits = String(version)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits + "_" + name + ".sql"
+    }
+}

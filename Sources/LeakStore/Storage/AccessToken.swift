@@ -1,0 +1,35 @@
+/// What a token may do.
+public enum TokenScope: String, Sendable, Hashable, Codable {
+    /// Read the project's history (only needed when the server requires read tokens).
+    case read
+    /// Upload runs; also reads.
+    case write
+}
+
+/// A token just created: the only moment its secret text exists outside the caller's hands.
+public struct IssuedToken: Sendable, Hashable {
+    public var id: Int64
+    public var project: String
+    public var scope: TokenScope
+    /// `lh_<id>_<64 hex digits>`: what goes after `Authorization: Bearer`.
+    public var secret: String
+}
+
+/// A stored token as `tokens list` shows it: never its secret.
+public struct TokenSummary: Sendable, Hashable {
+    public var id: Int64
+    public var project: String
+    public var scope: TokenScope
+    public var createdAt: String
+    public var revokedAt: String?
+}
+
+/// The outcome of presenting a token.
+public enum TokenVerdict: Sendable, Hashable {
+    /// A live token of `project` (by name) with `scope`.
+    case valid(id: Int64, project: String, scope: TokenScope)
+    /// A real token that was revoked.
+    case revoked(id: Int64)
+    /// Malformed, unknown, or the secret does not match.
+    case unknown
+}

@@ -1,0 +1,21 @@
+/// A commit as uploads reported it, with the runs stored for it.
+public struct CommitSummary: Sendable, Hashable, Codable {
+    /// One run at the commit, without its checks.
+    public struct Run: Sendable, Hashable, Codable {
+        public var runID: Int64
+        public var runKey: String
+        public var environment: String
+        public var startedAt: String
+        public var checks: Int
+        public var leaked: Int
+        public var lateRelease: Int
+        public var errors: Int
+        public var suspect: Bool
+    }
+
+    public var sha: String
+    public var branch: String?
+    public var parents: [String]
+    /// Oldest first.
+    public var runs: [Run]
+}

@@ -1,0 +1,23 @@
+/// What an ingest stored, or found already stored for the same `runKey`.
+public struct IngestReceipt: Sendable, Hashable, Codable {
+    public var runID: Int64
+    /// False when the run was already there with the same content and nothing was added.
+    public var created: Bool
+    public var checkCount: Int
+    public var leakedCount: Int
+    public var lateReleaseCount: Int
+    public var errorCount: Int
+    /// More than 80% of the checks leaked or failed: more likely a broken harness than real leaks.
+    public var suspect: Bool
+
+    public init(runID: Int64, created: Bool, checkCount: Int, leakedCount: Int,
+                lateReleaseCount: Int, errorCount: Int, suspect: Bool) {
+        self.runID = runID
+        self.created = created
+        self.checkCount = checkCount
+        self.leakedCount = leakedCount
+        self.lateReleaseCount = lateReleaseCount
+        self.errorCount = errorCount
+        self.suspect = suspect
+    }
+}

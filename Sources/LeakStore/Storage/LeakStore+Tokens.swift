@@ -1,0 +1,115 @@
+import Foundation
+import LeakReport
+
+extension LeakStore {
+    /// Creates a project and its first write token.
+    /// - Throws: `LeakStoreError.projectExists` when the name is taken.
+    public func createProject(_ name: String) throws -> IssuedToken {
+        try write { writer in
+            try writer.transaction {
+                let db = writer.connection
+                if try db.scalarInt("SELECT id FROM projects WHERE name = ?", [.text(name)]) != nil {
+                    throw LeakStoreError.projectExists(name)
+                }
+                try db.run("INSERT INTO projects (name, created_at) VALUES (?, ?)",
+                           [.text(name), .text(ReportTimestamp.string(from: Date()))])
+                return try insertToken(db, projectID: db.lastInsertRowID, project: name, scope: .write)
+            }
+        }
+    }
+
+    /// The names of every project, sorted.
+    public func projectNames() throws -> [String] {
+        try read { db in
+            var names: [String] = []
+            try db.query("SELECT name FROM projects ORDER BY name") { names.append($0.string(at: 0) ?? "") }
+            return names
+        }
+    }
+
+    /// Creates a token for an existing project.
+    /// - Throws: `LeakStoreError.projectNotFound`.
+    public func createToken(project: String, scope: TokenScope = .write) throws -> IssuedToken {
+        try write { writer in
+            try writer.transaction {
+                let db = writer.connection
+                guard let projectID = try db.scalarInt("SELECT id FROM projects WHERE name = ?", [.text(project)]) else {
+                    throw LeakStoreError.projectNotFound(project)
+                }
+                return try insertToken(db, projectID: projectID, project: project, scope: scope)
+            }
+        }
+    }
+
+    /// The project's tokens, oldest first, revoked ones included.
+    public func tokens(project: String) throws -> [TokenSummary] {
+        try read { db in
+            guard let projectID = try db.scalarInt("SELECT id FROM projects WHERE name = ?", [.text(project)]) else {
+                throw LeakStoreError.projectNotFound(project)
+            }
+            var tokens: [TokenSummary] = []
+            try db.query("SELECT id, scope, created_at, revoked_at FROM tokens WHERE project_id = ? ORDER BY id",
+                         [.integer(projectID)]) { row in
+                tokens.append(TokenSummary(
+                    id: row.int64(at: 0), project: project, scope: TokenScope(rawValue: row.string(at: 1) ?? "") ?? .read,
+                    createdAt: row.string(at: 2) ?? "", revokedAt: row.string(at: 3)))
+            }
+            return tokens
+        }
+    }
+
+    /// Revokes a token; it stops working at once. Revoking twice keeps the first time.
+    /// - Throws: `LeakStoreError.tokenNotFound`.
+    public func revokeToken(id: Int64) throws {
+        try write { writer in
+            try writer.transaction {
+                let db = writer.connection
+                guard try db.scalarInt("SELECT id FROM tokens WHERE id = ?", [.integer(id)]) != nil else {
+                    throw LeakStoreError.tokenNotFound(id)
+                }
+                try db.run("UPDATE tokens SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?",
+                           [.text(ReportTimestamp.string(from: Date())), .integer(id)])
+            }
+        }
+    }
+
+    /// Checks a presented token: looks the row up by the id in the token, then compares the
+    /// SHA-256 of the whole token with the stored one in constant time.
+    public func verifyToken(_ presented: String) throws -> TokenVerdict {
+        guard let id = Self.tokenID(in: presented) else { return .unknown }
+        let presentedHash = SHA256.hex(presented)
+        return try read { db in
+            var verdict = TokenVerdict.unknown
+            try db.query("""
+                SELECT t.secret_hash, t.scope, t.revoked_at, p.name
+                FROM tokens t JOIN projects p ON p.id = t.project_id WHERE t.id = ?
+                """, [.integer(id)]) { row in
+                guard SHA256.constantTimeEqual(row.string(at: 0) ?? "", presentedHash) else { return }
+                if !row.isNull(at: 2) {
+                    verdict = .revoked(id: id)
+                } else {
+                    verdict = .valid(id: id, project: row.string(at: 3) ?? "",
+                                     scope: TokenScope(rawValue: row.string(at: 1) ?? "") ?? .read)
+                }
+            }
+            return verdict
+        }
+    }
+
+    /// `lh_<id>_<secret>` → id.
+    static func tokenID(in token: String) -> Int64? {
+        let parts = token.split(separator: "_", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == "lh", parts[2].count == 64 else { return nil }
+        return Int64(parts[1])
+    }
+
+    private func insertToken(_ db: SQLiteConnection, projectID: Int64, project: String, scope: TokenScope) throws -> IssuedToken {
+        // The id is part of the token, so insert first and set the hash once the id is known.
+        try db.run("INSERT INTO tokens (project_id, scope, secret_hash, created_at) VALUES (?, ?, '', ?)",
+                   [.integer(projectID), .text(scope.rawValue), .text(ReportTimestamp.string(from: Date()))])
+        let id = db.lastInsertRowID
+        let secret = "lh_\(id)_" + SHA256.hexString(SHA256.randomBytes(32))
+        try db.run("UPDATE tokens SET secret_hash = ? WHERE id = ?", [.text(SHA256.hex(secret)), .integer(id)])
+        return IssuedToken(id: id, project: project, scope: scope, secret: secret)
+    }
+}

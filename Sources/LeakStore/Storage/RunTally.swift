@@ -1,0 +1,24 @@
+import LeakReport
+
+/// The counts of a run's outcomes, and whether the run looks like a broken harness.
+struct RunTally: Sendable {
+    var checks = 0
+    var leaked = 0
+    var lateRelease = 0
+    var errors = 0
+
+    init(_ records: [CheckRecord]) {
+        checks = records.count
+        for record in records {
+            switch record.outcome {
+            case .leaked: leaked += 1
+            case .lateRelease: lateRelease += 1
+            case .error: errors += 1
+            case .deallocated: break
+            }
+        }
+    }
+
+    /// More than 80% of the checks leaked or ended in an error.
+    var suspect: Bool { checks > 0 && (leaked + errors) * 5 > checks * 4 }
+}

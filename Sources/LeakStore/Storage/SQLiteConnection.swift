@@ -1,0 +1,137 @@
+import CSQLite
+import Foundation
+
+/// One SQLite connection with its prepared-statement cache.
+///
+/// A connection is used by one thread at a time: the store's writer queue owns the writer, and a
+/// reader belongs to whoever checked it out of the pool. That discipline, not a lock, is what
+/// makes it safe to hand between threads, hence `@unchecked Sendable`.
+public final class SQLiteConnection: @unchecked Sendable {
+    /// How to open the file.
+    public enum Mode: Sendable {
+        /// Read and write, creating the file when it is missing.
+        case readWrite
+        /// Read only; the file must exist.
+        case readOnly
+    }
+
+    let handle: OpaquePointer
+    public let path: String
+    private var statements: [String: SQLiteStatement] = [:]
+
+    /// Opens `path`.
+    /// - Parameter busyTimeoutMs: how long a statement waits for a lock before `SQLITE_BUSY`.
+    /// - Throws: `SQLiteError` naming the file when it cannot be opened.
+    public init(path: String, mode: Mode, busyTimeoutMs: Int32 = 5_000) throws {
+        var db: OpaquePointer?
+        let flags: Int32 = switch mode {
+        case .readWrite: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        case .readOnly: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
+        }
+        let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_EXRESCODE, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
+            sqlite3_close_v2(db)
+            throw SQLiteError(code: rc, message: "cannot open the database \(path): \(message)", sql: nil)
+        }
+        handle = db
+        self.path = path
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, busyTimeoutMs)
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Throws a `SQLiteError` for any result code other than OK, ROW and DONE.
+    func check(_ rc: Int32, sql: String?) throws {
+        switch rc {
+        case SQLITE_OK, SQLITE_ROW, SQLITE_DONE: return
+        default:
+            throw SQLiteError(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+        }
+    }
+
+    /// Runs one or more statements that bind nothing, such as a migration script or a PRAGMA.
+    public func execute(_ sql: String) throws {
+        try check(sqlite3_exec(handle, sql, nil, nil, nil), sql: sql)
+    }
+
+    /// The cached statement for `sql`, reset and with its bindings cleared.
+    public func statement(_ sql: String) throws -> SQLiteStatement {
+        if let cached = statements[sql] {
+            cached.reset()
+            return cached
+        }
+        var raw: OpaquePointer?
+        try check(sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil), sql: sql)
+        guard let raw else {
+            throw SQLiteError(code: SQLITE_MISUSE, message: "the SQL holds no statement", sql: sql)
+        }
+        let statement = SQLiteStatement(handle: raw, connection: self, sql: sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Runs `sql` with `values` bound and no rows expected.
+    public func run(_ sql: String, _ values: [SQLiteValue] = []) throws {
+        let statement = try statement(sql)
+        defer { statement.reset() }
+        try statement.bind(values)
+        while try statement.step() {}
+    }
+
+    /// Runs `sql` with `values` bound and calls `row` for each result row.
+    public func query(_ sql: String, _ values: [SQLiteValue] = [], row: (SQLiteStatement) throws -> Void) throws {
+        let statement = try statement(sql)
+        defer { statement.reset() }
+        try statement.bind(values)
+        while try statement.step() { try row(statement) }
+    }
+
+    /// The first column of the first row, as an integer; nil when there is no row or it is NULL.
+    public func scalarInt(_ sql: String, _ values: [SQLiteValue] = []) throws -> Int64? {
+        var result: Int64?
+        try query(sql, values) { row in
+            if result == nil, !row.isNull(at: 0) { result = row.int64(at: 0) }
+        }
+        return result
+    }
+
+    /// The first column of the first row, as text.
+    public func scalarText(_ sql: String, _ values: [SQLiteValue] = []) throws -> String? {
+        var result: String?
+        var seen = false
+        try query(sql, values) { row in
+            if !seen { result = row.string(at: 0); seen = true }
+        }
+        return result
+    }
+
+    /// The rowid of the last INSERT on this connection.
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
+        try execute("BEGIN \(kind.rawValue)")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            if sqlite3_get_autocommit(handle) == 0 {
+                try? execute("ROLLBACK")
+            }
+            throw error
+        }
+    }
+
+    /// SQLite's transaction kinds; the writer always takes IMMEDIATE so that it never has to
+    /// upgrade a read lock halfway through.
+    public enum TransactionKind: String, Sendable {
+        case deferred = "DEFERRED"
+        case immediate = "IMMEDIATE"
+    }
+}

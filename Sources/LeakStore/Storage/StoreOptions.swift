@@ -1,0 +1,24 @@
+/// How a `LeakStore` opens its database.
+public struct StoreOptions: Sendable, Hashable {
+    /// SQLite's `synchronous` setting for the writer.
+    public enum Synchronous: String, Sendable, Hashable, Codable, CaseIterable {
+        /// No fsync: fastest; an OS crash or power loss may lose recent commits (a killed process does not).
+        case off
+        /// In WAL, fsync at checkpoints only: a killed process loses nothing, power loss may lose the last commits.
+        case normal
+        /// fsync every commit.
+        case full
+    }
+
+    public var synchronous: Synchronous
+    /// How many read-only connections may be open at once.
+    public var readerCount: Int
+    /// How long a statement waits on a lock before giving up with `SQLITE_BUSY`.
+    public var busyTimeoutMs: Int32
+
+    public init(synchronous: Synchronous = .normal, readerCount: Int = 4, busyTimeoutMs: Int32 = 5_000) {
+        self.synchronous = synchronous
+        self.readerCount = max(1, readerCount)
+        self.busyTimeoutMs = busyTimeoutMs
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import LeakServer
+import Testing
+
+@Suite("Routing and the service routes")
+struct RoutingTests {
+    @Test func aWrongMethodOnAKnownPathIsA405WithAllow() throws {
+        let server = try TestServer()
+        let reply = try server.client.get(server.runsPath)
+        #expect(reply.status == 405)
+        #expect(reply.headers["allow"] == "POST")
+        #expect(reply.error?.code == "method_not_allowed")
+        let delete = try server.client.send("DELETE", "/healthz", body: nil)
+        #expect(delete.status == 405)
+    }
+
+    @Test func anUnknownRouteIsAJSON404() throws {
+        let server = try TestServer()
+        for path in ["/", "/v1/projects", "/v1/projects/app/runs/extra", "/v2/projects/app/runs"] {
+            let reply = try server.client.get(path)
+            #expect(reply.status == 404, "\(path)")
+            #expect(reply.headers["content-type"] == "application/json")
+            #expect(reply.error?.message.contains("no route GET \(path)") == true)
+        }
+    }
+
+    @Test func theRouterBindsParametersAndTellsMissingFromWrongMethod() {
+        var router = Router()
+        router.post("/v1/projects/{project}/runs") { _, _ in Response(status: 204) }
+        router.get("/healthz") { _, _ in Response(status: 200) }
+        guard case let .found(route, parameters) = router.match(method: "POST", path: "/v1/projects/web/runs") else {
+            Issue.record("expected a match")
+            return
+        }
+        #expect(route.pattern == "/v1/projects/{project}/runs")
+        #expect(parameters == ["project": "web"])
+        guard case let .methodNotAllowed(allowed) = router.match(method: "PUT", path: "/v1/projects/web/runs") else {
+            Issue.record("expected 405")
+            return
+        }
+        #expect(allowed == [.post])
+        guard case .notFound = router.match(method: "POST", path: "/v1/projects//runs") else {
+            Issue.record("an empty parameter must not match")
+            return
+        }
+    }
+
+    @Test func healthzQueriesTheDatabase() throws {
+        let server = try TestServer()
+        let reply = try server.client.get("/healthz")
+        #expect(reply.status == 200)
+        #expect(reply.json["status"] as? String == "ok")
+        #expect(reply.json["schemaVersion"] as? Int == 1)
+    }
+
+    @Test func metricsCountRequestsChecksAndTheDatabase() throws {
+        let server = try TestServer()
+        _ = try server.upload(RunFixture.body())
+        _ = try server.upload(RunFixture.body())
+        _ = try server.client.get("/nowhere")
+        let text = try server.client.get("/metrics").text
+        #expect(text.contains(#"leakhistory_http_requests_total{route="/v1/projects/{project}/runs",method="POST",status="201"} 1"#))
+        #expect(text.contains(#"leakhistory_http_requests_total{route="/v1/projects/{project}/runs",method="POST",status="200"} 1"#))
+        #expect(text.contains(#"leakhistory_http_requests_total{route="unmatched",method="GET",status="404"} 1"#))
+        #expect(text.contains(#"leakhistory_http_request_duration_seconds_count{route="/v1/projects/{project}/runs"} 2"#))
+        #expect(text.contains("leakhistory_checks_ingested_total 3\n"))
+        let size = text.split(separator: "\n").first { $0.hasPrefix("leakhistory_database_size_bytes ") }
+        #expect((size?.split(separator: " ").last.flatMap { Int($0) } ?? 0) > 0)
+    }
+
+    @Test func theOpenAPIDocumentDescribesExactlyTheRoutesThatExist() throws {
+        let server = try TestServer()
+        let reply = try server.client.get("/openapi.json")
+        #expect(reply.status == 200)
+        let document = reply.json
+        #expect(document["openapi"] as? String == "3.1.0")
+        let paths = try #require(document["paths"] as? [String: [String: Any]])
+        var documented: Set<String> = []
+        for (path, operations) in paths {
+            for method in operations.keys { documented.insert("\(method.uppercased()) \(path)") }
+        }
+        let registered = Set(server.server.router.routes.map { "\($0.method.rawValue) \($0.pattern)" })
+        #expect(documented == registered)
+    }
+}

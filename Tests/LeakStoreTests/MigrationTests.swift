@@ -1,0 +1,62 @@
+import Foundation
+@testable import LeakStore
+import Testing
+
+@Suite("Migrations")
+struct MigrationTests {
+    @Test func aFreshDatabaseGetsEveryMigrationWithItsBookkeepingRow() throws {
+        let database = try TemporaryDatabase()
+        let store = try LeakStore(path: database.path)
+        #expect(try store.schemaVersion() == Migration.latestVersion)
+        let (rows, tables) = try store.read { db in
+            var rows: [String] = []
+            try db.query("SELECT version, name FROM schema_migrations ORDER BY version") {
+                rows.append("\($0.int(at: 0)) \($0.string(at: 1) ?? "")")
+            }
+            var tables: [String] = []
+            try db.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") {
+                tables.append($0.string(at: 0) ?? "")
+            }
+            return (rows, tables)
+        }
+        #expect(rows == Migration.all.map { "\($0.version) \($0.name)" })
+        #expect(tables == ["checks", "commit_parents", "commits", "leak_states", "projects", "runs", "scenarios",
+                           "schema_migrations", "tokens", "types"])
+    }
+
+    @Test func reopeningIsANoOp() throws {
+        let database = try TemporaryDatabase()
+        let first = try LeakStore(path: database.path)
+        _ = try first.createProject("app")
+        let appliedAt = try first.read { try $0.scalarText("SELECT group_concat(applied_at) FROM schema_migrations") }
+        let second = try LeakStore(path: database.path)
+        #expect(try second.read { try $0.scalarText("SELECT group_concat(applied_at) FROM schema_migrations") } == appliedAt)
+        #expect(try second.projectNames() == ["app"])
+    }
+
+    @Test func aDatabaseFromANewerBuildIsRefusedWithAClearMessage() throws {
+        let database = try TemporaryDatabase()
+        do {
+            let store = try LeakStore(path: database.path)
+            try store.write { try $0.connection.run(
+                "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, 'future', 'then')",
+                [.integer(Int64(Migration.latestVersion + 1))]) }
+        }
+        let error = #expect(throws: LeakStoreError.self) { try LeakStore(path: database.path) }
+        #expect(error == .schemaTooNew(path: database.path, found: Migration.latestVersion + 1,
+                                       supported: Migration.latestVersion))
+        #expect(error?.description.contains("was migrated by a newer build") == true)
+    }
+
+    @Test func everyFileInMigrationsIsCompiledInInOrder() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Migrations").standardized
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sql") }.sorted()
+        #expect(files == Migration.all.map(\.fileName))
+        for migration in Migration.all {
+            let text = try String(contentsOf: folder.appendingPathComponent(migration.fileName), encoding: .utf8)
+            #expect(text == migration.sql, "\(migration.fileName) differs from the copy compiled in: rebuild")
+        }
+        #expect(Migration.all.map(\.version) == Array(1...Migration.all.count))
+    }
+}
