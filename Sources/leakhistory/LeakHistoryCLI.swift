@@ -16,12 +16,10 @@ enum LeakHistoryCLI {
         USAGE: leakhistory <subcommand> [<options>]
 
         SUBCOMMANDS:
-        \(CommandSpec.columns(commands.map { ($0.spec.name, $0.spec.abstract) }).dropLast())
-          help <subcommand>       Show a subcommand's help (the same as <subcommand> --help).
+        \(CommandSpec.columns(commands.map { ($0.spec.name, $0.spec.abstract) } + [("help <subcommand>", "Show a subcommand's help (the same as <subcommand> --help).")]).dropLast())
 
         OPTIONS:
-          --help                  Show this help.
-          --version               Show the version.
+        \(CommandSpec.columns([("--help", "Show this help."), ("--version", "Show the version.")]).dropLast())
 
         Settings come from flags, else LEAKHISTORY_SERVER, LEAKHISTORY_TOKEN, LEAKHISTORY_PROJECT and
         LEAKHISTORY_ENVIRONMENT, else .leakhistory.json at the repository root.
@@ -86,7 +84,7 @@ enum LeakHistoryCLI {
 
     private static func unknownCommand(_ name: String, context: CommandContext) -> ExitCode {
         var message = "Unknown subcommand '\(name)'."
-        if let closest = closestMatch(to: name, among: commands.map(\.spec.name) + ["help"]) {
+        if let closest = closestMatch(to: name, among: commands.map { $0.spec.name } + ["help"]) {
             message += " Did you mean '\(closest)'?"
         }
         context.printError(UsageError(message, command: nil).rendered)

@@ -115,7 +115,7 @@ struct DiffPrinter {
     }
 
     private func createFile(_ path: String) -> FileHandle? {
-        FileManager.default.createFile(atPath: path, contents: nil)
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
         return FileHandle(forWritingAtPath: path)
     }
 }
