@@ -7,7 +7,7 @@ enum Routes {
         router.get("/v1/projects/{project}/diff", handler: DiffRoute.handle)
         router.get("/v1/projects/{project}/types", handler: TypeRoutes.types)
         router.get("/v1/projects/{project}/types/{type}/trend", handler: TypeRoutes.trend)
-        router.get("/v1/projects/{project}/scenarios/{scenario}/history", handler: ScenarioHistoryRoute.handle)
+        router.get("/v1/projects/{project}/scenarios/history", handler: ScenarioHistoryRoute.handle)
         router.post("/v1/projects/{project}/suppressions", handler: SuppressionRoutes.create)
         router.get("/v1/projects/{project}/suppressions", handler: SuppressionRoutes.list)
         router.on(.delete, "/v1/projects/{project}/suppressions/{id}", handler: SuppressionRoutes.delete)

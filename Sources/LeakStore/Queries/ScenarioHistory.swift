@@ -1,6 +1,6 @@
 import LeakReport
 
-/// `GET /v1/projects/{project}/scenarios/{scenario}/history`: one scenario's keys and their
+/// `GET /v1/projects/{project}/scenarios/history?scenario=`: one scenario's keys and their
 /// states per commit, oldest first.
 public struct ScenarioHistory: Sendable, Hashable, Codable {
     public struct Commit: Sendable, Hashable, Codable {
