@@ -158,13 +158,22 @@ struct ProjectHistory {
     /// The first commit of `branch` (upload order) where the type — and, when given, the
     /// scenario — leaked in the environment.
     func firstLeaking(typeID: Int64, scenarioID: Int64? = nil, environment: String, branch: String) throws -> String? {
-        try db.scalarText("""
-            SELECT c.sha FROM leak_states ls JOIN commits c ON c.id = ls.commit_id
-            WHERE ls.type_id = ?1 AND ls.environment = ?2 AND (?3 IS NULL OR ls.scenario_id = ?3)
-              AND ls.leaked_count > 0 AND c.project_id = ?4 AND c.branch = ?5
+        // Two statements, so that a key's lookup walks the (scenario, environment) index range in
+        // commit order and a type's walks the (type, environment) one.
+        guard let scenarioID else {
+            return try db.scalarText("""
+                SELECT c.sha FROM leak_states ls JOIN commits c ON c.id = ls.commit_id
+                WHERE ls.type_id = ? AND ls.environment = ? AND ls.leaked_count > 0
+                  AND c.project_id = ? AND c.branch = ?
+                ORDER BY ls.commit_id LIMIT 1
+                """, [.integer(typeID), .text(environment), .integer(projectID), .text(branch)])
+        }
+        return try db.scalarText("""
+            SELECT c.sha FROM leak_states ls INDEXED BY leak_states_by_scenario JOIN commits c ON c.id = ls.commit_id
+            WHERE ls.scenario_id = ? AND ls.environment = ? AND ls.type_id = ? AND ls.leaked_count > 0
+              AND c.project_id = ? AND c.branch = ?
             ORDER BY ls.commit_id LIMIT 1
-            """, [.integer(typeID), .text(environment), scenarioID.map(SQLiteValue.integer) ?? .null,
-                  .integer(projectID), .text(branch)])
+            """, [.integer(scenarioID), .text(environment), .integer(typeID), .integer(projectID), .text(branch)])
     }
 }
 
