@@ -36,7 +36,7 @@ let package = Package(
         .executableTarget(name: "leakhistory", dependencies: ["LeakReport", "CZlib"]),
 
         // The speed figures, each beside a baseline measured in the same run.
-        .executableTarget(name: "leakhistory-bench", dependencies: ["LeakCheck"]),
+        .executableTarget(name: "leakhistory-bench", dependencies: ["LeakCheck", "LeakReport", "LeakStore", "LeakServer"]),
 
         // Appends report lines from a separate process, for the concurrent-writers test.
         .executableTarget(name: "ReportAppendProbe", dependencies: ["LeakReport"]),
