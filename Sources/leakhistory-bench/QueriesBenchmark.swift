@@ -28,7 +28,7 @@ enum QueriesBenchmark {
         _ = try store.createProject("bench")
 
         let seedStart = ContinuousClock.now
-        let storedChecks = try seed(store, shape: shape)
+        let (storedChecks, seededTypes) = try seed(store, shape: shape)
         let seedTime = ContinuousClock.now - seedStart
         try store.checkpoint()
         let bytesPerMillion = Double(store.sizeOnDisk()) / (Double(storedChecks) / 1_000_000)
@@ -54,8 +54,9 @@ enum QueriesBenchmark {
             try client.expect200("GET", "/v1/projects/bench/diff?base=\(sha(head - 1))&head=\(sha(head))&environment=\(environment)")
         }
         let trend = try latencies(shape.requests) { _ in
-            let type = Int(random.next(below: UInt64(types)))
-            let environment = environments[Int(random.next(below: 3))]
+            // A type the environment really checks, so that every trend walks the branch.
+            let index = Int(random.next(below: 3)), environment = environments[index]
+            let type = seededTypes[index][Int(random.next(below: UInt64(seededTypes[index].count)))]
             try client.expect200("GET", "/v1/projects/bench/types/App.Type\(type)/trend?branch=main&limit=50&environment=\(environment)")
         }
         let typesList = try latencies(shape.requests) { index in
@@ -95,7 +96,8 @@ enum QueriesBenchmark {
 
     /// Commits on `main`, each the first parent of the next; one run per commit and environment.
     /// Each type leaks in a few scenarios; some keys flip now and then, so flaky history is real.
-    private static func seed(_ store: LeakStore, shape: Shape) throws -> Int {
+    /// - Returns: the checks stored, and the types each environment checks.
+    private static func seed(_ store: LeakStore, shape: Shape) throws -> (checks: Int, types: [[Int]]) {
         var random = SplitMix64(seed: 7)
         let perRun = max(1, shape.checks / (shape.commits * environments.count))
         // Each environment checks a fixed set of keys; about 4% of them leak.
@@ -122,7 +124,7 @@ enum QueriesBenchmark {
                 stored += checks.count
             }
         }
-        return stored
+        return (stored, keySets.map { $0.map(\.type) })
     }
 
     static func commitSHA(_ number: Int) -> String {
