@@ -58,3 +58,15 @@ struct QueryInputTests {
                                        body: Data(#"{"environment":"linux","candidates":[]}"#.utf8)).status == 401)
     }
 }
+
+extension QueryInputTests {
+    /// 1,025 code points in fewer graphemes: JSON Schema's maxLength counts code points.
+    @Test func lengthsCountCodePoints() throws {
+        let server = try TestServer()
+        let branch = "C" + String(repeating: "\u{1F3FB}", count: 1_024)
+        let encoded = branch.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let reply = try server.client.get("/v1/projects/app/types?branch=\(encoded)")
+        #expect(reply.status == 400, "\(reply.status)")
+        #expect(reply.error?.message.hasPrefix("branch") == true)
+    }
+}

@@ -303,13 +303,13 @@ enum OpenAPIDocument {
       "SuppressionDraft": {
         "type": "object",
         "required": ["reason"],
-        "description": "At least one of type, scenario and fingerprint; * matches any run of characters.",
+        "description": "At least one of type, scenario and fingerprint (null is the same as absent); * matches any run of characters.",
         "properties": {
-          "type": { "type": "string", "minLength": 1, "maxLength": 1024 },
-          "scenario": { "type": "string", "minLength": 1, "maxLength": 1024 },
-          "fingerprint": { "type": "string", "minLength": 1, "maxLength": 1024 },
+          "type": { "type": ["string", "null"], "minLength": 1, "maxLength": 1024 },
+          "scenario": { "type": ["string", "null"], "minLength": 1, "maxLength": 1024 },
+          "fingerprint": { "type": ["string", "null"], "minLength": 1, "maxLength": 1024 },
           "reason": { "type": "string", "minLength": 1, "maxLength": 1024 },
-          "expiresAt": { "type": "string", "format": "date-time" }
+          "expiresAt": { "type": ["string", "null"], "format": "date-time", "description": "Absent or null: never expires." }
         }
       },
       "Suppression": {

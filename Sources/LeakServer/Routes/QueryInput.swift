@@ -20,7 +20,10 @@ enum QueryInput {
     /// A required, non-empty query argument or path segment of at most 1,024 characters.
     static func text(_ value: String?, field: String) throws -> String {
         guard let value, !value.isEmpty else { throw HTTPFailure.badRequest("\(field): missing; it must not be empty") }
-        guard value.count <= 1_024 else { throw HTTPFailure.badRequest("\(field): longer than 1024 characters") }
+        // Code points, as JSON Schema's maxLength counts them (a grapheme can hold many).
+        guard value.unicodeScalars.count <= 1_024 else {
+            throw HTTPFailure.badRequest("\(field): longer than 1024 characters")
+        }
         return value
     }
 
