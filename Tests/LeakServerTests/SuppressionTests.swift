@@ -88,6 +88,7 @@ struct SuppressionTests {
         (["type": "App.X", "reason": ""], "reason"),
         (["type": "", "reason": "empty"], "type"),
         (["type": "App.X", "reason": "r", "expiresAt": "next week"], "expiresAt"),
+        (["type": "App.X", "reason": "r", "expiresAt": "2024-01-01T12:99:00Z"], "expiresAt"),
     ])
     func aBadSuppressionIsA400NamingTheField(_ body: [String: String], _ named: String) throws {
         let server = try TestServer()

@@ -55,7 +55,7 @@ enum SuppressionRoutes {
         let reason = try QueryInput.text(draft.reason, field: "reason")
         var expiresAt: Date?
         if let text = draft.expiresAt {
-            guard let date = ReportTimestamp.date(from: text) else {
+            guard isDateTime(text), let date = ReportTimestamp.date(from: text) else {
                 throw HTTPFailure.badRequest("expiresAt: expected an ISO 8601 time such as 2026-12-31T00:00:00Z, "
                                              + "found \"\(QueryInput.clip(text))\"")
             }
@@ -64,6 +64,15 @@ enum SuppressionRoutes {
         let stored = try context.store.addSuppression(project: project, LeakSuppression(
             type: draft.type, scenario: draft.scenario, fingerprint: draft.fingerprint, reason: reason, expiresAt: expiresAt))
         return try Response.json(Body(stored, now: Date()), status: 201)
+    }
+
+    /// RFC 3339 `date-time` with its fields in range (the ISO 8601 parser accepts minute 99).
+    static func isDateTime(_ text: String) -> Bool {
+        guard let match = text.wholeMatch(of: /(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})/),
+              let month = Int(match.2), let day = Int(match.3), let hour = Int(match.4), let minute = Int(match.5),
+              let second = Int(match.6)
+        else { return false }
+        return (1...12).contains(month) && (1...31).contains(day) && hour < 24 && minute < 60 && second < 60
     }
 
     @Sendable
