@@ -24,7 +24,7 @@ let short = Duration.milliseconds(30)
         #expect(record.outcome == .deallocated)
         #expect(record.type == "LeakCheckTests.CleanObject")
         #expect(record.scenario == "ExpectDeallocationTests/cleanObjectPassesAndIsReported()")
-        #expect(record.file == "ExpectDeallocationTests.swift")
+        #expect(record.file == "Tests/LeakCheckTests/ExpectDeallocationTests.swift")
         #expect(record.timeoutMs == 2000)
         #expect(record.waitedMs < 2000)
     }
@@ -55,7 +55,7 @@ let short = Duration.milliseconds(30)
         }
         #expect(records.map(\.outcome) == [.leaked])
         #expect((records.first?.waitedMs ?? 0) >= 30)
-        #expect(records.first?.file == "ExpectDeallocationTests.swift")
+        #expect(records.first?.file == "Tests/LeakCheckTests/ExpectDeallocationTests.swift")
     }
 
     @Test func lateReleaseIsAWarningNotALeak() async {

@@ -59,7 +59,7 @@ enum DeallocationCheck {
 
     private static func record(for typeName: String, context: CheckContext, waited: Duration) -> CheckRecord {
         CheckRecord(
-            scenario: context.scenario, file: context.location.fileName, line: context.location.line,
+            scenario: context.scenario, file: context.location.reportedFile, line: context.location.line,
             type: typeName, outcome: .deallocated, waitedMs: waited.milliseconds,
             timeoutMs: Int(context.timeouts.resolvedTimeout.milliseconds), lifecycle: context.lifecycle)
     }
