@@ -1,0 +1,184 @@
+import Dispatch
+import Foundation
+import LeakReport
+
+/// One strong reference from a holder to a class instance.
+struct ReferenceEdge {
+    let target: AnyObject
+    /// As people read it: `children[0]`, `state.loaded.owner`.
+    let property: String
+    let kind: RetainPathStep.Kind
+}
+
+/// A stored value that may hold an object without a reference `Mirror` can show.
+struct RetainSuspect: Hashable {
+    enum Kind { case closure, task, timer, dispatchSource }
+
+    /// Module-qualified, as in `RetainPathStep.holder`.
+    let holder: String
+    let property: String
+    let kind: Kind
+
+    /// `SelfCapturingClosure.onDone is a closure; a closure that captures self strongly keeps it alive`
+    var sentence: String {
+        let name = RetainPathNames.short(holder) + "." + property
+        switch kind {
+        case .closure:
+            return "\(name) is a closure; a closure that captures self strongly keeps it alive"
+        case .task:
+            return "\(name) is a Task; a task that captures self keeps it alive until the task ends"
+        case .timer:
+            return "\(name) is a Timer; a scheduled timer keeps its target or block alive until it is invalidated"
+        case .dispatchSource:
+            return "\(name) is a dispatch source; its handlers keep what they capture alive until it is cancelled"
+        }
+    }
+}
+
+/// Walks the stored values of one holder — through structs, enums, optionals, tuples,
+/// collections and existentials — to the class instances it holds strongly.
+///
+/// `weak`, `unowned` and `unowned(unsafe)` fields are skipped unread: they hold nothing, and
+/// loading an `unowned` reference whose object is gone would trap. Where the runtime metadata
+/// cannot say how a field is held, its references are walked with the kind `unknown`.
+struct ReferenceWalk {
+    /// Values looked at across all holders, so one huge collection cannot stall the search.
+    private(set) var valuesVisited = 0
+    let valueBudget: Int
+    private(set) var suspects: [RetainSuspect] = []
+    private var suspectSet: Set<RetainSuspect> = []
+    private var fieldCache: [ObjectIdentifier: [(name: String, ownership: TypeMetadata.Ownership)]?] = [:]
+
+    private static let maxNesting = 48
+    private static let maxSuspects = 32
+
+    init(valueBudget: Int) {
+        self.valueBudget = valueBudget
+    }
+
+    var budgetExhausted: Bool { valuesVisited >= valueBudget }
+
+    /// The strong references held by a class instance, its superclasses' fields included.
+    mutating func edges(of object: AnyObject) -> [ReferenceEdge] {
+        var edges: [ReferenceEdge] = []
+        let holder = String(reflecting: type(of: object))
+        // A custom mirror shows whatever its author chose, not the stored fields.
+        let custom = object is CustomReflectable
+        var mirror: Mirror? = Mirror(reflecting: object)
+        while let level = mirror {
+            walkFields(of: level, storedIn: custom ? nil : level.subjectType, holder: holder,
+                       path: "", kind: .strong, nesting: 0, into: &edges)
+            mirror = level.superclassMirror
+        }
+        return edges
+    }
+
+    /// The strong references held by a root: a class instance is its own edge; a value is walked.
+    mutating func edges(ofRoot root: Any, holder: String) -> [ReferenceEdge] {
+        var edges: [ReferenceEdge] = []
+        walk(root, holder: holder, path: "", kind: .strong, nesting: 0, into: &edges)
+        return edges
+    }
+
+    private mutating func walkFields(
+        of mirror: Mirror, storedIn type: Any.Type?, holder: String, path: String,
+        kind: RetainPathStep.Kind, nesting: Int, into edges: inout [ReferenceEdge]
+    ) {
+        let children = mirror.children
+        var fields = type.flatMap { storedFields(of: $0) }
+        if fields?.count != children.count { fields = nil }
+        var index = children.startIndex
+        for position in 0..<children.count {
+            defer { children.formIndex(after: &index) }
+            if let fields, fields[position].ownership != .strong { continue }
+            let child = children[index]
+            let label = child.label.map(RetainPathNames.property) ?? "[\(position)]"
+            walk(child.value, holder: holder, path: RetainPathNames.join(path, label),
+                 kind: fields == nil ? .unknown : kind, nesting: nesting + 1, into: &edges)
+        }
+    }
+
+    private mutating func walk(
+        _ value: Any, holder: String, path: String, kind: RetainPathStep.Kind, nesting: Int,
+        into edges: inout [ReferenceEdge]
+    ) {
+        guard nesting <= Self.maxNesting, valuesVisited < valueBudget else { return }
+        valuesVisited += 1
+        let valueType = type(of: value)
+        switch TypeMetadata.kind(of: valueType) {
+        case .class:
+            let object = value as AnyObject
+            if object is Timer {
+                suspect(holder, path, .timer)
+            } else if object is DispatchSourceProtocol {
+                suspect(holder, path, .dispatchSource)
+            } else {
+                edges.append(ReferenceEdge(target: object, property: path, kind: kind))
+            }
+            return
+        case .function:
+            suspect(holder, path, .closure)
+            return
+        case .struct, .enum, .optional, .tuple, .existential:
+            if TypeMetadata.isPlainData(valueType) || valueType == String.self { return }
+        case .other:
+            return
+        }
+        if _typeName(valueType, qualified: true).hasPrefix("Swift.Task<") {
+            suspect(holder, path, .task)
+            return
+        }
+        let mirror = Mirror(reflecting: value)
+        switch mirror.displayStyle {
+        case .optional?:
+            for child in mirror.children {
+                walk(child.value, holder: holder, path: path, kind: kind, nesting: nesting + 1, into: &edges)
+            }
+        case .collection?, .set?:
+            let elementKind: RetainPathStep.Kind = kind == .unknown ? .unknown : .collection
+            for (position, child) in mirror.children.enumerated() {
+                walk(child.value, holder: holder, path: path + "[\(position)]", kind: elementKind,
+                     nesting: nesting + 1, into: &edges)
+            }
+        case .dictionary?:
+            let elementKind: RetainPathStep.Kind = kind == .unknown ? .unknown : .collection
+            for (position, child) in mirror.children.enumerated() {
+                let pair = Array(Mirror(reflecting: child.value).children)
+                guard pair.count == 2 else { continue }
+                let key = RetainPathNames.key(pair[0].value)
+                walk(pair[0].value, holder: holder, path: path + ".keys[\(position)]", kind: elementKind,
+                     nesting: nesting + 1, into: &edges)
+                walk(pair[1].value, holder: holder, path: path + "[\(key)]", kind: elementKind,
+                     nesting: nesting + 1, into: &edges)
+            }
+        case .struct?:
+            let stored = value is CustomReflectable ? nil : valueType
+            walkFields(of: mirror, storedIn: stored, holder: holder, path: path, kind: kind,
+                       nesting: nesting, into: &edges)
+        default:
+            // Enum payloads (labelled with the case), tuples (`.0` or their labels), and
+            // custom mirrors.
+            let custom = mirror.displayStyle != .enum && mirror.displayStyle != .tuple
+            let childKind: RetainPathStep.Kind = custom ? .unknown : kind
+            for (position, child) in mirror.children.enumerated() {
+                let label = child.label.map(RetainPathNames.property) ?? "[\(position)]"
+                walk(child.value, holder: holder, path: RetainPathNames.join(path, label),
+                     kind: childKind, nesting: nesting + 1, into: &edges)
+            }
+        }
+    }
+
+    private mutating func storedFields(of type: Any.Type) -> [(name: String, ownership: TypeMetadata.Ownership)]? {
+        let key = ObjectIdentifier(type)
+        if let cached = fieldCache[key] { return cached }
+        let fields = TypeMetadata.storedFields(of: type)
+        fieldCache[key] = fields
+        return fields
+    }
+
+    private mutating func suspect(_ holder: String, _ property: String, _ kind: RetainSuspect.Kind) {
+        guard suspects.count < Self.maxSuspects else { return }
+        let suspect = RetainSuspect(holder: holder, property: property, kind: kind)
+        if suspectSet.insert(suspect).inserted { suspects.append(suspect) }
+    }
+}
