@@ -108,7 +108,7 @@ public struct LeakFingerprint: Sendable, Hashable, CustomStringConvertible {
     }
 
     private static func normalizedEdge(_ step: RetainPathStep) -> String {
-        normalizedType(step.holder) + "." + normalizedProperty(step.property)
+        normalizedType(step.holder) + "." + normalizedProperty(normalizedType(step.property))
     }
 
     /// The index of the lexicographically smallest rotation.
