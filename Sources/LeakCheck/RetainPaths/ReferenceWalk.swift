@@ -47,6 +47,8 @@ struct ReferenceWalk {
     let valueBudget: Int
     private(set) var suspects: [RetainSuspect] = []
     private var suspectSet: Set<RetainSuspect> = []
+    private var typeNames: [ObjectIdentifier: String] = [:]
+    private var customReflectable: [ObjectIdentifier: Bool] = [:]
     private var fieldCache: [ObjectIdentifier: [(name: String, ownership: TypeMetadata.Ownership)]?] = [:]
 
     private static let maxNesting = 48
@@ -61,9 +63,9 @@ struct ReferenceWalk {
     /// The strong references held by a class instance, its superclasses' fields included.
     mutating func edges(of object: AnyObject) -> [ReferenceEdge] {
         var edges: [ReferenceEdge] = []
-        let holder = String(reflecting: type(of: object))
+        let holder = typeName(type(of: object))
         // A custom mirror shows whatever its author chose, not the stored fields.
-        let custom = object is CustomReflectable
+        let custom = isCustomReflectable(object)
         var mirror: Mirror? = Mirror(reflecting: object)
         while let level = mirror {
             walkFields(of: level, storedIn: custom ? nil : level.subjectType, holder: holder,
@@ -166,6 +168,23 @@ struct ReferenceWalk {
                      kind: childKind, nesting: nesting + 1, into: &edges)
             }
         }
+    }
+
+    /// `String(reflecting:)`, once for each type.
+    mutating func typeName(_ type: Any.Type) -> String {
+        let key = ObjectIdentifier(type)
+        if let name = typeNames[key] { return name }
+        let name = String(reflecting: type)
+        typeNames[key] = name
+        return name
+    }
+
+    private mutating func isCustomReflectable(_ object: AnyObject) -> Bool {
+        let key = ObjectIdentifier(type(of: object))
+        if let custom = customReflectable[key] { return custom }
+        let custom = object is CustomReflectable
+        customReflectable[key] = custom
+        return custom
     }
 
     private mutating func storedFields(of type: Any.Type) -> [(name: String, ownership: TypeMetadata.Ownership)]? {

@@ -106,7 +106,7 @@ struct RetainPathSearch {
                 continue
             }
             if walk.budgetExhausted { break }
-            let holder = String(reflecting: type(of: node.object))
+            let holder = walk.typeName(type(of: node.object))
             for edge in walk.edges(of: node.object) {
                 let step = RetainPathStep(holder: holder, property: edge.property, kind: edge.kind)
                 if edge.target === target {

@@ -164,6 +164,18 @@ struct RetainPathSearchTests {
         #expect(findRetainPath(to: document.pages[0]).steps == nil)
     }
 
+    @Test func unownedReferenceToAGoneObjectIsNeverLoaded() {
+        // Loading an unowned reference whose object is gone traps; the walk must skip it unread.
+        var document: Document? = Document()
+        let page = Page(document: document!)
+        let holder = GenericBox(page)
+        weak let gone = document
+        document = nil
+        #expect(gone == nil)
+        #expect(findRetainPath(to: holder).steps == nil)
+        #expect(findRetainPath(to: page, roots: [holder]).readable == "GenericBox<Page>.value → Page")
+    }
+
     @Test func weakSelfClosureIsNoCycle() {
         let report = findRetainPath(to: WeakSelfClosure())
         #expect(report.steps == nil)
