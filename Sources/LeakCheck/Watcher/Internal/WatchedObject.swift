@@ -1,0 +1,74 @@
+import Dispatch
+
+/// A weak reference that remembers whom it pointed at.
+struct WeakObject {
+    weak var object: AnyObject?
+    let identifier: ObjectIdentifier
+
+    init(_ object: AnyObject) {
+        self.object = object
+        self.identifier = ObjectIdentifier(object)
+    }
+}
+
+/// One watched object. Its mutable parts change only under the watcher's state lock.
+final class WatchedObject {
+    let reference: WeakObject
+    let typeIdentifier: ObjectIdentifier
+    /// Module-qualified.
+    let typeName: String
+    let name: String?
+    let file: String
+    let line: Int
+    let watchedAt: UInt64
+    var strikes = 0
+    var reported = false
+    var ignored = false
+    var fingerprint: String?
+    /// Whether the configuration's allowlist names the type; worked out at the first check.
+    var allowlisted: Bool?
+
+    init(_ object: AnyObject, name: String?, file: String, line: Int) {
+        reference = WeakObject(object)
+        typeIdentifier = ObjectIdentifier(type(of: object))
+        typeName = String(reflecting: type(of: object))
+        self.name = name
+        self.file = file
+        self.line = line
+        watchedAt = DispatchTime.now().uptimeNanoseconds
+    }
+
+    var scenario: String { name ?? "LeakWatcher/" + RetainPathNames.short(typeName) }
+
+    func millisecondsWatched(at now: UInt64) -> Double {
+        Double(now &- watchedAt) / 1_000_000
+    }
+}
+
+/// What callers asked for since the last check.
+enum WatcherRequest {
+    case watch(WatchedObject)
+    case ignore(WeakObject)
+    case rewatch(WatchedObject)
+    case ignoreType(ObjectIdentifier)
+}
+
+struct WatcherInbox {
+    var requests: [WatcherRequest] = []
+    var watchedCount = 0
+    var dropped = 0
+}
+
+struct ExceededBudget {
+    let budget: LeakBudget
+    let count: Int
+    let sample: AnyObject
+    let sampleEntry: WatchedObject
+}
+
+/// What a check found, before retain paths are searched outside the lock.
+struct PendingFindings {
+    var leaks: [(entry: WatchedObject, object: AnyObject)] = []
+    var lateReleases: [WatchedObject] = []
+    var budgets: [ExceededBudget] = []
+}
