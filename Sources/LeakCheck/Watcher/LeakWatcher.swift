@@ -36,13 +36,15 @@ public final class LeakWatcher: Sendable {
         public var retainPathLimits: RetainPathLimits
         /// The most objects watched and queued at once; further `watch` calls are dropped and counted.
         public var maxWatched: Int
-        /// Receives every finding's record: append it to a leak report. `writeReport(to:)` sets it.
+        /// Receives every finding's record. By default the process's leak report (the one
+        /// `LEAKHISTORY_REPORT` names, as for tests); `writeReport(to:)` sends them to a file of
+        /// your choice, `nil` nowhere.
         public var report: (@Sendable (CheckRecord) -> Void)?
 
         public init(
             interval: Double = 3, strikes: Int = 2, allowlist: Set<String> = [], budgets: [LeakBudget] = [],
             findsRetainPaths: Bool = true, retainPathLimits: RetainPathLimits = RetainPathLimits(),
-            maxWatched: Int = 100_000, report: (@Sendable (CheckRecord) -> Void)? = nil
+            maxWatched: Int = 100_000, report: (@Sendable (CheckRecord) -> Void)? = Configuration.processReport
         ) {
             self.interval = max(0.001, interval)
             self.strikes = max(1, strikes)
@@ -53,6 +55,10 @@ public final class LeakWatcher: Sendable {
             self.maxWatched = max(1, maxWatched)
             self.report = report
         }
+
+        /// Appends to the process's leak report, where test checks go too: the file or folder
+        /// `LEAKHISTORY_REPORT` names, else `.build/leakhistory/` under `swift test`, else nowhere.
+        public static let processReport: @Sendable (CheckRecord) -> Void = { ReportSink.record($0) }
 
         /// Appends each finding to `writer`; a write that fails is dropped, never thrown at a check.
         public mutating func writeReport(to writer: NDJSONWriter) {

@@ -6,11 +6,7 @@ import Foundation
 
 // MARK: Leaking shapes
 
-final class SelfCapturingClosure {
-    var onDone: (() -> Void)?
-    var finished = false
-    init() { onDone = { self.finished = true } }
-}
+// `SelfCapturingClosure` (a closure stored on self that captures self) is in Fixtures.swift.
 
 final class ProfileScreen {
     var presenter: ProfilePresenter?

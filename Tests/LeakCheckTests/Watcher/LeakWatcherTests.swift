@@ -201,7 +201,7 @@ struct LeakWatcherTests {
     @Test func handlersMayCallTheWatcherBack() {
         // Handlers run outside the watcher's locks: watching or checking from one must not deadlock.
         let box = WatcherBox()
-        let watcher = LeakWatcher(configuration: .init(strikes: 1, findsRetainPaths: false), onLeak: { _ in
+        let watcher = LeakWatcher(configuration: .init(strikes: 1, findsRetainPaths: false, report: nil), onLeak: { _ in
             box.watcher?.watch(WatchedToken())
             _ = box.watcher?.checkNow()
         })
@@ -226,6 +226,16 @@ struct LeakWatcherTests {
         #expect(records.first?.source == .watcher)
         #expect(records.first?.fingerprint == findRetainPath(to: ring.0).fingerprint)
         #expect(records.first?.retainPath?.count == 3)
+    }
+
+    @Test func findingsGoToTheProcessReportByDefault() {
+        let watcher = LeakWatcher(configuration: .init(strikes: 1, findsRetainPaths: false))
+        let token = WatchedToken()
+        watcher.watch(token, name: "Default")
+        let capture = CheckCapture()
+        ReportSink.$capture.withValue(capture) { _ = watcher.checkNow() }
+        #expect(capture.all.map(\.scenario) == ["Default"])
+        #expect(capture.all.first?.source == .watcher)
     }
 
     @Test func periodicCheckFindsALeakWithoutCheckNow() async throws {
