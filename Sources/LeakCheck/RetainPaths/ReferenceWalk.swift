@@ -48,6 +48,7 @@ struct ReferenceWalk {
     private(set) var suspects: [RetainSuspect] = []
     private var suspectSet: Set<RetainSuspect> = []
     private var typeNames: [ObjectIdentifier: String] = [:]
+    private var roles: [ObjectIdentifier: ValueRole] = [:]
     private var customReflectable: [ObjectIdentifier: Bool] = [:]
     private var fieldCache: [ObjectIdentifier: [(name: String, ownership: TypeMetadata.Ownership)]?] = [:]
 
@@ -107,56 +108,67 @@ struct ReferenceWalk {
         guard nesting <= Self.maxNesting, valuesVisited < valueBudget else { return }
         valuesVisited += 1
         let valueType = type(of: value)
-        switch TypeMetadata.kind(of: valueType) {
-        case .class:
-            let object = value as AnyObject
-            if object is Timer {
-                suspect(holder, path, .timer)
-            } else if object is DispatchSourceProtocol {
-                suspect(holder, path, .dispatchSource)
-            } else {
-                edges.append(ReferenceEdge(target: object, property: path, kind: kind))
-            }
+        switch role(of: valueType) {
+        case .object:
+            edges.append(ReferenceEdge(target: value as AnyObject, property: path, kind: kind))
             return
-        case .function:
+        case .plain:
+            return
+        case .closure:
             suspect(holder, path, .closure)
             return
-        case .struct, .enum, .optional, .tuple, .existential:
-            if TypeMetadata.isPlainData(valueType) || valueType == String.self { return }
-        case .other:
+        case .timer:
+            suspect(holder, path, .timer)
+            return
+        case .dispatchSource:
+            suspect(holder, path, .dispatchSource)
+            return
+        case .task:
+            suspect(holder, path, .task)
+            return
+        case .value:
+            break
+        }
+        // The standard containers directly: much cheaper than their mirrors.
+        let elementKind: RetainPathStep.Kind = kind == .unknown ? .unknown : .collection
+        if let optional = value as? any OptionalValue {
+            if let wrapped = optional.wrappedAny {
+                walk(wrapped, holder: holder, path: path, kind: kind, nesting: nesting + 1, into: &edges)
+            }
             return
         }
-        if _typeName(valueType, qualified: true).hasPrefix("Swift.Task<") {
-            suspect(holder, path, .task)
+        if let elements = value as? any ElementSequence {
+            var position = 0
+            elements.forEachElement { element in
+                walk(element, holder: holder, path: path + "[\(position)]", kind: elementKind,
+                     nesting: nesting + 1, into: &edges)
+                position += 1
+            }
+            return
+        }
+        if let dictionary = value as? any KeyValueSequence {
+            var position = 0
+            dictionary.forEachPair { key, element in
+                walk(key, holder: holder, path: path + ".keys[\(position)]", kind: elementKind,
+                     nesting: nesting + 1, into: &edges)
+                walk(element, holder: holder, path: path + "[\(RetainPathNames.key(key))]", kind: elementKind,
+                     nesting: nesting + 1, into: &edges)
+                position += 1
+            }
             return
         }
         let mirror = Mirror(reflecting: value)
         switch mirror.displayStyle {
-        case .optional?:
-            for child in mirror.children {
-                walk(child.value, holder: holder, path: path, kind: kind, nesting: nesting + 1, into: &edges)
-            }
-        case .collection?, .set?:
-            let elementKind: RetainPathStep.Kind = kind == .unknown ? .unknown : .collection
-            for (position, child) in mirror.children.enumerated() {
-                walk(child.value, holder: holder, path: path + "[\(position)]", kind: elementKind,
-                     nesting: nesting + 1, into: &edges)
-            }
-        case .dictionary?:
-            let elementKind: RetainPathStep.Kind = kind == .unknown ? .unknown : .collection
-            for (position, child) in mirror.children.enumerated() {
-                let pair = Array(Mirror(reflecting: child.value).children)
-                guard pair.count == 2 else { continue }
-                let key = RetainPathNames.key(pair[0].value)
-                walk(pair[0].value, holder: holder, path: path + ".keys[\(position)]", kind: elementKind,
-                     nesting: nesting + 1, into: &edges)
-                walk(pair[1].value, holder: holder, path: path + "[\(key)]", kind: elementKind,
-                     nesting: nesting + 1, into: &edges)
-            }
         case .struct?:
             let stored = value is CustomReflectable ? nil : valueType
             walkFields(of: mirror, storedIn: stored, holder: holder, path: path, kind: kind,
                        nesting: nesting, into: &edges)
+        case .collection?, .set?, .dictionary?:
+            // Other collections (a library's ordered dictionary): elements as their mirror lists them.
+            for (position, child) in mirror.children.enumerated() {
+                walk(child.value, holder: holder, path: path + "[\(position)]", kind: elementKind,
+                     nesting: nesting + 1, into: &edges)
+            }
         default:
             // Enum payloads (labelled with the case), tuples (`.0` or their labels), and
             // custom mirrors.
@@ -168,6 +180,15 @@ struct ReferenceWalk {
                      kind: childKind, nesting: nesting + 1, into: &edges)
             }
         }
+    }
+
+    /// What a value of `type` is to the walk, worked out once for each type.
+    private mutating func role(of type: Any.Type) -> ValueRole {
+        let key = ObjectIdentifier(type)
+        if let role = roles[key] { return role }
+        let role = ValueRole(type)
+        roles[key] = role
+        return role
     }
 
     /// `String(reflecting:)`, once for each type.
@@ -200,4 +221,79 @@ struct ReferenceWalk {
         let suspect = RetainSuspect(holder: holder, property: property, kind: kind)
         if suspectSet.insert(suspect).inserted { suspects.append(suspect) }
     }
+}
+
+/// How the walk treats values of one type.
+private enum ValueRole {
+    /// A class instance: an edge.
+    case object
+    /// Holds no references (POD, or a `String`).
+    case plain
+    case closure, timer, dispatchSource, task
+    /// A struct, enum, tuple or container to look inside.
+    case value
+
+    init(_ type: Any.Type) {
+        switch TypeMetadata.kind(of: type) {
+        case .class:
+            if type is Timer.Type {
+                self = .timer
+            } else if type is DispatchSourceProtocol.Type {
+                self = .dispatchSource
+            } else {
+                self = .object
+            }
+        case .function:
+            self = .closure
+        case .other:
+            self = .plain
+        case .struct, .enum, .optional, .tuple, .existential:
+            if TypeMetadata.isPlainData(type) || type == String.self || type == Substring.self {
+                self = .plain
+            } else if _typeName(type, qualified: true).hasPrefix("Swift.Task<") {
+                self = .task
+            } else {
+                self = .value
+            }
+        }
+    }
+}
+
+/// `Optional`, opened without a mirror.
+private protocol OptionalValue {
+    var wrappedAny: Any? { get }
+}
+
+extension Optional: OptionalValue {
+    fileprivate var wrappedAny: Any? { map { $0 } }
+}
+
+/// Arrays and sets, walked without a mirror.
+private protocol ElementSequence {
+    func forEachElement(_ body: (Any) -> Void)
+}
+
+extension Array: ElementSequence {
+    fileprivate func forEachElement(_ body: (Any) -> Void) { for element in self { body(element) } }
+}
+
+extension ContiguousArray: ElementSequence {
+    fileprivate func forEachElement(_ body: (Any) -> Void) { for element in self { body(element) } }
+}
+
+extension ArraySlice: ElementSequence {
+    fileprivate func forEachElement(_ body: (Any) -> Void) { for element in self { body(element) } }
+}
+
+extension Set: ElementSequence {
+    fileprivate func forEachElement(_ body: (Any) -> Void) { for element in self { body(element) } }
+}
+
+/// Dictionaries, walked without a mirror.
+private protocol KeyValueSequence {
+    func forEachPair(_ body: (Any, Any) -> Void)
+}
+
+extension Dictionary: KeyValueSequence {
+    fileprivate func forEachPair(_ body: (Any, Any) -> Void) { for (key, value) in self { body(key, value) } }
 }
