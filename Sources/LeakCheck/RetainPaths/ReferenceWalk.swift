@@ -55,8 +55,13 @@ struct ReferenceWalk {
     private static let maxNesting = 48
     private static let maxSuspects = 32
 
-    init(valueBudget: Int) {
+    /// False to walk as if the runtime's field metadata could not be read (every step `unknown`).
+    let readsFieldMetadata: Bool
+    private var layouts: [ObjectIdentifier: ClassFieldLayout?] = [:]
+
+    init(valueBudget: Int, readsFieldMetadata: Bool = true) {
         self.valueBudget = valueBudget
+        self.readsFieldMetadata = readsFieldMetadata
     }
 
     var budgetExhausted: Bool { valuesVisited >= valueBudget }
@@ -65,8 +70,17 @@ struct ReferenceWalk {
     mutating func edges(of object: AnyObject) -> [ReferenceEdge] {
         var edges: [ReferenceEdge] = []
         let holder = typeName(type(of: object))
+        if let layout = layout(of: type(of: object)) {
+            // Straight from the instance's memory, as a mirror would read it, without one.
+            let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
+            for field in layout.fields {
+                walk(field.load(from: base), holder: holder, path: field.name, kind: .strong, nesting: 1, into: &edges)
+            }
+            withExtendedLifetime(object) {}
+            return edges
+        }
         // A custom mirror shows whatever its author chose, not the stored fields.
-        let custom = isCustomReflectable(object)
+        let custom = !readsFieldMetadata || isCustomReflectable(object)
         var mirror: Mirror? = Mirror(reflecting: object)
         while let level = mirror {
             walkFields(of: level, storedIn: custom ? nil : level.subjectType, holder: holder,
@@ -160,7 +174,7 @@ struct ReferenceWalk {
         let mirror = Mirror(reflecting: value)
         switch mirror.displayStyle {
         case .struct?:
-            let stored = value is CustomReflectable ? nil : valueType
+            let stored = !readsFieldMetadata || value is CustomReflectable ? nil : valueType
             walkFields(of: mirror, storedIn: stored, holder: holder, path: path, kind: kind,
                        nesting: nesting, into: &edges)
         case .collection?, .set?, .dictionary?:
@@ -180,6 +194,15 @@ struct ReferenceWalk {
                      kind: childKind, nesting: nesting + 1, into: &edges)
             }
         }
+    }
+
+    private mutating func layout(of type: AnyObject.Type) -> ClassFieldLayout? {
+        guard readsFieldMetadata else { return nil }
+        let key = ObjectIdentifier(type)
+        if let layout = layouts[key] { return layout }
+        let layout = ClassFieldLayout(type)
+        layouts[key] = layout
+        return layout
     }
 
     /// What a value of `type` is to the walk, worked out once for each type.
@@ -220,42 +243,6 @@ struct ReferenceWalk {
         guard suspects.count < Self.maxSuspects else { return }
         let suspect = RetainSuspect(holder: holder, property: property, kind: kind)
         if suspectSet.insert(suspect).inserted { suspects.append(suspect) }
-    }
-}
-
-/// How the walk treats values of one type.
-private enum ValueRole {
-    /// A class instance: an edge.
-    case object
-    /// Holds no references (POD, or a `String`).
-    case plain
-    case closure, timer, dispatchSource, task
-    /// A struct, enum, tuple or container to look inside.
-    case value
-
-    init(_ type: Any.Type) {
-        switch TypeMetadata.kind(of: type) {
-        case .class:
-            if type is Timer.Type {
-                self = .timer
-            } else if type is DispatchSourceProtocol.Type {
-                self = .dispatchSource
-            } else {
-                self = .object
-            }
-        case .function:
-            self = .closure
-        case .other:
-            self = .plain
-        case .struct, .enum, .optional, .tuple, .existential:
-            if TypeMetadata.isPlainData(type) || type == String.self || type == Substring.self {
-                self = .plain
-            } else if _typeName(type, qualified: true).hasPrefix("Swift.Task<") {
-                self = .task
-            } else {
-                self = .value
-            }
-        }
     }
 }
 

@@ -44,12 +44,14 @@ struct RetainPathSearch {
     private var depthReached = false
     private var visitsReached = false
 
-    init(target: AnyObject, limits: RetainPathLimits) {
+    /// - Parameter readsFieldMetadata: False to search as on a platform whose field metadata
+    ///   cannot be read, where every step is `unknown`.
+    init(target: AnyObject, limits: RetainPathLimits, readsFieldMetadata: Bool = true) {
         self.target = target
         self.targetType = String(reflecting: type(of: target))
         self.limits = limits
         let (budget, overflow) = limits.maxVisited.multipliedReportingOverflow(by: 16)
-        self.walk = ReferenceWalk(valueBudget: overflow ? Int.max : budget)
+        self.walk = ReferenceWalk(valueBudget: overflow ? Int.max : budget, readsFieldMetadata: readsFieldMetadata)
     }
 
     mutating func run(roots: [Any]) -> RetainPathReport {

@@ -34,15 +34,23 @@ enum TypeMetadata {
         }
     }
 
+    /// False for `~Copyable` types (a `Mutex` field): they cannot be copied out to be looked at.
+    static func isCopyable(_ type: Any.Type) -> Bool {
+        valueWitnessFlags(type) & 0x0080_0000 == 0
+    }
+
     /// True if values of `type` hold no references at all (the value witness table says POD),
     /// so a walk can skip them.
     static func isPlainData(_ type: Any.Type) -> Bool {
-        // The value witness table sits one word before the metadata's address point: eight
-        // function pointers, then size, stride, and the flags word with IsNonPOD = 0x10000.
+        valueWitnessFlags(type) & 0x10000 == 0
+    }
+
+    /// The value witness table sits one word before the metadata's address point: eight function
+    /// pointers, then size, stride, and the flags word (IsNonPOD 0x10000, IsNonCopyable 0x800000).
+    private static func valueWitnessFlags(_ type: Any.Type) -> UInt32 {
         let witnesses = (metadataPointer(type) - MemoryLayout<UnsafeRawPointer>.size)
             .load(as: UnsafeRawPointer.self)
-        let flags = witnesses.load(fromByteOffset: 8 * MemoryLayout<UnsafeRawPointer>.size + 16, as: UInt32.self)
-        return flags & 0x10000 == 0
+        return witnesses.load(fromByteOffset: 8 * MemoryLayout<UnsafeRawPointer>.size + 16, as: UInt32.self)
     }
 
     /// The ownership of each stored field of a class (its own fields, not its superclass's) or

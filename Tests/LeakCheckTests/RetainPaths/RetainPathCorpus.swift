@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 // Shapes that leak, each through one property a retain path must name, and shapes that must not
 // be reported as cycles. Every factory returns the object a check would have released.
@@ -187,10 +188,10 @@ func genericHolder() -> BoxOwner {
     return owner
 }
 
-/// A custom mirror shows chosen children, not stored fields: their ownership is unknown.
+/// A custom mirror shows chosen children; the walk reads the stored fields all the same.
 final class CustomMirrored: CustomReflectable {
     var other: CustomMirrored?
-    var customMirror: Mirror { Mirror(self, children: ["other": other as Any]) }
+    var customMirror: Mirror { Mirror(self, children: ["shown": 1]) }
 }
 
 final class ChainLink {
@@ -212,6 +213,12 @@ func chain(length: Int) -> ChainLink {
 
 final class GraphNode {
     var edges: [GraphNode] = []
+}
+
+/// A `~Copyable` field cannot be copied out to be looked at; the walk passes it by.
+final class GuardedState: @unchecked Sendable {
+    let guarded = Mutex<[GuardedState]>([])
+    var other: GuardedState?
 }
 
 final class Poller {

@@ -190,15 +190,41 @@ struct RetainPathSearchTests {
         #expect(findRetainPath(to: weakExistentialDelegate()).steps == nil)
     }
 
+    @Test func noncopyableFieldIsPassedBy() {
+        let a = GuardedState(), b = GuardedState()
+        a.other = b
+        b.other = a
+        a.guarded.withLock { $0.append(a) }  // invisible: inside a Mutex
+        #expect(findRetainPath(to: a).readable == "GuardedState.other → GuardedState.other → GuardedState")
+        b.other = nil
+        #expect(findRetainPath(to: a).steps == nil)
+        a.guarded.withLock { $0.removeAll() }
+    }
+
     // MARK: Unknown ownership and bounds
 
-    @Test func customMirrorStepsAreUnknown() {
+    @Test func customMirrorDoesNotHideStoredFields() {
         let a = CustomMirrored(), b = CustomMirrored()
         a.other = b
         b.other = a
         let report = findRetainPath(to: a)
+        #expect(report.readable == "CustomMirrored.other → CustomMirrored.other → CustomMirrored")
+        #expect(report.steps?.map(\.kind) == [.strong, .strong])
+    }
+
+    @Test func withoutFieldMetadataStepsAreUnknown() {
+        let unknown = " (a step of kind unknown may be weak or unowned: its metadata could not be read)"
+        var search = RetainPathSearch(target: LeakCheckTests.strongDelegate(), limits: RetainPathLimits(), readsFieldMetadata: false)
+        let report = search.run(roots: [])
+        #expect(report.readable == "ProfilePresenter.delegate → ProfileScreen.presenter → ProfilePresenter" + unknown)
         #expect(report.steps?.map(\.kind) == [.unknown, .unknown])
-        #expect(report.readable.hasSuffix("(a step of kind unknown may be weak or unowned: its metadata could not be read)"))
+
+        // Without metadata a weak delegate cannot be told from a strong one: it is walked, but
+        // every step says so instead of claiming a cycle.
+        let (screen, presenter) = weakDelegate()
+        var weakSearch = RetainPathSearch(target: presenter, limits: RetainPathLimits(), readsFieldMetadata: false)
+        #expect(weakSearch.run(roots: []).steps?.allSatisfy { $0.kind == .unknown } == true)
+        withExtendedLifetime(screen) {}
     }
 
     @Test func depthLimitIsReported() {

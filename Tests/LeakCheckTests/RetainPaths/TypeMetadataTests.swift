@@ -51,6 +51,19 @@ struct TypeMetadataTests {
         #expect(TypeMetadata.kind(of: (any Sendable).self) == .existential)
     }
 
+    @Test func copyable() {
+        #expect(TypeMetadata.isCopyable(Int.self))
+        #expect(TypeMetadata.isCopyable([Fields].self))
+        // A `~Copyable` metatype cannot even be passed as `Any.Type`; the layout test below
+        // shows a `Mutex` field left out.
+    }
+
+    @Test func classLayoutLeavesOutWeakUnownedAndPlainFields() throws {
+        let layout = try #require(ClassFieldLayout(Fields.self))
+        #expect(layout.fields.map(\.name) == ["strongField", "closure"])
+        #expect(try #require(ClassFieldLayout(GuardedState.self)).fields.map(\.name) == ["other"])
+    }
+
     @Test func plainData() {
         #expect(TypeMetadata.isPlainData(Int.self))
         #expect(TypeMetadata.isPlainData((Double, Bool).self))
