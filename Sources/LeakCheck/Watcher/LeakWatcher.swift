@@ -171,8 +171,8 @@ public final class LeakWatcher: Sendable {
         for leak in pending.leaks {
             findings.append(finding(for: leak, now: now))
         }
-        for entry in pending.lateReleases {
-            findings.append(lateRelease(of: entry, now: now))
+        for (entry, fingerprint) in pending.lateReleases {
+            findings.append(lateRelease(of: entry, fingerprint: fingerprint, now: now))
         }
         for exceeded in pending.budgets {
             findings.append(budgetFinding(exceeded, now: now))
@@ -213,11 +213,11 @@ public final class LeakWatcher: Sendable {
         return LeakWatcherFinding(kind: .leak, record: record, retainPath: path)
     }
 
-    private func lateRelease(of entry: WatchedObject, now: UInt64) -> LeakWatcherFinding {
+    private func lateRelease(of entry: WatchedObject, fingerprint: String?, now: UInt64) -> LeakWatcherFinding {
         let record = CheckRecord(
             scenario: entry.scenario, file: entry.file, line: entry.line, type: entry.typeName,
             outcome: .lateRelease, waitedMs: entry.millisecondsWatched(at: now), timeoutMs: timeoutMs,
-            lifecycle: "watcher", fingerprint: entry.fingerprint,
+            lifecycle: "watcher", fingerprint: fingerprint,
             message: "\(RetainPathNames.short(entry.typeName)) was reported leaked, then deallocated after all",
             source: .watcher
         )

@@ -49,7 +49,8 @@ struct LeakWatcherTests {
         #expect(record.scenario == "Profile")
         #expect(record.type == "LeakCheckTests.ProfilePresenter")
         #expect(record.timeoutMs == 6000)
-        #expect(record.file.hasSuffix("LeakWatcherTests.swift"))
+        #expect(record.file == "LeakWatcherTests.swift")
+        #expect(record.line == 37)
         #expect(record.retainPath?.map(\.property) == ["delegate", "presenter"])
         #expect(record.fingerprint == findRetainPath(to: presenter).fingerprint)
         #expect(record.message == "ProfilePresenter is still alive after 2 checks: "
@@ -115,10 +116,11 @@ struct LeakWatcherTests {
         #expect(watcher.checkNow().isEmpty)
         #expect(watcher.checkNow().map(\.kind) == [.leak])
 
-        // Rewatching a reported object starts its strikes again.
-        watcher.rewatch(token)
+        // Rewatching a reported object starts its strikes again, under the new name.
+        watcher.rewatch(token, name: "Again")
         #expect(watcher.checkNow().isEmpty)
-        #expect(watcher.checkNow().map(\.kind) == [.leak])
+        #expect(watcher.checkNow().map(\.record.scenario) == ["Again"])
+        #expect(watcher.watchedCount == 1)
     }
 
     @Test func ignoreBeforeWatch() {

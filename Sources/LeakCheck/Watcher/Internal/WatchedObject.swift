@@ -18,6 +18,7 @@ final class WatchedObject {
     /// Module-qualified.
     let typeName: String
     let name: String?
+    /// The file name without its folders, as reports store it.
     let file: String
     let line: Int
     let watchedAt: UInt64
@@ -33,7 +34,7 @@ final class WatchedObject {
         typeIdentifier = ObjectIdentifier(type(of: object))
         typeName = String(reflecting: type(of: object))
         self.name = name
-        self.file = file
+        self.file = file.split(separator: "/").last.map(String.init) ?? file
         self.line = line
         watchedAt = DispatchTime.now().uptimeNanoseconds
     }
@@ -69,6 +70,6 @@ struct ExceededBudget {
 /// What a check found, before retain paths are searched outside the lock.
 struct PendingFindings {
     var leaks: [(entry: WatchedObject, object: AnyObject)] = []
-    var lateReleases: [WatchedObject] = []
+    var lateReleases: [(entry: WatchedObject, fingerprint: String?)] = []
     var budgets: [ExceededBudget] = []
 }

@@ -14,13 +14,11 @@ struct WatcherState {
                 add(entry)
             case .rewatch(let entry):
                 guard entry.reference.object != nil else { continue }
+                // A fresh start: strikes at zero, and the rewatching call's name and location.
                 if let existing = live(entry.reference.identifier) {
-                    existing.ignored = false
-                    existing.strikes = 0
-                    existing.reported = false
-                } else {
-                    add(entry)
+                    entries.removeAll { $0 === existing }
                 }
+                add(entry)
             case .ignore(let reference):
                 guard let object = reference.object else { continue }
                 if let existing = live(reference.identifier) {
@@ -46,7 +44,7 @@ struct WatcherState {
         let budgetSubjects = Set(configuration.budgets.map(\.subject))
         for entry in entries {
             guard let object = entry.reference.object else {
-                if entry.reported { pending.lateReleases.append(entry) }
+                if entry.reported { pending.lateReleases.append((entry, entry.fingerprint)) }
                 if byIdentifier[entry.reference.identifier] === entry {
                     byIdentifier[entry.reference.identifier] = nil
                 }
