@@ -110,8 +110,10 @@ struct ReferenceWalk {
             if let fields, fields[position].ownership != .strong { continue }
             let child = children[index]
             let label = child.label.map(RetainPathNames.property) ?? "[\(position)]"
+            // Trust the metadata only where its field is the one the mirror shows.
+            let known = fields.map { $0[position].name == child.label } ?? false
             walk(child.value, holder: holder, path: RetainPathNames.join(path, label),
-                 kind: fields == nil ? .unknown : kind, nesting: nesting + 1, into: &edges)
+                 kind: known ? kind : .unknown, nesting: nesting + 1, into: &edges)
         }
     }
 
