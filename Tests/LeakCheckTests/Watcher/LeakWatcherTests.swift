@@ -14,6 +14,9 @@ final class FindingRecorder: @unchecked Sendable {
     var leakFindings: [LeakWatcherFinding] { lock.withLock { leaks } }
     var lateReleaseFindings: [LeakWatcherFinding] { lock.withLock { lateReleases } }
     var reportedRecords: [CheckRecord] { lock.withLock { records } }
+    private var finished = false
+    var isFinished: Bool { lock.withLock { finished } }
+    func markFinished() { lock.withLock { finished = true } }
 
     func watcher(_ configuration: LeakWatcher.Configuration = .init()) -> LeakWatcher {
         var configuration = configuration
@@ -34,6 +37,7 @@ struct LeakWatcherTests {
         let recorder = FindingRecorder()
         let watcher = recorder.watcher()
         let presenter = LeakCheckTests.strongDelegate()
+        let watchLine = #line + 1
         watcher.watch(presenter, name: "Profile")
 
         #expect(watcher.checkNow().isEmpty)
@@ -50,7 +54,7 @@ struct LeakWatcherTests {
         #expect(record.type == "LeakCheckTests.ProfilePresenter")
         #expect(record.timeoutMs == 6000)
         #expect(record.file == "LeakWatcherTests.swift")
-        #expect(record.line == 37)
+        #expect(record.line == watchLine)
         #expect(record.retainPath?.map(\.property) == ["delegate", "presenter"])
         #expect(record.fingerprint == findRetainPath(to: presenter).fingerprint)
         #expect(record.message == "ProfilePresenter is still alive after 2 checks: "
@@ -211,6 +215,32 @@ struct LeakWatcherTests {
         let token = WatchedToken()
         watcher.watch(token)
         #expect(watcher.checkNow().map(\.kind) == [.leak])
+    }
+
+    @Test func watchReturnsWhileACheckIsBusy() {
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let handler = FindingRecorder()
+        let watcher = LeakWatcher(configuration: .init(strikes: 1, findsRetainPaths: false, report: nil), onLeak: { _ in
+            entered.signal()
+            _ = release.wait(timeout: .now() + 30)
+            handler.markFinished()
+        })
+        let first = WatchedToken()
+        watcher.watch(first)
+        let check = DispatchGroup()
+        DispatchQueue.global().async(group: check) { watcher.checkNow() }
+        entered.wait()
+        // The check is held in its handler; watching, ignoring and counting must not wait for it.
+        let second = WatchedToken()
+        watcher.watch(second)
+        watcher.ignore(first)
+        _ = watcher.watchedCount
+        #expect(!handler.isFinished)
+        release.signal()
+        check.wait()
+        release.signal()  // for the next check's handler
+        #expect(watcher.checkNow().map(\.record.type) == ["LeakCheckTests.WatchedToken"])  // the second token only
     }
 
     @Test func writesToAnNDJSONReport() throws {
