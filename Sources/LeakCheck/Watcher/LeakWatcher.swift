@@ -99,8 +99,13 @@ public final class LeakWatcher: Sendable {
     ///
     /// - Parameters:
     ///   - name: A scenario name for reports, and the group for `LeakBudget.group`.
-    public func watch(_ object: AnyObject, name: String? = nil, fileID: String = #fileID, line: Int = #line) {
-        let entry = WatchedObject(object, name: name, file: fileID, line: line)
+    ///   - fileID, filePath, line, column: Where reports say the object was watched.
+    public func watch(
+        _ object: AnyObject, name: String? = nil,
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+    ) {
+        let location = CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        let entry = WatchedObject(object, name: name, location: location)
         let limit = configuration.maxWatched
         inbox.withLock { inbox in
             guard inbox.requests.count + inbox.watchedCount < limit else {
@@ -118,8 +123,12 @@ public final class LeakWatcher: Sendable {
     }
 
     /// Watches an ignored (or already reported) instance afresh: its strikes start again at zero.
-    public func rewatch(_ object: AnyObject, name: String? = nil, fileID: String = #fileID, line: Int = #line) {
-        let entry = WatchedObject(object, name: name, file: fileID, line: line)
+    public func rewatch(
+        _ object: AnyObject, name: String? = nil,
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+    ) {
+        let location = CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        let entry = WatchedObject(object, name: name, location: location)
         inbox.withLock { $0.requests.append(.rewatch(entry)) }
     }
 
@@ -205,7 +214,7 @@ public final class LeakWatcher: Sendable {
         var message = "\(RetainPathNames.short(entry.typeName)) is still alive after \(configuration.strikes) checks"
         if let path { message += ": " + path.readable }
         let record = CheckRecord(
-            scenario: entry.scenario, file: entry.file, line: entry.line, type: entry.typeName,
+            scenario: entry.scenario, file: entry.location.reportedFile, line: entry.location.line, type: entry.typeName,
             outcome: .leaked, waitedMs: entry.millisecondsWatched(at: now), timeoutMs: timeoutMs,
             lifecycle: "watcher", retainPath: path?.steps, fingerprint: path?.fingerprint,
             message: message, source: .watcher
@@ -215,7 +224,7 @@ public final class LeakWatcher: Sendable {
 
     private func lateRelease(of entry: WatchedObject, fingerprint: String?, now: UInt64) -> LeakWatcherFinding {
         let record = CheckRecord(
-            scenario: entry.scenario, file: entry.file, line: entry.line, type: entry.typeName,
+            scenario: entry.scenario, file: entry.location.reportedFile, line: entry.location.line, type: entry.typeName,
             outcome: .lateRelease, waitedMs: entry.millisecondsWatched(at: now), timeoutMs: timeoutMs,
             lifecycle: "watcher", fingerprint: fingerprint,
             message: "\(RetainPathNames.short(entry.typeName)) was reported leaked, then deallocated after all",
@@ -232,7 +241,7 @@ public final class LeakWatcher: Sendable {
         if let path { message += ". One of them: " + path.readable }
         let entry = exceeded.sampleEntry
         let record = CheckRecord(
-            scenario: entry.scenario, file: entry.file, line: entry.line, type: entry.typeName,
+            scenario: entry.scenario, file: entry.location.reportedFile, line: entry.location.line, type: entry.typeName,
             outcome: .leaked, waitedMs: entry.millisecondsWatched(at: now), timeoutMs: timeoutMs,
             lifecycle: "watcher-budget", retainPath: path?.steps, fingerprint: path?.fingerprint,
             message: message, source: .watcher

@@ -53,7 +53,7 @@ struct LeakWatcherTests {
         #expect(record.scenario == "Profile")
         #expect(record.type == "LeakCheckTests.ProfilePresenter")
         #expect(record.timeoutMs == 6000)
-        #expect(record.file == "LeakWatcherTests.swift")
+        #expect(record.file == "Tests/LeakCheckTests/Watcher/LeakWatcherTests.swift")
         #expect(record.line == watchLine)
         #expect(record.retainPath?.map(\.property) == ["delegate", "presenter"])
         #expect(record.fingerprint == findRetainPath(to: presenter).fingerprint)

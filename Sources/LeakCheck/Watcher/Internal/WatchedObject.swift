@@ -18,9 +18,8 @@ final class WatchedObject {
     /// Module-qualified.
     let typeName: String
     let name: String?
-    /// The file name without its folders, as reports store it.
-    let file: String
-    let line: Int
+    /// Where `watch` was called.
+    let location: CallerLocation
     let watchedAt: UInt64
     var strikes = 0
     var reported = false
@@ -29,13 +28,12 @@ final class WatchedObject {
     /// Whether the configuration's allowlist names the type; worked out at the first check.
     var allowlisted: Bool?
 
-    init(_ object: AnyObject, name: String?, file: String, line: Int) {
+    init(_ object: AnyObject, name: String?, location: CallerLocation) {
         reference = WeakObject(object)
         typeIdentifier = ObjectIdentifier(type(of: object))
         typeName = String(reflecting: type(of: object))
         self.name = name
-        self.file = file.split(separator: "/").last.map(String.init) ?? file
-        self.line = line
+        self.location = location
         watchedAt = DispatchTime.now().uptimeNanoseconds
     }
 

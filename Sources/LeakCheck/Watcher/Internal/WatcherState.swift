@@ -25,7 +25,8 @@ struct WatcherState {
                     existing.ignored = true
                 } else {
                     // Remember the instance, so that a later `watch` leaves it alone.
-                    let entry = WatchedObject(object, name: nil, file: "", line: 0)
+                    let entry = WatchedObject(
+                        object, name: nil, location: CallerLocation(fileID: "", filePath: "", line: 0, column: 0))
                     entry.ignored = true
                     add(entry)
                 }
