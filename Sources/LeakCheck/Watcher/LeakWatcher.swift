@@ -34,6 +34,9 @@ public final class LeakWatcher: Sendable {
         /// Whether leaks get a retain path and fingerprint (a search per leak, off the caller's thread).
         public var findsRetainPaths: Bool
         public var retainPathLimits: RetainPathLimits
+        /// Holders outside the leaked object to search when it is in no cycle: caches,
+        /// containers, singletons. Asked for at each search, on the checking thread.
+        public var retainPathRoots: (@Sendable () -> [Any])?
         /// The most objects watched and queued at once; further `watch` calls are dropped and counted.
         public var maxWatched: Int
         /// Receives every finding's record. By default the process's leak report (the one
@@ -52,6 +55,7 @@ public final class LeakWatcher: Sendable {
             self.budgets = budgets
             self.findsRetainPaths = findsRetainPaths
             self.retainPathLimits = retainPathLimits
+            self.retainPathRoots = nil
             self.maxWatched = max(1, maxWatched)
             self.report = report
         }
@@ -207,11 +211,11 @@ public final class LeakWatcher: Sendable {
 
     private func finding(for leak: (entry: WatchedObject, object: AnyObject), now: UInt64) -> LeakWatcherFinding {
         let entry = leak.entry
-        let path = configuration.findsRetainPaths
-            ? findRetainPath(to: leak.object, limits: configuration.retainPathLimits) : nil
+        let path = retainPath(to: leak.object)
         // Kept for the late release, should the object go after all.
         state.withLock { _ in entry.fingerprint = path?.fingerprint }
-        var message = "\(RetainPathNames.short(entry.typeName)) is still alive after \(configuration.strikes) checks"
+        let checks = configuration.strikes == 1 ? "1 check" : "\(configuration.strikes) checks in a row"
+        var message = "\(RetainPathNames.short(entry.typeName)) is still alive after \(checks)"
         if let path { message += ": " + path.readable }
         let record = CheckRecord(
             scenario: entry.scenario, file: entry.location.reportedFile, line: entry.location.line, type: entry.typeName,
@@ -220,6 +224,12 @@ public final class LeakWatcher: Sendable {
             message: message, source: .watcher
         )
         return LeakWatcherFinding(kind: .leak, record: record, retainPath: path)
+    }
+
+    private func retainPath(to object: AnyObject) -> RetainPathReport? {
+        guard configuration.findsRetainPaths else { return nil }
+        let roots = configuration.retainPathRoots?() ?? []
+        return findRetainPath(to: object, roots: roots, limits: configuration.retainPathLimits)
     }
 
     private func lateRelease(of entry: WatchedObject, fingerprint: String?, now: UInt64) -> LeakWatcherFinding {
@@ -235,8 +245,7 @@ public final class LeakWatcher: Sendable {
 
     private func budgetFinding(_ exceeded: ExceededBudget, now: UInt64) -> LeakWatcherFinding {
         let budget = exceeded.budget
-        let path = configuration.findsRetainPaths
-            ? findRetainPath(to: exceeded.sample, limits: configuration.retainPathLimits) : nil
+        let path = retainPath(to: exceeded.sample)
         var message = "\(exceeded.count) live \(budget.label) instances; the budget is \(budget.limit)"
         if let path { message += ". One of them: " + path.readable }
         let entry = exceeded.sampleEntry

@@ -57,8 +57,22 @@ struct LeakWatcherTests {
         #expect(record.line == watchLine)
         #expect(record.retainPath?.map(\.property) == ["delegate", "presenter"])
         #expect(record.fingerprint == findRetainPath(to: presenter).fingerprint)
-        #expect(record.message == "ProfilePresenter is still alive after 2 checks: "
+        #expect(record.message == "ProfilePresenter is still alive after 2 checks in a row: "
             + "ProfilePresenter.delegate → ProfileScreen.presenter → ProfilePresenter")
+    }
+
+    @Test func retainPathsSearchTheConfiguredRoots() {
+        let cache = ImageCache()
+        let image = CachedImage()
+        cache.entries = [image]
+        var configuration = LeakWatcher.Configuration(strikes: 1, report: nil)
+        let roots = UncheckedBox(cache)
+        configuration.retainPathRoots = { [roots.value] }
+        let watcher = LeakWatcher(configuration: configuration)
+        watcher.watch(image)
+        let finding = watcher.checkNow().first
+        #expect(finding?.retainPath?.origin == .root)
+        #expect(finding?.record.message == "CachedImage is still alive after 1 check: ImageCache.entries[0] → CachedImage")
     }
 
     @Test func strikesAreConfigurable() {
