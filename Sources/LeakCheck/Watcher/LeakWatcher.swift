@@ -24,7 +24,7 @@ import LeakReport
 public final class LeakWatcher: Sendable {
     /// How a watcher checks and where it reports.
     public struct Configuration: Sendable {
-        /// Seconds between periodic checks, once `start()` is called.
+        /// Seconds between periodic checks, once `start()` is called (at most a day).
         public var interval: Double
         /// Checks in a row an object must survive to be reported.
         public var strikes: Int
@@ -49,7 +49,7 @@ public final class LeakWatcher: Sendable {
             findsRetainPaths: Bool = true, retainPathLimits: RetainPathLimits = RetainPathLimits(),
             maxWatched: Int = 100_000, report: (@Sendable (CheckRecord) -> Void)? = Configuration.processReport
         ) {
-            self.interval = max(0.001, interval)
+            self.interval = min(max(0.001, interval), 86_400)
             self.strikes = max(1, strikes)
             self.allowlist = allowlist
             self.budgets = budgets
@@ -169,12 +169,13 @@ public final class LeakWatcher: Sendable {
     /// Tests call this instead of waiting for the period.
     @discardableResult
     public func checkNow() -> [LeakWatcherFinding] {
-        let requests = inbox.withLock { inbox in
-            defer { inbox.requests.removeAll() }
-            return inbox.requests
-        }
         let now = DispatchTime.now().uptimeNanoseconds
         let pending = state.withLock { state in
+            // Taken under the state lock, so that concurrent checks apply requests in call order.
+            let requests = inbox.withLock { inbox in
+                defer { inbox.requests.removeAll() }
+                return inbox.requests
+            }
             state.apply(requests)
             let pending = state.check(configuration: configuration)
             inbox.withLock { $0.watchedCount = state.entries.count }
@@ -206,7 +207,7 @@ public final class LeakWatcher: Sendable {
     // MARK: Findings
 
     private var timeoutMs: Int {
-        Int((configuration.interval * Double(configuration.strikes) * 1000).rounded())
+        Int(min((configuration.interval * Double(configuration.strikes) * 1000).rounded(), Double(Int32.max)))
     }
 
     private func finding(for leak: (entry: WatchedObject, object: AnyObject), now: UInt64) -> LeakWatcherFinding {

@@ -87,6 +87,18 @@ struct LeakWatcherTests {
         #expect(findings.first?.record.scenario == "LeakWatcher/WatchedToken")
     }
 
+    @Test func hugeSettingsAreClamped() {
+        let watcher = FindingRecorder().watcher(.init(interval: 1e300, strikes: .max, findsRetainPaths: false))
+        #expect(watcher.configuration.interval == 86_400)
+        watcher.start()
+        watcher.stop()
+        let budgeted = FindingRecorder().watcher(
+            .init(strikes: .max, budgets: [.type(WatchedToken.self, atMost: 0)], findsRetainPaths: false))
+        let token = WatchedToken()
+        budgeted.watch(token)
+        #expect(budgeted.checkNow().first?.record.timeoutMs == Int(Int32.max))
+    }
+
     @Test func objectReleasedBeforeTheLastStrikeIsNoLeak() {
         let recorder = FindingRecorder()
         let watcher = recorder.watcher()
