@@ -89,9 +89,12 @@ struct RetainPathSearch {
                 let property = edge.property.isEmpty ? "roots[\(position)]" : edge.property
                 let step = RetainPathStep(holder: holder, property: property, kind: edge.kind)
                 if edge.target === target { return [step] }
-                if seen.insert(ObjectIdentifier(edge.target)).inserted {
-                    nodes.append(Node(object: edge.target, parent: -1, step: step, depth: 1))
+                guard seen.insert(ObjectIdentifier(edge.target)).inserted else { continue }
+                guard nodes.count < limits.maxVisited else {
+                    visitsReached = true
+                    return nil
                 }
+                nodes.append(Node(object: edge.target, parent: -1, step: step, depth: 1))
             }
         }
         return breadthFirst()

@@ -246,6 +246,11 @@ struct RetainPathSearchTests {
         let report = findRetainPath(to: target, roots: [cache], limits: RetainPathLimits(maxVisited: 10))
         #expect(report.steps == nil)
         #expect(report.limitReached == "stopped after 10 objects")
+
+        let fromValue = findRetainPath(to: target, roots: [cache.entries], limits: RetainPathLimits(maxVisited: 10))
+        #expect(fromValue.steps == nil)
+        #expect(fromValue.limitReached == "stopped after 10 objects")
+        #expect(findRetainPath(to: target, roots: [cache.entries]).readable == "Array<CachedImage>[1000] → CachedImage")
     }
 
     @Test func shortestPathWins() {
