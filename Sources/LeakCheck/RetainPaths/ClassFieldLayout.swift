@@ -53,9 +53,9 @@ struct ClassFieldLayout {
         for (field, held) in zip(listed, ownership) {
             guard field.name == held.name else { return nil }
             // `~Copyable` fields (a `Mutex`) cannot be copied out; like `Mirror`, the walk passes them by.
-            guard held.ownership == .strong, TypeMetadata.isCopyable(field.type),
-                  ValueRole(field.type) != .plain
-            else { continue }
+            guard held.ownership == .strong else { continue }
+            let role = ValueRole(field.type)
+            guard role != .plain, role == .object || TypeMetadata.isCopyable(field.type) else { continue }
             fields.append(Field(name: RetainPathNames.property(field.name), offset: field.offset, type: field.type))
         }
         self.fields = fields

@@ -115,6 +115,7 @@ enum TypeMetadata {
         let descriptorOffset: Int
         switch kind(of: type) {
         case .class:
+            guard isSwiftClass(metadata) else { return nil }
             expectedKind = 16
             descriptorOffset = classDescriptorOffset
         case .struct:
@@ -130,6 +131,19 @@ enum TypeMetadata {
         let name = String(cString: namePointer.assumingMemoryBound(to: CChar.self))
         guard shortName(of: type) == name else { return nil }
         return descriptor
+    }
+
+    /// Only Swift class metadata has a descriptor: not the wrapper of an Objective-C class
+    /// (kind 0x305), nor, where Objective-C exists, a class whose data word lacks the Swift bits.
+    private static func isSwiftClass(_ metadata: UnsafeRawPointer) -> Bool {
+        let raw = metadata.load(as: UInt.self)
+        guard raw == 0 || raw > 0x7FF else { return false }
+        #if canImport(ObjectiveC)
+        let data = metadata.load(fromByteOffset: 4 * MemoryLayout<UnsafeRawPointer>.size, as: UInt.self)
+        return data & 0x3 != 0
+        #else
+        return true
+        #endif
     }
 
     /// Where a class's metadata keeps its descriptor: after kind/isa and superclass, the
