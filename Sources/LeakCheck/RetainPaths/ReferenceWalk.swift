@@ -1,39 +1,4 @@
-import Dispatch
-import Foundation
 import LeakReport
-
-/// One strong reference from a holder to a class instance.
-struct ReferenceEdge {
-    let target: AnyObject
-    /// As people read it: `children[0]`, `state.loaded.owner`.
-    let property: String
-    let kind: RetainPathStep.Kind
-}
-
-/// A stored value that may hold an object without a reference `Mirror` can show.
-struct RetainSuspect: Hashable {
-    enum Kind { case closure, task, timer, dispatchSource }
-
-    /// Module-qualified, as in `RetainPathStep.holder`.
-    let holder: String
-    let property: String
-    let kind: Kind
-
-    /// `SelfCapturingClosure.onDone is a closure; a closure that captures self strongly keeps it alive`
-    var sentence: String {
-        let name = RetainPathNames.short(holder) + "." + property
-        switch kind {
-        case .closure:
-            return "\(name) is a closure; a closure that captures self strongly keeps it alive"
-        case .task:
-            return "\(name) is a Task; a task that captures self keeps it alive until the task ends"
-        case .timer:
-            return "\(name) is a Timer; a scheduled timer keeps its target or block alive until it is invalidated"
-        case .dispatchSource:
-            return "\(name) is a dispatch source; its handlers keep what they capture alive until it is cancelled"
-        }
-    }
-}
 
 /// Walks the stored values of one holder — through structs, enums, optionals, tuples,
 /// collections and existentials — to the class instances it holds strongly.
@@ -246,43 +211,4 @@ struct ReferenceWalk {
         let suspect = RetainSuspect(holder: holder, property: property, kind: kind)
         if suspectSet.insert(suspect).inserted { suspects.append(suspect) }
     }
-}
-
-/// `Optional`, opened without a mirror.
-private protocol OptionalValue {
-    var wrappedAny: Any? { get }
-}
-
-extension Optional: OptionalValue {
-    fileprivate var wrappedAny: Any? { map { $0 } }
-}
-
-/// Arrays and sets, walked without a mirror.
-private protocol ElementSequence {
-    func forEachElement(_ body: (Any) -> Void)
-}
-
-extension Array: ElementSequence {
-    fileprivate func forEachElement(_ body: (Any) -> Void) { for element in self { body(element) } }
-}
-
-extension ContiguousArray: ElementSequence {
-    fileprivate func forEachElement(_ body: (Any) -> Void) { for element in self { body(element) } }
-}
-
-extension ArraySlice: ElementSequence {
-    fileprivate func forEachElement(_ body: (Any) -> Void) { for element in self { body(element) } }
-}
-
-extension Set: ElementSequence {
-    fileprivate func forEachElement(_ body: (Any) -> Void) { for element in self { body(element) } }
-}
-
-/// Dictionaries, walked without a mirror.
-private protocol KeyValueSequence {
-    func forEachPair(_ body: (Any, Any) -> Void)
-}
-
-extension Dictionary: KeyValueSequence {
-    fileprivate func forEachPair(_ body: (Any, Any) -> Void) { for (key, value) in self { body(key, value) } }
 }

@@ -1,16 +1,5 @@
 import Dispatch
 
-/// A weak reference that remembers whom it pointed at.
-struct WeakObject {
-    weak var object: AnyObject?
-    let identifier: ObjectIdentifier
-
-    init(_ object: AnyObject) {
-        self.object = object
-        self.identifier = ObjectIdentifier(object)
-    }
-}
-
 /// One watched object. Its mutable parts change only under the watcher's state lock.
 final class WatchedObject {
     let reference: WeakObject
@@ -42,32 +31,4 @@ final class WatchedObject {
     func millisecondsWatched(at now: UInt64) -> Double {
         Double(now &- watchedAt) / 1_000_000
     }
-}
-
-/// What callers asked for since the last check.
-enum WatcherRequest {
-    case watch(WatchedObject)
-    case ignore(WeakObject)
-    case rewatch(WatchedObject)
-    case ignoreType(ObjectIdentifier)
-}
-
-struct WatcherInbox {
-    var requests: [WatcherRequest] = []
-    var watchedCount = 0
-    var dropped = 0
-}
-
-struct ExceededBudget {
-    let budget: LeakBudget
-    let count: Int
-    let sample: AnyObject
-    let sampleEntry: WatchedObject
-}
-
-/// What a check found, before retain paths are searched outside the lock.
-struct PendingFindings {
-    var leaks: [(entry: WatchedObject, object: AnyObject)] = []
-    var lateReleases: [(entry: WatchedObject, fingerprint: String?)] = []
-    var budgets: [ExceededBudget] = []
 }
