@@ -3,7 +3,7 @@ import Testing
 @testable import LeakCheck
 
 @Suite("Retain paths")
-struct RetainPathSearchTests {
+struct FindRetainPathTests {
     // MARK: Leaking shapes: the property that holds the object is named
 
     @Test func closureStoredOnSelfIsASuspect() {
