@@ -31,7 +31,8 @@ public final class LeakWatcher: Sendable {
         /// Class names never reported, short (`ImageCache`) or module-qualified (`App.ImageCache`).
         public var allowlist: Set<String>
         public var budgets: [LeakBudget]
-        /// Whether leaks get a retain path and fingerprint (a search per leak, off the caller's thread).
+        /// Whether leaks get a retain path and fingerprint: one search per finding, in the check,
+        /// never in `watch`.
         public var findsRetainPaths: Bool
         public var retainPathLimits: RetainPathLimits
         /// Holders outside the leaked object to search when it is in no cycle: caches,
