@@ -34,6 +34,15 @@ struct FindRetainPathTests {
             holder: "LeakCheckTests.MainCoordinator", property: "children[1]", kind: .collection))
     }
 
+    @Test func setsAndContiguousArrays() {
+        let a = SetMember(), b = SetMember()
+        a.peers = [b]
+        b.slots = [nil, a]
+        #expect(findRetainPath(to: a).readable == "SetMember.peers[0] → SetMember.slots[1] → SetMember")
+        #expect(findRetainPath(to: a).steps?.map(\.kind) == [.collection, .collection])
+        b.slots = []
+    }
+
     @Test func parentAndChildThroughADictionary() {
         let report = findRetainPath(to: parentChildThroughDictionary())
         #expect(report.readable

@@ -211,6 +211,13 @@ func chain(length: Int) -> ChainLink {
     return first
 }
 
+final class SetMember: Hashable {
+    var peers: Set<SetMember> = []
+    var slots: ContiguousArray<SetMember?> = []
+    static func == (a: SetMember, b: SetMember) -> Bool { a === b }
+    func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
+
 final class GraphNode {
     var edges: [GraphNode] = []
 }
