@@ -13,6 +13,8 @@ import LeakReport
 /// field metadata to leave out `weak` and `unowned` references; a step it cannot classify has the
 /// kind `unknown`. Closures cannot be looked into: when no path is found, the closures, tasks,
 /// timers and dispatch sources stored on the object and on what it reaches are named as suspects.
+/// Like `Mirror`, it reads stored properties without synchronisation: call it while the objects
+/// it reaches are not being mutated on other threads.
 ///
 /// - Parameters:
 ///   - object: The object that outlived its check.

@@ -32,7 +32,8 @@ public final class LeakWatcher: Sendable {
         public var allowlist: Set<String>
         public var budgets: [LeakBudget]
         /// Whether leaks get a retain path and fingerprint: one search per finding, in the check,
-        /// never in `watch`.
+        /// never in `watch`. The search reads stored properties as `Mirror` does; turn it off
+        /// where objects a leak reaches are mutated on other threads while checks run.
         public var findsRetainPaths: Bool
         public var retainPathLimits: RetainPathLimits
         /// Holders outside the leaked object to search when it is in no cycle: caches,
