@@ -9,6 +9,7 @@ let usage = """
 
     SUITES:
       library   a passing expectDeallocation (report line included) vs. a bare weak-reference loop
+      retain    retain-path search over 100,000 objects vs. a plain Mirror walk; the watcher's check
       all       every suite above
 
     OPTIONS:
@@ -18,8 +19,8 @@ let usage = """
 var arguments = Array(CommandLine.arguments.dropFirst())
 let quick = arguments.contains("--quick")
 arguments.removeAll { $0 == "--quick" }
-guard let suite = arguments.first, arguments.count == 1, ["library", "all"].contains(suite) else {
-    FileHandle.standardError.write(Data("Error: expected one suite: library or all\n\n\(usage)\n".utf8))
+guard let suite = arguments.first, arguments.count == 1, ["library", "retain", "all"].contains(suite) else {
+    FileHandle.standardError.write(Data("Error: expected one suite: library, retain or all\n\n\(usage)\n".utf8))
     exit(2)
 }
 
@@ -30,4 +31,9 @@ if ProcessInfo.processInfo.environment["LEAKHISTORY_REPORT"] == nil {
     atexit { if let path = getenv("LEAKHISTORY_REPORT") { unlink(path) } }
 }
 
-print(await LibraryBenchmark.run(quick: quick).render())
+if suite == "library" || suite == "all" {
+    print(await LibraryBenchmark.run(quick: quick).render())
+}
+if suite == "retain" || suite == "all" {
+    print(await RetainPathBenchmark.run(quick: quick).render())
+}
