@@ -54,5 +54,9 @@ let package = Package(
             name: "LeakServerTests",
             dependencies: ["LeakServer", "LeakStore", "LeakReport", "CSQLite", "CZlib", "leakhistory-server"]
         ),
+        .testTarget(
+            name: "leakhistoryTests",
+            dependencies: ["leakhistory", "LeakServer", "LeakStore", "LeakReport"]
+        ),
     ]
 )

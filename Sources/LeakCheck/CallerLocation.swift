@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where a check was written: failures are recorded here, never at a line inside LeakCheck.
 public struct CallerLocation: Sendable, Hashable {
     public var fileID: String
@@ -21,8 +23,20 @@ public struct CallerLocation: Sendable, Hashable {
             line: Int(line), column: Int(column), function: function.description)
     }
 
-    /// The file name without its folders, as reports store it: `ProfileTests.swift`.
-    var fileName: String {
-        fileID.split(separator: "/").last.map(String.init) ?? fileID
+    /// The file as reports store it: relative to the working directory when the file is inside
+    /// it (`Tests/AppTests/ProfileTests.swift` under `swift test`, which CI annotations can point
+    /// at), else just its name.
+    var reportedFile: String {
+        let root = Self.workingDirectory.value
+        if !root.isEmpty, filePath.hasPrefix(root) {
+            return String(filePath.dropFirst(root.count))
+        }
+        return fileID.split(separator: "/").last.map(String.init) ?? fileID
+    }
+
+    /// The working directory with a trailing slash, read once.
+    private static let workingDirectory = Lazy<String> {
+        let path = FileManager.default.currentDirectoryPath
+        return path.isEmpty ? "" : (path.hasSuffix("/") ? path : path + "/")
     }
 }

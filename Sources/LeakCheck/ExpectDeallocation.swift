@@ -21,6 +21,7 @@ public func expectDeallocation<Object: AnyObject>(
     _ lifecycle: DeallocationLifecycle<Object> = .none,
     timeout: Duration? = nil,
     gracePeriod: Duration? = nil,
+    roots: [Any] = [],
     afterRelease: () async -> Void = {},
     isolation: isolated (any Actor)? = #isolation,
     fileID: StaticString = #fileID, filePath: StaticString = #filePath,
@@ -30,7 +31,7 @@ public func expectDeallocation<Object: AnyObject>(
     let context = CheckContext(
         location: CallerLocation(fileID, filePath, line, column, function), lifecycle: lifecycle.name,
         timeouts: DeallocationTimeouts(timeout: timeout, gracePeriod: gracePeriod).over(.current))
-    try await checkDeallocation(of: make, lifecycle: lifecycle, afterRelease: afterRelease, context: context)
+    try await checkDeallocation(of: make, lifecycle: lifecycle, roots: roots, afterRelease: afterRelease, context: context)
 }
 
 /// Checks that every object `make` returns is deallocated once released: a module built whole
@@ -44,6 +45,7 @@ public func expectDeallocation<Object: AnyObject>(
 public func expectDeallocation(
     timeout: Duration? = nil,
     gracePeriod: Duration? = nil,
+    roots: [Any] = [],
     afterRelease: () async -> Void = {},
     isolation: isolated (any Actor)? = #isolation,
     fileID: StaticString = #fileID, filePath: StaticString = #filePath,
@@ -53,7 +55,7 @@ public func expectDeallocation(
     let context = CheckContext(
         location: CallerLocation(fileID, filePath, line, column, function),
         timeouts: DeallocationTimeouts(timeout: timeout, gracePeriod: gracePeriod).over(.current))
-    try await checkDeallocation(ofGroup: make, afterRelease: afterRelease, context: context)
+    try await checkDeallocation(ofGroup: make, roots: roots, afterRelease: afterRelease, context: context)
 }
 
 /// Resolves `service` from `container` and checks that what it hands out is deallocated once
@@ -68,6 +70,7 @@ public func expectDeallocation<Service>(
     resolvedFrom container: some DependencyResolving,
     timeout: Duration? = nil,
     gracePeriod: Duration? = nil,
+    roots: [Any] = [],
     afterRelease: () async -> Void = {},
     isolation: isolated (any Actor)? = #isolation,
     fileID: StaticString = #fileID, filePath: StaticString = #filePath,
@@ -78,7 +81,7 @@ public func expectDeallocation<Service>(
         timeouts: DeallocationTimeouts(timeout: timeout, gracePeriod: gracePeriod).over(.current))
     guard let reference = resolveReference(service, from: container, context: context) else { return }
     await afterRelease()
-    await DeallocationCheck.verify([reference], context: context)
+    await DeallocationCheck.verify([reference], context: context, roots: roots)
 }
 
 // MARK: - Shared by the free functions and the XCTestCase methods
@@ -86,6 +89,7 @@ public func expectDeallocation<Service>(
 func checkDeallocation<Object: AnyObject>(
     of make: () async throws -> Object,
     lifecycle: DeallocationLifecycle<Object>,
+    roots: [Any],
     afterRelease: () async -> Void,
     context: CheckContext,
     testCase: AnyObject? = nil,
@@ -95,7 +99,7 @@ func checkDeallocation<Object: AnyObject>(
     switch created {
     case let .success(reference):
         await afterRelease()
-        await DeallocationCheck.verify([reference], context: context, testCase: testCase)
+        await DeallocationCheck.verify([reference], context: context, roots: roots, testCase: testCase)
     case let .failure(failure):
         DeallocationCheck.reportError(
             LeakMessage.lifecycleThrew(failure.typeName, lifecycle: lifecycle.name, error: failure.error),
@@ -105,6 +109,7 @@ func checkDeallocation<Object: AnyObject>(
 
 func checkDeallocation(
     ofGroup make: () async throws -> [AnyObject],
+    roots: [Any],
     afterRelease: () async -> Void,
     context: CheckContext,
     testCase: AnyObject? = nil,
@@ -112,7 +117,7 @@ func checkDeallocation(
 ) async rethrows {
     let references = try await makeAndReleaseGroup(make)
     await afterRelease()
-    await DeallocationCheck.verify(references, context: context, testCase: testCase)
+    await DeallocationCheck.verify(references, context: context, roots: roots, testCase: testCase)
 }
 
 /// A lifecycle that threw: the check reports it as an error, not as a leak.

@@ -15,6 +15,7 @@ extension XCTestCase {
         _ lifecycle: DeallocationLifecycle<Object> = .none,
         timeout: Duration? = nil,
         gracePeriod: Duration? = nil,
+        roots: [Any] = [],
         afterRelease: () async -> Void = {},
         isolation: isolated (any Actor)? = #isolation,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath,
@@ -24,13 +25,14 @@ extension XCTestCase {
         let context = checkContext(
             CallerLocation(fileID, filePath, line, column, function), lifecycle: lifecycle.name,
             DeallocationTimeouts(timeout: timeout, gracePeriod: gracePeriod))
-        try await checkDeallocation(of: make, lifecycle: lifecycle, afterRelease: afterRelease, context: context, testCase: self)
+        try await checkDeallocation(of: make, lifecycle: lifecycle, roots: roots, afterRelease: afterRelease, context: context, testCase: self)
     }
 
     /// Checks that every object `make` returns is deallocated once released.
     public func expectDeallocation(
         timeout: Duration? = nil,
         gracePeriod: Duration? = nil,
+        roots: [Any] = [],
         afterRelease: () async -> Void = {},
         isolation: isolated (any Actor)? = #isolation,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath,
@@ -40,7 +42,7 @@ extension XCTestCase {
         let context = checkContext(
             CallerLocation(fileID, filePath, line, column, function), lifecycle: "none",
             DeallocationTimeouts(timeout: timeout, gracePeriod: gracePeriod))
-        try await checkDeallocation(ofGroup: make, afterRelease: afterRelease, context: context, testCase: self)
+        try await checkDeallocation(ofGroup: make, roots: roots, afterRelease: afterRelease, context: context, testCase: self)
     }
 
     /// The synchronous form, for tests that are not `async`: pumps the current run loop while it
@@ -52,6 +54,7 @@ extension XCTestCase {
     public func assertDeallocation<Object: AnyObject>(
         timeout: Duration? = nil,
         gracePeriod: Duration? = nil,
+        roots: [Any] = [],
         afterRelease: () -> Void = {},
         fileID: StaticString = #fileID, filePath: StaticString = #filePath,
         line: UInt = #line, column: UInt = #column, function: StaticString = #function,
@@ -62,7 +65,7 @@ extension XCTestCase {
             DeallocationTimeouts(timeout: timeout, gracePeriod: gracePeriod))
         let reference = try WeakReference(make())
         afterRelease()
-        DeallocationCheck.verifyPumpingRunLoop([reference], context: context, testCase: self)
+        DeallocationCheck.verifyPumpingRunLoop([reference], context: context, roots: roots, testCase: self)
     }
 
     /// Returns `object` and checks at tear-down that it was deallocated, pumping the run loop

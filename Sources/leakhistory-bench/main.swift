@@ -9,6 +9,7 @@ let usage = """
 
     SUITES:
       library   a passing expectDeallocation (report line included) vs. a bare weak-reference loop
+      retain    retain-path search over 100,000 objects vs. a plain Mirror walk; the watcher's check
       queries   diff, trend, types and resolve over HTTP on a seeded database vs. one indexed lookup
       all       every suite above
 
@@ -19,8 +20,8 @@ let usage = """
 var arguments = Array(CommandLine.arguments.dropFirst())
 let quick = arguments.contains("--quick")
 arguments.removeAll { $0 == "--quick" }
-guard let suite = arguments.first, arguments.count == 1, ["library", "queries", "all"].contains(suite) else {
-    FileHandle.standardError.write(Data("Error: expected one suite: library, queries or all\n\n\(usage)\n".utf8))
+guard let suite = arguments.first, arguments.count == 1, ["library", "retain", "queries", "all"].contains(suite) else {
+    FileHandle.standardError.write(Data("Error: expected one suite: library, retain, queries or all\n\n\(usage)\n".utf8))
     exit(2)
 }
 
@@ -33,6 +34,9 @@ if ProcessInfo.processInfo.environment["LEAKHISTORY_REPORT"] == nil {
 
 if suite == "library" || suite == "all" {
     print(await LibraryBenchmark.run(quick: quick).render())
+}
+if suite == "retain" || suite == "all" {
+    print(await RetainPathBenchmark.run(quick: quick).render())
 }
 if suite == "queries" || suite == "all" {
     do {

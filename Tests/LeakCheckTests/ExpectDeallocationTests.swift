@@ -24,7 +24,7 @@ let short = Duration.milliseconds(30)
         #expect(record.outcome == .deallocated)
         #expect(record.type == "LeakCheckTests.CleanObject")
         #expect(record.scenario == "ExpectDeallocationTests/cleanObjectPassesAndIsReported()")
-        #expect(record.file == "ExpectDeallocationTests.swift")
+        #expect(record.file == "Tests/LeakCheckTests/ExpectDeallocationTests.swift")
         #expect(record.timeoutMs == 2000)
         #expect(record.waitedMs < 2000)
     }
@@ -39,6 +39,15 @@ let short = Duration.milliseconds(30)
             case .parentChildArray: Parent(childCount: 3)
             }
         }
+
+        /// What the failure must say holds the object.
+        var explanation: String {
+            switch self {
+            case .closureCapturingSelf: "SelfCapturingClosure.onDone is a closure"
+            case .strongDelegate: "StrongDelegateOwner.delegate → StrongDelegate.owner → StrongDelegateOwner"
+            case .parentChildArray: "Parent.children[0] → Child.parent → Parent"
+            }
+        }
     }
 
     @Test(arguments: LeakingShape.allCases)
@@ -51,11 +60,17 @@ let short = Duration.milliseconds(30)
                     && "\(issue)".contains("was not deallocated")
                     && "\(issue)".contains("LeakCheckTests.")
                     && "\(issue)".contains("[weak self]")
+                    && "\(issue)".contains("What holds it: ")
+                    && "\(issue)".contains(shape.explanation)
             }
         }
         #expect(records.map(\.outcome) == [.leaked])
+        #expect(records.first?.fingerprint?.count == 16)
+        if shape != .closureCapturingSelf {
+            #expect(records.first?.retainPath?.isEmpty == false)
+        }
         #expect((records.first?.waitedMs ?? 0) >= 30)
-        #expect(records.first?.file == "ExpectDeallocationTests.swift")
+        #expect(records.first?.file == "Tests/LeakCheckTests/ExpectDeallocationTests.swift")
     }
 
     @Test func lateReleaseIsAWarningNotALeak() async {
@@ -107,6 +122,18 @@ let short = Duration.milliseconds(30)
         await withKnownIssue {
             await expectDeallocation(timeout: short, gracePeriod: .zero) { Cached(in: cache) }
         } matching: { "\($0)".contains("LeakCheckTests.Cached") }
+    }
+
+    @Test func rootsNameWhoElseHoldsIt() async {
+        let cache = Cache()
+        let records = await capturingRecords {
+            await withKnownIssue {
+                await expectDeallocation(timeout: short, gracePeriod: .zero, roots: [cache]) { Cached(in: cache) }
+            } matching: { issue in
+                "\(issue)".contains("What holds it: Cache.items[0] → Cached")
+            }
+        }
+        #expect(records.first?.retainPath?.first?.holder == "LeakCheckTests.Cache")
     }
 
     @Test func groupListsEachSurvivorByType() async {

@@ -5,22 +5,28 @@ import LeakReport
 enum DeallocationCheck {
     /// Waits (yielding and sleeping) for `references` and reports their fates.
     static func verify(
-        _ references: [WeakReference], context: CheckContext, testCase: AnyObject? = nil,
+        _ references: [WeakReference], context: CheckContext, roots: [Any] = [], testCase: AnyObject? = nil,
         isolation: isolated (any Actor)? = #isolation
     ) async {
         var poller = ReleasePoller(references, timeouts: context.timeouts)
         let fates = await poller.run()
-        report(fates, of: references, context: context, testCase: testCase)
+        report(fates, of: references, context: context, roots: roots, testCase: testCase)
     }
 
     /// Waits (pumping the run loop) for `references` and reports their fates.
-    static func verifyPumpingRunLoop(_ references: [WeakReference], context: CheckContext, testCase: AnyObject? = nil) {
+    static func verifyPumpingRunLoop(_ references: [WeakReference], context: CheckContext, roots: [Any] = [], testCase: AnyObject? = nil) {
         var poller = ReleasePoller(references, timeouts: context.timeouts)
         let fates = poller.runPumpingRunLoop()
-        report(fates, of: references, context: context, testCase: testCase)
+        report(fates, of: references, context: context, roots: roots, testCase: testCase)
     }
 
-    static func report(_ fates: [ReleasePoller.Fate], of references: [WeakReference], context: CheckContext, testCase: AnyObject?) {
+    /// Reports each object's fate. A leaked object is still alive here, so what holds it is
+    /// searched for (a cycle back to it, or a path from `roots`) and named in the message and
+    /// the report line, with the leak's fingerprint.
+    static func report(
+        _ fates: [ReleasePoller.Fate], of references: [WeakReference], context: CheckContext, roots: [Any] = [],
+        testCase: AnyObject?
+    ) {
         var survivors: [(typeName: String, waited: Duration, retainPath: String?)] = []
         var records: [CheckRecord] = []
         for (reference, fate) in zip(references, fates) {
@@ -34,7 +40,14 @@ enum DeallocationCheck {
                 IssueReporter.record(record.message!, severity: .warning, at: context.location, in: testCase)
             case let .leaked(waited):
                 record.outcome = .leaked
-                survivors.append((reference.typeName, waited, nil))
+                var explanation: String?
+                if let survivor = reference.object {
+                    let path = findRetainPath(to: survivor, roots: roots)
+                    record.retainPath = path.steps
+                    record.fingerprint = path.fingerprint
+                    explanation = path.readable + (path.limitReached.map { " (search \($0))" } ?? "")
+                }
+                survivors.append((reference.typeName, waited, explanation))
             }
             records.append(record)
         }
@@ -59,7 +72,7 @@ enum DeallocationCheck {
 
     private static func record(for typeName: String, context: CheckContext, waited: Duration) -> CheckRecord {
         CheckRecord(
-            scenario: context.scenario, file: context.location.fileName, line: context.location.line,
+            scenario: context.scenario, file: context.location.reportedFile, line: context.location.line,
             type: typeName, outcome: .deallocated, waitedMs: waited.milliseconds,
             timeoutMs: Int(context.timeouts.resolvedTimeout.milliseconds), lifecycle: context.lifecycle)
     }

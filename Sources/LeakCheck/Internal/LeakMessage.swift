@@ -23,7 +23,7 @@ enum LeakMessage {
         }
         for survivor in survivors {
             if let path = survivor.retainPath {
-                text += "\nRetain path\(groupSize == 1 ? "" : " of \(survivor.typeName)"): \(path)"
+                text += "\nWhat holds \(groupSize == 1 ? "it" : survivor.typeName): \(path)"
             }
         }
         return text + "\n" + usualHolders

@@ -23,6 +23,13 @@ struct CommandContext: Sendable {
         FileHandle.standardOutput.write(Data(text.utf8))
     }
 
+    /// Prints `value` as pretty, key-sorted JSON: the stable form scripts read.
+    func printJSON(_ value: some Encodable) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        print(String(decoding: (try? encoder.encode(value)) ?? Data("null".utf8), as: UTF8.self) + "\n")
+    }
+
     func printError(_ text: String) {
         FileHandle.standardError.write(Data(text.utf8))
     }

@@ -39,9 +39,7 @@ struct TrendCommand: Command {
         let branch = arguments.value("--branch") ?? "main"
         let trend = try await LeakHistoryClient(settings: settings).trend(type: type, branch: branch, limit: limit)
         if arguments.value("--format") == "json" {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            context.print(String(decoding: (try? encoder.encode(trend)) ?? Data(), as: UTF8.self) + "\n")
+            context.printJSON(trend)
             return .success
         }
         context.print(Self.render(trend))

@@ -28,9 +28,7 @@ struct TypesCommand: Command {
         let settings = try ClientSettings.resolve(arguments, environment: context.environment, repositoryRoot: repository?.directory)
         let answer = try await LeakHistoryClient(settings: settings).types(branch: arguments.value("--branch") ?? "main")
         if arguments.value("--format") == "json" {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            context.print(String(decoding: (try? encoder.encode(answer)) ?? Data(), as: UTF8.self) + "\n")
+            context.printJSON(answer)
             return .success
         }
         guard !answer.types.isEmpty else {

@@ -31,9 +31,7 @@ struct UploadCommand: Command {
     func run() async throws(CommandFailure) -> ExitCode {
         let (receipt, run, settings) = try await Self.upload(arguments, context: context)
         if arguments.value("--format") == "json" {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            context.print(String(decoding: (try? encoder.encode(receipt)) ?? Data(), as: UTF8.self) + "\n")
+            context.printJSON(receipt)
         } else {
             context.print(Self.summary(receipt, run: run, settings: settings))
         }

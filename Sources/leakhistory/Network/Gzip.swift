@@ -6,9 +6,7 @@ enum Gzip {
     /// `data` as a gzip stream (RFC 1952), or nil if zlib failed (then send it uncompressed).
     static func compress(_ data: Data) -> Data? {
         var stream = z_stream()
-        // windowBits 15 + 16 asks zlib for a gzip header and trailer.
-        guard deflateInit2_(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY,
-                            ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
+        guard lh_deflate_init_gzip(&stream, Z_DEFAULT_COMPRESSION) == Z_OK else { return nil }
         defer { deflateEnd(&stream) }
         var output = Data(count: Int(deflateBound(&stream, UInt(data.count))) + 32)
         let produced: Int = data.withUnsafeBytes { input in

@@ -53,7 +53,7 @@ struct DiffRenderer {
         case .newLeaks:
             verdict = palette.red(outcome.strict && (counts[.new] ?? 0) == 0
                 ? "FAIL: flaky leaks and --strict was given."
-                : "FAIL: this change brings in \(counts[.new] ?? 0) new leak\((counts[.new] ?? 0) == 1 ? "" : "s"). Fix them, or suppress a known one on the server.")
+                : "FAIL: this change brings in \(counts[.new] ?? 0) new leak\((counts[.new] ?? 0) == 1 ? "" : "s"). Fix \((counts[.new] ?? 0) == 1 ? "it" : "them"), or suppress a known one on the server.")
         default:
             verdict = palette.green("OK: no new leaks.")
         }
