@@ -13,8 +13,11 @@ test: deps
 	swift test
 
 bench: deps
-	swift run -c release leakhistory-bench all
+	swift build -c release --product leakhistory
+	swift build -c release --product leakhistory-bench
+	.build/release/leakhistory-bench all
 
 bench-quick: deps
+	swift build -c release --product leakhistory
 	swift build -c release --product leakhistory-bench
 	.build/release/leakhistory-bench all --quick

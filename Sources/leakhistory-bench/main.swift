@@ -11,6 +11,7 @@ let usage = """
       library   a passing expectDeallocation (report line included) vs. a bare weak-reference loop
       retain    retain-path search over 100,000 objects vs. a plain Mirror walk; the watcher's check
       queries   diff, trend, types and resolve over HTTP on a seeded database vs. one indexed lookup
+      cli       leakhistory diff main..HEAD in a 10,000-commit repository vs. git rev-parse HEAD
       all       every suite above
 
     OPTIONS:
@@ -20,8 +21,8 @@ let usage = """
 var arguments = Array(CommandLine.arguments.dropFirst())
 let quick = arguments.contains("--quick")
 arguments.removeAll { $0 == "--quick" }
-guard let suite = arguments.first, arguments.count == 1, ["library", "retain", "queries", "all"].contains(suite) else {
-    FileHandle.standardError.write(Data("Error: expected one suite: library, retain, queries or all\n\n\(usage)\n".utf8))
+guard let suite = arguments.first, arguments.count == 1, ["library", "retain", "queries", "cli", "all"].contains(suite) else {
+    FileHandle.standardError.write(Data("Error: expected one suite: library, retain, queries, cli or all\n\n\(usage)\n".utf8))
     exit(2)
 }
 
@@ -43,6 +44,14 @@ if suite == "queries" || suite == "all" {
         print(try QueriesBenchmark.run(quick: quick).render())
     } catch {
         FileHandle.standardError.write(Data("Error: the queries benchmark failed: \(error)\n".utf8))
+        exit(1)
+    }
+}
+if suite == "cli" || suite == "all" {
+    do {
+        print(try CLIBenchmark.run(quick: quick).render())
+    } catch {
+        FileHandle.standardError.write(Data("Error: the cli benchmark failed: \(error)\n".utf8))
         exit(1)
     }
 }
