@@ -18,6 +18,9 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var connectionLimit = 512
     /// An idle or stalled connection is closed after this many seconds.
     public var connectionTimeoutSeconds = 30
+    /// One line per answered request on stderr; off for benchmarks and load tests, whose
+    /// request rate would make the log the thing being measured. Problems are logged either way.
+    public var logRequests = true
     public var limits = IngestLimits()
 
     public init() {}
@@ -70,7 +73,7 @@ public struct IngestLimits: Sendable, Hashable, Codable {
 extension ServerConfiguration: Codable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case host, port, database, synchronous, requireReadToken, threads, readerConnections
-        case connectionLimit, connectionTimeoutSeconds, limits
+        case connectionLimit, connectionTimeoutSeconds, limits, logRequests
     }
 
     public init(from decoder: any Decoder) throws {
@@ -87,6 +90,7 @@ extension ServerConfiguration: Codable {
         connectionLimit = try c.decodeIfPresent(Int.self, forKey: .connectionLimit) ?? d.connectionLimit
         connectionTimeoutSeconds = try c.decodeIfPresent(Int.self, forKey: .connectionTimeoutSeconds) ?? d.connectionTimeoutSeconds
         limits = try c.decodeIfPresent(IngestLimits.self, forKey: .limits) ?? d.limits
+        logRequests = try c.decodeIfPresent(Bool.self, forKey: .logRequests) ?? d.logRequests
     }
 }
 

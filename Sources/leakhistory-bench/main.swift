@@ -9,6 +9,7 @@ let usage = """
 
     SUITES:
       library   a passing expectDeallocation (report line included) vs. a bare weak-reference loop
+      ingest    uploads over HTTP (1,000-check runs: checks/s; 10-check runs: uploads/s) vs. raw SQLite inserts
       retain    retain-path search over 100,000 objects vs. a plain Mirror walk; the watcher's check
       queries   diff, trend, types and resolve over HTTP on a seeded database vs. one indexed lookup
       cli       leakhistory diff main..HEAD in a 10,000-commit repository vs. git rev-parse HEAD
@@ -21,8 +22,8 @@ let usage = """
 var arguments = Array(CommandLine.arguments.dropFirst())
 let quick = arguments.contains("--quick")
 arguments.removeAll { $0 == "--quick" }
-guard let suite = arguments.first, arguments.count == 1, ["library", "retain", "queries", "cli", "all"].contains(suite) else {
-    FileHandle.standardError.write(Data("Error: expected one suite: library, retain, queries, cli or all\n\n\(usage)\n".utf8))
+guard let suite = arguments.first, arguments.count == 1, ["library", "ingest", "retain", "queries", "cli", "all"].contains(suite) else {
+    FileHandle.standardError.write(Data("Error: expected one suite: library, ingest, retain, queries, cli or all\n\n\(usage)\n".utf8))
     exit(2)
 }
 
@@ -35,6 +36,14 @@ if ProcessInfo.processInfo.environment["LEAKHISTORY_REPORT"] == nil {
 
 if suite == "library" || suite == "all" {
     print(await LibraryBenchmark.run(quick: quick).render())
+}
+if suite == "ingest" || suite == "all" {
+    do {
+        print(try IngestBenchmark.run(quick: quick).render())
+    } catch {
+        FileHandle.standardError.write(Data("Error: the ingest benchmark failed: \(error)\n".utf8))
+        exit(1)
+    }
 }
 if suite == "retain" || suite == "all" {
     print(await RetainPathBenchmark.run(quick: quick).render())

@@ -1,5 +1,6 @@
 import Foundation
 import LeakReport
+import LeakStore
 
 /// Turns one incoming request into one response: body limits and decompression, routing,
 /// error mapping, metrics and the log line. Runs on libmicrohttpd's threads.
@@ -28,14 +29,17 @@ final class Dispatcher: Sendable {
             // The cause goes to the log only: a client learns nothing about the internals.
             note = "internal error: \(error)"
             RequestLog.problem("\(incoming.method) \(incoming.path): \(error)")
-            response = .error(HTTPFailure(500, "internal_error",
-                                          "the server failed to answer this request; the server log says why"))
+            // A full disk is still logged (the operator must hear of it first) but answered as what it is.
+            response = .error((error as? SQLiteError)?.httpFailure ?? HTTPFailure(
+                500, "internal_error", "the server failed to answer this request; the server log says why"))
         }
         let elapsed = clock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         context.metrics.record(route: routeLabel, method: incoming.method, status: response.status, seconds: seconds)
-        RequestLog.write(method: incoming.method, path: incoming.path, status: response.status, seconds: seconds,
-                         bytesIn: incoming.body.count, note: note)
+        if context.configuration.logRequests {
+            RequestLog.write(method: incoming.method, path: incoming.path, status: response.status, seconds: seconds,
+                             bytesIn: incoming.body.count, note: note)
+        }
         return response
     }
 

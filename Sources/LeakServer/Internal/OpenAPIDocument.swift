@@ -357,7 +357,8 @@ enum OpenAPIDocument {
           "404": { "$ref": "#/components/responses/Error" },
           "409": { "$ref": "#/components/responses/Error" },
           "413": { "$ref": "#/components/responses/Error" },
-          "415": { "$ref": "#/components/responses/Error" }
+          "415": { "$ref": "#/components/responses/Error" },
+          "507": { "$ref": "#/components/responses/Error" }
         }
       }
     },

@@ -1,0 +1,137 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One HTTP/1.1 connection to 127.0.0.1 kept open across requests, as a CI uploader with a
+/// connection pool would use it. Not thread-safe: one connection per client thread.
+final class KeepAliveConnection {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// A status and a body, read by `Content-Length`.
+    struct Reply {
+        var status: Int
+        var body: Data
+        var text: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    let port: Int
+    /// A send or receive that takes longer than this fails instead of hanging the harness.
+    let timeoutSeconds: Int
+    private var fd: Int32 = -1
+    private var pending: [UInt8] = []
+
+    init(port: Int, timeoutSeconds: Int = 30) {
+        self.port = port
+        self.timeoutSeconds = timeoutSeconds
+    }
+
+    deinit { disconnect() }
+
+    /// Closes the socket; the next request opens a new one.
+    func disconnect() {
+        if fd >= 0 { close(fd) }
+        fd = -1
+        pending.removeAll()
+    }
+
+    /// Sends one request and reads its reply. On any failure the connection is closed and the
+    /// error thrown: whether the server acted on the request is then unknown to the caller.
+    func request(_ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:]) throws -> Reply {
+        do {
+            if fd < 0 { try connect() }
+            var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            for (name, value) in headers { head += "\(name): \(value)\r\n" }
+            if let body { head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n" }
+            head += "\r\n"
+            try sendAll(Data(head.utf8))
+            if let body { try sendAll(body) }
+            let reply = try readReply()
+            return reply
+        } catch {
+            disconnect()
+            throw error
+        }
+    }
+
+    private func connect() throws {
+        let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socketFD >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(socketFD, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(socketFD, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var noDelay: Int32 = 1
+        setsockopt(socketFD, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(socketFD)
+            throw Failure(description: "connect to 127.0.0.1:\(port): \(reason)")
+        }
+        fd = socketFD
+    }
+
+    private func sendAll(_ data: Data) throws {
+        try data.withUnsafeBytes { bytes in
+            var sent = 0
+            while sent < bytes.count {
+                let n = send(fd, bytes.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL))
+                guard n > 0 else { throw Failure(description: "send: \(String(cString: strerror(errno)))") }
+                sent += n
+            }
+        }
+    }
+
+    /// Reads more bytes into `pending`; throws when the server closed or the timeout passed.
+    private func fill() throws {
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        let n = recv(fd, &chunk, chunk.count, 0)
+        guard n > 0 else {
+            throw Failure(description: n == 0 ? "the server closed the connection before answering"
+                : "recv: \(String(cString: strerror(errno)))")
+        }
+        pending.append(contentsOf: chunk[0..<n])
+    }
+
+    private func readReply() throws -> Reply {
+        let separator: [UInt8] = [13, 10, 13, 10]
+        var headEnd: Int?
+        while headEnd == nil {
+            if pending.count >= 4 {
+                headEnd = (0...(pending.count - 4)).first { pending[$0..<($0 + 4)].elementsEqual(separator) }
+            }
+            if headEnd == nil { try fill() }
+        }
+        let head = String(decoding: pending[0..<headEnd!], as: UTF8.self)
+        let lines = head.components(separatedBy: "\r\n")
+        let statusWords = lines[0].split(separator: " ")
+        guard statusWords.count >= 2, let status = Int(statusWords[1]) else {
+            throw Failure(description: "not an HTTP status line: \(lines[0])")
+        }
+        var length = 0
+        var closes = false
+        for line in lines.dropFirst() {
+            let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2 else { continue }
+            switch parts[0].lowercased() {
+            case "content-length": length = Int(parts[1]) ?? 0
+            case "connection": closes = parts[1].lowercased() == "close"
+            default: break
+            }
+        }
+        let bodyStart = headEnd! + 4
+        while pending.count < bodyStart + length { try fill() }
+        let body = Data(pending[bodyStart..<(bodyStart + length)])
+        pending.removeFirst(bodyStart + length)
+        if closes { disconnect() }
+        return Reply(status: status, body: body)
+    }
+}
