@@ -1,5 +1,5 @@
 # The commands README.md gives. Each installs the system packages it needs first.
-.PHONY: deps server test bench bench-quick
+.PHONY: deps server test bench bench-quick release-tools crash-test load fuzz bad-input
 
 deps:
 	@bash .ci/install-deps
@@ -21,3 +21,14 @@ bench-quick: deps
 	swift build -c release --product leakhistory
 	swift build -c release --product leakhistory-bench
 	.build/release/leakhistory-bench all --quick
+
+# The release server and bench binaries side by side: the reliability targets run the real
+# server executable as a child process.
+release-tools: deps
+	swift build -c release --product leakhistory-server
+	swift build -c release --product leakhistory-bench
+
+# SIGKILL the server 20 times under concurrent uploads, then fill a 4 MiB tmpfs (needs root;
+# skipped with a message otherwise). Fails on any acknowledged run lost or half-stored.
+crash-test: release-tools
+	.build/release/leakhistory-bench crash-test

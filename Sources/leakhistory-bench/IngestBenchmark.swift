@@ -1,9 +1,7 @@
-import Dispatch
 import Foundation
 import LeakReport
 import LeakServer
 import LeakStore
-import Synchronization
 
 /// `leakhistory-bench ingest`: uploads over loopback HTTP to a real in-process server, several
 /// client threads on keep-alive connections — 1,000-check runs (checks/s) and 10-check runs
@@ -86,13 +84,16 @@ enum IngestBenchmark {
     private static func upload(_ runs: [RunRecord], port: Int, token: String) throws -> Double {
         let encoder = JSONEncoder()
         let bodies = try runs.map { try encoder.encode($0) }
-        let next = Atomic<Int>(0)
-        let failures = Mutex<[String]>([])
+        let next = Locked(0)
+        let failures = Locked<[String]>([])
         let start = ContinuousClock.now
-        DispatchQueue.concurrentPerform(iterations: clients) { _ in
+        onClientThreads(clients) { _ in
             let connection = KeepAliveConnection(port: port)
             while true {
-                let index = next.add(1, ordering: .relaxed).oldValue
+                let index = next.withLock { value in
+                    defer { value += 1 }
+                    return value
+                }
                 guard index < bodies.count else { return }
                 do {
                     let reply = try connection.request("POST", "/v1/projects/bench/runs", body: bodies[index],
@@ -111,7 +112,7 @@ enum IngestBenchmark {
     }
 
     /// A run on its own commit: scenarios and types from realistic pools, about 4% leaked.
-    static func makeRun(key: String, index: Int, checks: Int) -> RunRecord {
+    static func makeRun(key: String, index: Int, checks: Int, project: String = "bench") -> RunRecord {
         var random = SplitMix64(seed: UInt64(index * 7_919 + checks))
         let timestamp = Date(timeIntervalSince1970: 1_780_000_000)
         let records = (0..<checks).map { _ in
@@ -122,7 +123,7 @@ enum IngestBenchmark {
                 line: scenario % 400, type: "App.Type\(type)", outcome: leaked ? .leaked : .deallocated,
                 waitedMs: 1, timeoutMs: 2_000, fingerprint: leaked ? "fp-\(type)" : nil, timestamp: timestamp)
         }
-        return RunRecord(project: "bench", commit: QueriesBenchmark.commitSHA(1_000_000 + index), branch: "main",
+        return RunRecord(project: project, commit: QueriesBenchmark.commitSHA(1_000_000 + index), branch: "main",
                          parents: [QueriesBenchmark.commitSHA(index)], environment: "linux-swift6.3", runKey: key,
                          startedAt: timestamp, tool: .init(name: "leakhistory-bench", version: "1"), checks: records)
     }

@@ -15,6 +15,9 @@ let usage = """
       cli       leakhistory diff main..HEAD in a 10,000-commit repository vs. git rev-parse HEAD
       all       every suite above
 
+    RELIABILITY (not part of all; they need the leakhistory-server binary built beside this one):
+      crash-test  SIGKILL the server 20 times under uploads, then fill a small disk; exits 1 on any loss
+
     OPTIONS:
       --quick   a small version that runs in seconds (what .ci/run uses so the harness never rots)
     """
@@ -22,6 +25,16 @@ let usage = """
 var arguments = Array(CommandLine.arguments.dropFirst())
 let quick = arguments.contains("--quick")
 arguments.removeAll { $0 == "--quick" }
+if arguments == ["crash-test"] {
+    do {
+        let passed = try CrashTest.run()
+        print(passed ? "crash-test: PASSED" : "crash-test: FAILED")
+        exit(passed ? 0 : 1)
+    } catch {
+        FileHandle.standardError.write(Data("Error: the crash test could not run: \(error)\n".utf8))
+        exit(1)
+    }
+}
 guard let suite = arguments.first, arguments.count == 1, ["library", "ingest", "retain", "queries", "cli", "all"].contains(suite) else {
     FileHandle.standardError.write(Data("Error: expected one suite: library, ingest, retain, queries, cli or all\n\n\(usage)\n".utf8))
     exit(2)
