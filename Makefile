@@ -32,3 +32,8 @@ release-tools: deps
 # skipped with a message otherwise). Fails on any acknowledged run lost or half-stored.
 crash-test: release-tools
 	.build/release/leakhistory-bench crash-test
+
+# 16 clients of mixed traffic (70% uploads of 100-check runs, 20% diffs, 10% trends) for 60 s
+# against the server binary on loopback; latency per route, errors, server RSS over time.
+load: release-tools
+	.build/release/leakhistory-bench load --seconds 60

@@ -17,6 +17,8 @@ let usage = """
 
     RELIABILITY (not part of all; they need the leakhistory-server binary built beside this one):
       crash-test  SIGKILL the server 20 times under uploads, then fill a small disk; exits 1 on any loss
+      load [--seconds N]
+                  16 clients of mixed traffic for N seconds (default 60); exits 1 on any error
 
     OPTIONS:
       --quick   a small version that runs in seconds (what .ci/run uses so the harness never rots)
@@ -32,6 +34,23 @@ if arguments == ["crash-test"] {
         exit(passed ? 0 : 1)
     } catch {
         FileHandle.standardError.write(Data("Error: the crash test could not run: \(error)\n".utf8))
+        exit(1)
+    }
+}
+if arguments.first == "load" {
+    var seconds = 60
+    if arguments.count == 3, arguments[1] == "--seconds", let value = Int(arguments[2]), value > 0 {
+        seconds = value
+    } else if arguments.count != 1 {
+        FileHandle.standardError.write(Data("Error: expected `load [--seconds N]`\n\n\(usage)\n".utf8))
+        exit(2)
+    }
+    do {
+        let passed = try LoadTest.run(seconds: seconds)
+        print(passed ? "load: PASSED (no errors)" : "load: FAILED")
+        exit(passed ? 0 : 1)
+    } catch {
+        FileHandle.standardError.write(Data("Error: the load test could not run: \(error)\n".utf8))
         exit(1)
     }
 }
