@@ -24,12 +24,12 @@ enum OpenAPIDocument {
       },
       "environment": {
         "name": "environment", "in": "query", "required": false,
-        "description": "What the runs ran on, e.g. linux-swift6.3. Environments never mix.",
-        "schema": { "type": "string", "minLength": 1, "maxLength": 1024, "default": "default" }
+        "description": "What the runs ran on, e.g. linux-swift6.3. Environments never mix. No NUL: query values are C strings to the HTTP engine.",
+        "schema": { "type": "string", "minLength": 1, "maxLength": 1024, "default": "default", "pattern": "^[^\\u0000]*$" }
       },
       "branch": {
         "name": "branch", "in": "query", "required": true,
-        "schema": { "type": "string", "minLength": 1, "maxLength": 1024 }
+        "schema": { "type": "string", "minLength": 1, "maxLength": 1024, "pattern": "^[^\\u0000]*$" }
       },
       "limit": {
         "name": "limit", "in": "query", "required": false,
@@ -304,12 +304,17 @@ enum OpenAPIDocument {
         "type": "object",
         "required": ["reason"],
         "description": "At least one of type, scenario and fingerprint (null is the same as absent); * matches any run of characters.",
+        "anyOf": [
+          { "required": ["type"], "properties": { "type": { "type": "string" } } },
+          { "required": ["scenario"], "properties": { "scenario": { "type": "string" } } },
+          { "required": ["fingerprint"], "properties": { "fingerprint": { "type": "string" } } }
+        ],
         "properties": {
           "type": { "type": ["string", "null"], "minLength": 1, "maxLength": 1024 },
           "scenario": { "type": ["string", "null"], "minLength": 1, "maxLength": 1024 },
           "fingerprint": { "type": ["string", "null"], "minLength": 1, "maxLength": 1024 },
           "reason": { "type": "string", "minLength": 1, "maxLength": 1024 },
-          "expiresAt": { "type": ["string", "null"], "format": "date-time", "description": "Absent or null: never expires." }
+          "expiresAt": { "type": ["string", "null"], "format": "date-time", "description": "Absent or null: never expires. RFC 3339 with its fields in range.", "pattern": "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?([Zz]|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$" }
         }
       },
       "Suppression": {
@@ -446,7 +451,7 @@ enum OpenAPIDocument {
         "operationId": "scenarioHistory",
         "summary": "One scenario's keys and states per commit, oldest first. Needs a token only when the server sets requireReadToken.",
         "security": [{}, { "bearer": [] }],
-        "parameters": [{ "$ref": "#/components/parameters/project" }, { "name": "scenario", "in": "query", "required": true, "description": "The scenario id, e.g. ProfileTests/open().", "schema": { "type": "string", "minLength": 1, "maxLength": 1024 } }, { "$ref": "#/components/parameters/limit" }, { "$ref": "#/components/parameters/environment" }],
+        "parameters": [{ "$ref": "#/components/parameters/project" }, { "name": "scenario", "in": "query", "required": true, "description": "The scenario id, e.g. ProfileTests/open().", "schema": { "type": "string", "minLength": 1, "maxLength": 1024, "pattern": "^[^\\u0000]*$" } }, { "$ref": "#/components/parameters/limit" }, { "$ref": "#/components/parameters/environment" }],
         "responses": {
           "200": { "description": "The answer.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ScenarioHistory" } } } },
           "400": { "$ref": "#/components/responses/Error" },
