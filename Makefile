@@ -37,3 +37,14 @@ crash-test: release-tools
 # against the server binary on loopback; latency per route, errors, server RSS over time.
 load: release-tools
 	.build/release/leakhistory-bench load --seconds 60
+
+# schemathesis against /openapi.json of the release server (50 examples per operation, every
+# check), then libFuzzer on the upload path (run decoder, validation, gzip) for FUZZ_SECONDS.
+# A crashing input lands in Fuzz/regressions/, which `swift test` replays from then on.
+FUZZ_SECONDS ?= 60
+fuzz: release-tools
+	.ci/fuzz-api 50
+	swift build --sanitize fuzzer --product leakhistory-fuzz --scratch-path .build/fuzz -Xswiftc -DLIBFUZZER
+	mkdir -p .build/fuzz-corpus
+	.build/fuzz/debug/leakhistory-fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=4096 \
+		-print_final_stats=1 -artifact_prefix=Fuzz/regressions/ .build/fuzz-corpus Fuzz/corpus

@@ -35,8 +35,17 @@ let package = Package(
         // The command CI runs.
         .executableTarget(name: "leakhistory", dependencies: ["LeakReport", "CZlib"]),
 
-        // The speed figures, each beside a baseline measured in the same run.
-        .executableTarget(name: "leakhistory-bench", dependencies: ["LeakCheck", "LeakReport", "LeakStore", "LeakServer"]),
+        // A keep-alive HTTP client for loopback, and the fuzz input format, shared by the bench,
+        // the fuzzer and the tests that replay its findings.
+        .target(name: "LoopbackClient", dependencies: ["CZlib"]),
+        // The speed figures, each beside a baseline measured in the same run; the crash and
+        // load tests.
+        .executableTarget(
+            name: "leakhistory-bench",
+            dependencies: ["LeakCheck", "LeakReport", "LeakStore", "LeakServer", "LoopbackClient"]
+        ),
+        // The upload path under libFuzzer (`make fuzz`), or a replay of saved inputs.
+        .executableTarget(name: "leakhistory-fuzz", dependencies: ["LeakServer", "LeakStore", "LoopbackClient"]),
 
         // Appends report lines from a separate process, for the concurrent-writers test.
         .executableTarget(name: "ReportAppendProbe", dependencies: ["LeakReport"]),
@@ -52,7 +61,7 @@ let package = Package(
         .testTarget(name: "LeakStoreTests", dependencies: ["LeakStore", "LeakReport", "CSQLite"]),
         .testTarget(
             name: "LeakServerTests",
-            dependencies: ["LeakServer", "LeakStore", "LeakReport", "CSQLite", "CZlib", "leakhistory-server"]
+            dependencies: ["LeakServer", "LeakStore", "LeakReport", "CSQLite", "CZlib", "leakhistory-server", "LoopbackClient"]
         ),
         .testTarget(
             name: "leakhistoryTests",

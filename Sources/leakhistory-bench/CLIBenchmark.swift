@@ -27,6 +27,7 @@ enum CLIBenchmark {
         let baseCommit = mainLine[mergeBaseIndex + 3]
 
         var configuration = ServerConfiguration()
+        configuration.logRequests = false
         configuration.port = 0
         configuration.database = folder.appendingPathComponent("bench.sqlite").path
         let store = try LeakStore(path: configuration.database)

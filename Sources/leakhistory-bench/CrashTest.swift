@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackClient
 import LeakReport
 import LeakStore
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackClient
 import LeakReport
 #if canImport(Glibc)
 import Glibc

@@ -34,6 +34,7 @@ enum QueriesBenchmark {
         let bytesPerMillion = Double(store.sizeOnDisk()) / (Double(storedChecks) / 1_000_000)
 
         var configuration = ServerConfiguration()
+        configuration.logRequests = false
         configuration.port = 0
         configuration.database = store.path
         let server = LeakServer(configuration: configuration, store: store)

@@ -5,25 +5,31 @@ import Glibc
 
 /// One HTTP/1.1 connection to 127.0.0.1 kept open across requests, as a CI uploader with a
 /// connection pool would use it. Not thread-safe: one connection per client thread.
-final class KeepAliveConnection {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+///
+/// ```swift
+/// let connection = KeepAliveConnection(port: port)
+/// let reply = try connection.request("GET", "/healthz")
+/// ```
+public final class KeepAliveConnection {
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+        public init(description: String) { self.description = description }
     }
 
     /// A status and a body, read by `Content-Length`.
-    struct Reply {
-        var status: Int
-        var body: Data
-        var text: String { String(decoding: body, as: UTF8.self) }
+    public struct Reply: Sendable {
+        public var status: Int
+        public var body: Data
+        public var text: String { String(decoding: body, as: UTF8.self) }
     }
 
-    let port: Int
+    public let port: Int
     /// A send or receive that takes longer than this fails instead of hanging the harness.
-    let timeoutSeconds: Int
+    public let timeoutSeconds: Int
     private var fd: Int32 = -1
     private var pending: [UInt8] = []
 
-    init(port: Int, timeoutSeconds: Int = 30) {
+    public init(port: Int, timeoutSeconds: Int = 30) {
         self.port = port
         self.timeoutSeconds = timeoutSeconds
     }
@@ -31,7 +37,7 @@ final class KeepAliveConnection {
     deinit { disconnect() }
 
     /// Closes the socket; the next request opens a new one.
-    func disconnect() {
+    public func disconnect() {
         if fd >= 0 { close(fd) }
         fd = -1
         pending.removeAll()
@@ -39,7 +45,7 @@ final class KeepAliveConnection {
 
     /// Sends one request and reads its reply. On any failure the connection is closed and the
     /// error thrown: whether the server acted on the request is then unknown to the caller.
-    func request(_ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:]) throws -> Reply {
+    public func request(_ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:]) throws -> Reply {
         do {
             if fd < 0 { try connect() }
             var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
