@@ -48,3 +48,8 @@ fuzz: release-tools
 	mkdir -p .build/fuzz-corpus
 	.build/fuzz/debug/leakhistory-fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=4096 \
 		-print_final_stats=1 -artifact_prefix=Fuzz/regressions/ .build/fuzz-corpus Fuzz/corpus
+
+# A 200 MiB upload (announced and chunked), 10,000 idle connections and a 1 byte/s client against
+# the server binary, while a steady client keeps asking /healthz. About 30 s.
+bad-input: release-tools
+	.build/release/leakhistory-bench bad-input

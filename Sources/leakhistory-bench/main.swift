@@ -19,6 +19,7 @@ let usage = """
       crash-test  SIGKILL the server 20 times under uploads, then fill a small disk; exits 1 on any loss
       load [--seconds N]
                   16 clients of mixed traffic for N seconds (default 60); exits 1 on any error
+      bad-input   a 200 MiB upload, 10,000 idle connections, a 1 byte/s client; exits 1 unless refused cleanly
 
     OPTIONS:
       --quick   a small version that runs in seconds (what .ci/run uses so the harness never rots)
@@ -34,6 +35,16 @@ if arguments == ["crash-test"] {
         exit(passed ? 0 : 1)
     } catch {
         FileHandle.standardError.write(Data("Error: the crash test could not run: \(error)\n".utf8))
+        exit(1)
+    }
+}
+if arguments == ["bad-input"] {
+    do {
+        let passed = try BadInputTest.run()
+        print(passed ? "bad-input: PASSED" : "bad-input: FAILED")
+        exit(passed ? 0 : 1)
+    } catch {
+        FileHandle.standardError.write(Data("Error: the bad-input test could not run: \(error)\n".utf8))
         exit(1)
     }
 }
