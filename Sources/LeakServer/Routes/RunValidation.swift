@@ -61,10 +61,8 @@ struct RunValidation {
         guard let text else { return }
         let limit = limit ?? limits.maxStringLength
         if !allowEmpty && text.isEmpty { throw invalid("\(field): must not be empty") }
-        if text.count > limit { throw invalid("\(field): longer than \(limit) characters") }
-        if text.unicodeScalars.contains(where: { $0.value == 0 }) {
-            throw invalid("\(field): contains a NUL character")
-        }
+        // Unicode scalars, as JSON Schema's maxLength counts them.
+        if text.unicodeScalars.count > limit { throw invalid("\(field): longer than \(limit) characters") }
     }
 
     private func invalid(_ message: String) -> HTTPFailure {

@@ -26,7 +26,9 @@ public final class SQLiteStatement {
 
     public func bind(_ value: String?, at index: Int32) throws {
         guard let value else { return try bindNull(at: index) }
-        try connection.check(sqlite3_bind_text(handle, index, value, -1, lh_sqlite_transient()), sql: sql)
+        // An explicit byte count keeps a string with an embedded NUL whole.
+        try connection.check(
+            sqlite3_bind_text(handle, index, value, Int32(value.utf8.count), lh_sqlite_transient()), sql: sql)
     }
 
     public func bind(_ value: Int64?, at index: Int32) throws {
