@@ -28,6 +28,46 @@ struct ServerProcessTests {
         #expect(try store.read { try $0.scalarText("SELECT run_key FROM runs") } == "process-1")
     }
 
+    @Test func sigtermLetsARequestInFlightFinishAndASecondSignalExitsAtOnce() throws {
+        let server = try ServerProcess()
+        try server.start()
+        let token = try #require(server.defaultToken)
+        var run = RunFixture.run(project: "default")
+        run["runKey"] = "in-flight"
+        let upload = try PartialUpload(port: server.port, path: "/v1/projects/default/runs", token: token,
+                                       body: RunFixture.data(run))
+        try waitUntilInFlight(server)
+        // Wait until the server has stopped accepting: then the upload is the request in flight.
+        server.signal(SIGTERM)
+        while server.stdout.contains("stopping") == false { usleep(5_000) }
+        #expect(throws: (any Error).self) { try HTTPClient(port: server.port).get("/healthz") }
+        #expect(try upload.finish() == 201)
+        #expect(server.waitForExit() == 0)
+        let store = try LeakStore(path: server.databasePath)
+        #expect(try store.read { try $0.scalarText("SELECT run_key FROM runs") } == "in-flight")
+
+        // Again, but a second signal does not wait for the stalled upload.
+        try server.start()
+        let stalled = try PartialUpload(port: server.port, path: "/v1/projects/default/runs", token: token,
+                                        body: RunFixture.data(run))
+        try waitUntilInFlight(server)
+        server.signal(SIGTERM)
+        while server.stdout.components(separatedBy: "stopping").count < 3 { usleep(5_000) }
+        server.signal(SIGINT)
+        #expect(server.waitForExit() == 1)
+        #expect(server.stderr.contains("second signal, exiting now"))
+        withExtendedLifetime(stalled) {}
+    }
+
+    /// Polls `/metrics` until the held-open upload counts as in flight (besides the scrape itself).
+    private func waitUntilInFlight(_ server: ServerProcess) throws {
+        while true {
+            let text = try HTTPClient(port: server.port).get("/metrics").text
+            if text.contains("leakhistory_http_requests_in_flight 2\n") { return }
+            usleep(5_000)
+        }
+    }
+
     @Test func projectAndTokenCommandsWorkOnTheConfiguredDatabase() throws {
         let server = try ServerProcess()
         let created = try server.command(["--database", "leaks.sqlite", "projects", "create", "web"])

@@ -33,12 +33,14 @@ final class MicroHTTPDServer: Sendable {
 
     /// The daemon pointer, kept as an integer so the type stays `Sendable`; 0 when stopped.
     private let daemonAddress = Atomic<Int>(0)
-    private let inFlight = Atomic<Int>(0)
+    /// Requests whose headers have arrived and whose response is not yet sent.
+    let inFlight: RequestsInFlight
     private let options: Options
     private let respond: @Sendable (Incoming) -> Response
 
-    init(options: Options, respond: @escaping @Sendable (Incoming) -> Response) {
+    init(options: Options, inFlight: RequestsInFlight, respond: @escaping @Sendable (Incoming) -> Response) {
         self.options = options
+        self.inFlight = inFlight
         self.respond = respond
     }
 
@@ -81,18 +83,17 @@ final class MicroHTTPDServer: Sendable {
         let address = daemonAddress.exchange(0, ordering: .sequentiallyConsistent)
         guard address != 0, let raw = UnsafeMutableRawPointer(bitPattern: address) else { return }
         let daemon = OpaquePointer(raw)
+        // Quiesce hands the listening socket back; closing it now makes new connections fail
+        // at once instead of waiting in the backlog for a server that will not accept them.
         let listener = MHD_quiesce_daemon(daemon)
+        if listener >= 0 { close(listener) }
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: grace)
-        while inFlight.load(ordering: .sequentiallyConsistent) > 0, clock.now < deadline {
+        while inFlight.count > 0, clock.now < deadline {
             usleep(5_000)
         }
         MHD_stop_daemon(daemon)
-        if listener >= 0 { close(listener) }
     }
-
-    /// Requests whose body is being read or whose handler is running.
-    var requestsInFlight: Int { inFlight.load(ordering: .sequentiallyConsistent) }
 
     // MARK: - libmicrohttpd callbacks
 
@@ -108,7 +109,7 @@ final class MicroHTTPDServer: Sendable {
         guard let raw = requestContext.pointee else {
             // First call: headers only. Refuse an announced oversize body before reading it.
             let pending = Pending()
-            inFlight.add(1, ordering: .sequentiallyConsistent)
+            inFlight.began()
             requestContext.pointee = Unmanaged.passRetained(pending).toOpaque()
             if let length = Self.value(connection, .HEADER_KIND, "Content-Length").flatMap(Int.init),
                length > options.maxBodyBytes {
@@ -161,7 +162,7 @@ final class MicroHTTPDServer: Sendable {
         guard let requestContext, let raw = requestContext.pointee else { return }
         Unmanaged<Pending>.fromOpaque(raw).release()
         requestContext.pointee = nil
-        inFlight.subtract(1, ordering: .sequentiallyConsistent)
+        inFlight.ended()
     }
 
     private static func value(_ connection: OpaquePointer, _ kind: MHD_ValueKind, _ name: String) -> String? {
