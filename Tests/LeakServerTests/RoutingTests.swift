@@ -45,6 +45,13 @@ struct RoutingTests {
         }
     }
 
+    @Test func aConnectionIsKeptAliveAcrossRequests() throws {
+        let server = try TestServer()
+        let replies = try server.client.getOnOneConnection("/healthz", times: 3)
+        #expect(replies.map(\.status) == [200, 200, 200])
+        #expect(replies.allSatisfy { $0.headers["connection"]?.lowercased() != "close" })
+    }
+
     @Test func healthzQueriesTheDatabase() throws {
         let server = try TestServer()
         let reply = try server.client.get("/healthz")
