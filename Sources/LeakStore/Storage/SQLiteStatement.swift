@@ -24,6 +24,7 @@ public final class SQLiteStatement {
         sqlite3_clear_bindings(handle)
     }
 
+    /// Binds `value` to parameter `index` (1-based, as SQLite counts); nil binds NULL.
     public func bind(_ value: String?, at index: Int32) throws {
         guard let value else { return try bindNull(at: index) }
         // An explicit byte count keeps a string with an embedded NUL whole.
@@ -79,6 +80,7 @@ public final class SQLiteStatement {
         }
     }
 
+    /// Values of the current row's columns (0-based), valid until the next `step()`.
     public func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
     public func int(at column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
     public func double(at column: Int32) -> Double { sqlite3_column_double(handle, column) }
