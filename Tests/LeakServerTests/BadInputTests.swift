@@ -103,6 +103,14 @@ struct BadInputTests {
         #expect(try server.nothingStored())
     }
 
+    @Test func aClientStreamingFarPastTheLimitIsCutOff() throws {
+        let server = try TestServer { $0.limits.maxBodyBytes = 64 * 1024 }
+        let endless = Data(repeating: UInt8(ascii: " "), count: 512 * 1024)
+        #expect(throws: ClientError.self) { try server.upload(endless, framing: .chunked) }
+        #expect(try server.nothingStored())
+        #expect(try server.client.get("/healthz").status == 200)
+    }
+
     @Test func tooManyChecksAreRefusedNamingTheLimit() throws {
         let server = try TestServer { $0.limits.maxChecksPerRun = 2 }
         let checks = (0..<3).map { RunFixture.check(scenario: "S/\($0)()") }

@@ -101,6 +101,8 @@ final class MicroHTTPDServer: Sendable {
     private final class Pending {
         var body = Data()
         var tooLarge = false
+        /// Bytes thrown away after the body went over the limit.
+        var discarded = 0
     }
 
     private func access(connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
@@ -120,9 +122,15 @@ final class MicroHTTPDServer: Sendable {
         }
         let pending = Unmanaged<Pending>.fromOpaque(raw).takeUnretainedValue()
         if uploadSize.pointee > 0 {
-            if !pending.tooLarge, let uploadData {
+            if pending.tooLarge {
+                // The 413 goes out once the body ends; a client that streams on past twice the
+                // limit is cut off instead of being read forever.
+                pending.discarded += uploadSize.pointee
+                if pending.discarded > 2 * options.maxBodyBytes { return .NO }
+            } else if let uploadData {
                 if pending.body.count + uploadSize.pointee > options.maxBodyBytes {
                     pending.tooLarge = true
+                    pending.discarded = pending.body.count + uploadSize.pointee
                     pending.body = Data()
                 } else {
                     uploadData.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) {
