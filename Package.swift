@@ -9,14 +9,16 @@ let package = Package(
         .library(name: "LeakStore", targets: ["LeakStore"]),
         .library(name: "LeakServer", targets: ["LeakServer"]),
         .executable(name: "leakhistory-server", targets: ["leakhistory-server"]),
+        .executable(name: "leakhistory", targets: ["leakhistory"]),
     ],
     targets: [
-        // The report model: schema, NDJSON reader and writer. No dependencies beyond Foundation.
+        // The report model: schema, NDJSON reader and writer, diff classification, API types.
+        // No dependencies beyond Foundation.
         .target(name: "LeakReport"),
         // What users add to their test targets: Foundation, Testing and XCTest only.
         .target(name: "LeakCheck", dependencies: ["LeakReport"]),
 
-        // Thin module maps over the Debian C libraries the server links.
+        // Thin module maps over the Debian C libraries the server and CLI link.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
@@ -30,8 +32,16 @@ let package = Package(
         // The HTTP service over libmicrohttpd: routing, auth, ingest, metrics.
         .target(name: "LeakServer", dependencies: ["LeakStore", "LeakReport", "CMicroHTTPD", "CZlib"]),
         .executableTarget(name: "leakhistory-server", dependencies: ["LeakServer", "LeakStore"]),
+        // The command CI runs.
+        .executableTarget(name: "leakhistory", dependencies: ["LeakReport", "CZlib"]),
 
-        .testTarget(name: "LeakReportTests", dependencies: ["LeakReport"]),
+        // The speed figures, each beside a baseline measured in the same run.
+        .executableTarget(name: "leakhistory-bench", dependencies: ["LeakCheck", "LeakReport", "LeakStore", "LeakServer"]),
+
+        // Appends report lines from a separate process, for the concurrent-writers test.
+        .executableTarget(name: "ReportAppendProbe", dependencies: ["LeakReport"]),
+
+        .testTarget(name: "LeakReportTests", dependencies: ["LeakReport", "ReportAppendProbe"]),
         .testTarget(name: "LeakCheckTests", dependencies: ["LeakCheck", "LeakReport"]),
         // The same call shapes compiled in Swift 5 language mode.
         .testTarget(
@@ -43,6 +53,10 @@ let package = Package(
         .testTarget(
             name: "LeakServerTests",
             dependencies: ["LeakServer", "LeakStore", "LeakReport", "CSQLite", "CZlib", "leakhistory-server"]
+        ),
+        .testTarget(
+            name: "leakhistoryTests",
+            dependencies: ["leakhistory", "LeakServer", "LeakStore", "LeakReport"]
         ),
     ]
 )

@@ -7,10 +7,10 @@
 public struct DeallocationLifecycle<Object> {
     /// What reports call this lifecycle: `none`, `custom`.
     public let name: String
-    let run: (Object) async throws -> Void
+    let run: (sending Object) async throws -> Void
 
     /// Wraps `body` under `name`. Errors it throws are reported as errors, never as leaks.
-    public init(name: String, _ body: @escaping (Object) async throws -> Void) {
+    public init(name: String, _ body: @escaping (sending Object) async throws -> Void) {
         self.name = name
         self.run = body
     }
@@ -22,7 +22,7 @@ public struct DeallocationLifecycle<Object> {
 
     /// Runs `body` with the object before it is released, on the caller's actor. An error it
     /// throws is reported as such (outcome `error`), not as a leak.
-    public static func custom(_ body: @escaping (Object) async throws -> Void) -> DeallocationLifecycle<Object> {
+    public static func custom(_ body: @escaping (sending Object) async throws -> Void) -> DeallocationLifecycle<Object> {
         DeallocationLifecycle(name: "custom", body)
     }
 }

@@ -43,7 +43,7 @@ public struct CheckRecord: Codable, Sendable, Hashable {
         self.retainPath = retainPath
         self.fingerprint = fingerprint
         self.message = message
-        self.timestamp = timestamp
+        self.timestamp = ReportTimestamp.normalized(timestamp)
         self.source = source
     }
 

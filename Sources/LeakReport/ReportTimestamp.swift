@@ -4,7 +4,7 @@ import Foundation
 public enum ReportTimestamp {
     /// `2026-11-30T02:10:57.123Z`. Written by hand: a report line is on every check's hot path.
     public static func string(from date: Date) -> String {
-        let totalMs = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let totalMs = Int64((date.timeIntervalSince1970 * 1000).rounded())
         var seconds = time_t(totalMs.floorDiv(1000))
         let ms = Int(totalMs - Int64(seconds) * 1000)
         var parts = tm()
@@ -14,10 +14,15 @@ public enum ReportTimestamp {
             + pad(Int(parts.tm_min), 2) + ":" + pad(Int(parts.tm_sec), 2) + "." + pad(ms, 3) + "Z"
     }
 
+    /// `date` at the millisecond precision reports keep, so that a record equals itself read back.
+    public static func normalized(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000)
+    }
+
     /// Parses `2026-11-30T02:10:57Z`, `…57.123Z` or `…57.123+01:00`; nil for anything else.
     public static func date(from text: String) -> Date? {
-        if let date = try? Date(text, strategy: withFraction) { return date }
-        return try? Date(text, strategy: Date.ISO8601FormatStyle())
+        if let date = try? Date(text, strategy: withFraction) { return normalized(date) }
+        return (try? Date(text, strategy: Date.ISO8601FormatStyle())).map(normalized)
     }
 
     private static let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true)

@@ -28,3 +28,19 @@ public struct RetainPathStep: Codable, Sendable, Hashable {
         self.kind = kind
     }
 }
+
+extension RetainPathStep {
+    /// The path as people read it: `ProfileViewModel.coordinator → MainCoordinator.children[0] →
+    /// ProfileViewModel`, with module prefixes dropped.
+    public static func readable(_ steps: [RetainPathStep], leakedType: String) -> String {
+        guard !steps.isEmpty else { return shortName(leakedType) }
+        return (steps.map { "\(shortName($0.holder)).\($0.property)" } + [shortName(leakedType)]).joined(separator: " → ")
+    }
+
+    /// `App.Profile.ViewModel` → `Profile.ViewModel`: the module dropped, nesting kept; generic
+    /// arguments keep their own names.
+    public static func shortName(_ typeName: String) -> String {
+        guard let dot = typeName.firstIndex(of: "."), !typeName[..<dot].contains("<") else { return typeName }
+        return String(typeName[typeName.index(after: dot)...])
+    }
+}

@@ -37,7 +37,7 @@ public struct RunRecord: Codable, Sendable, Hashable {
         self.parents = parents
         self.environment = environment
         self.runKey = runKey
-        self.startedAt = startedAt
+        self.startedAt = ReportTimestamp.normalized(startedAt)
         self.tool = tool
         self.checks = checks
     }

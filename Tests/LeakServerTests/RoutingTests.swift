@@ -57,7 +57,7 @@ struct RoutingTests {
         let reply = try server.client.get("/healthz")
         #expect(reply.status == 200)
         #expect(reply.json["status"] as? String == "ok")
-        #expect(reply.json["schemaVersion"] as? Int == 1)
+        #expect(reply.json["schemaVersion"] as? Int == 2)
     }
 
     @Test func metricsCountRequestsChecksAndTheDatabase() throws {

@@ -21,7 +21,7 @@ struct MigrationTests {
         }
         #expect(rows == Migration.all.map { "\($0.version) \($0.name)" })
         #expect(tables == ["checks", "commit_parents", "commits", "leak_states", "projects", "runs", "scenarios",
-                           "schema_migrations", "tokens", "types"])
+                           "schema_migrations", "suppressions", "tokens", "types"])
     }
 
     @Test func reopeningIsANoOp() throws {

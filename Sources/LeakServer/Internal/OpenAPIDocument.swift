@@ -23,6 +23,20 @@ enum OpenAPIDocument {
         "name": "sha", "in": "path", "required": true,
         "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" },
         "example": "0123456789abcdef0123456789abcdef01234567"
+      },
+      "environment": {
+        "name": "environment", "in": "query", "required": false,
+        "description": "What the runs ran on, e.g. linux-swift6.3. Environments never mix.",
+        "schema": { "type": "string", "minLength": 1, "maxLength": 1024, "default": "default" }
+      },
+      "branch": {
+        "name": "branch", "in": "query", "required": true,
+        "schema": { "type": "string", "minLength": 1, "maxLength": 1024 }
+      },
+      "limit": {
+        "name": "limit", "in": "query", "required": false,
+        "description": "How many commits, newest kept.",
+        "schema": { "type": "integer", "minimum": 1, "maximum": 1000, "default": 50 }
       }
     },
     "responses": {
@@ -126,7 +140,7 @@ enum OpenAPIDocument {
             "type": "array",
             "items": {
               "type": "object",
-              "required": ["runID", "runKey", "environment", "startedAt", "checks", "leaked", "lateRelease", "errors", "suspect"],
+              "required": ["runID", "runKey", "environment", "startedAt", "checks", "leaked", "lateRelease", "errors", "suspect", "leaks"],
               "properties": {
                 "runID": { "type": "integer" },
                 "runKey": { "type": "string" },
@@ -136,11 +150,193 @@ enum OpenAPIDocument {
                 "leaked": { "type": "integer" },
                 "lateRelease": { "type": "integer" },
                 "errors": { "type": "integer" },
-                "suspect": { "type": "boolean" }
+                "suspect": { "type": "boolean" },
+                "leaks": {
+                  "type": "array",
+                  "items": {
+                    "type": "object",
+                    "required": ["scenario", "type", "file", "line"],
+                    "properties": {
+                      "scenario": { "type": "string" },
+                      "type": { "type": "string" },
+                      "file": { "type": "string" },
+                      "line": { "type": "integer" },
+                      "fingerprint": { "type": "string" }
+                    }
+                  }
+                }
               }
             }
           }
         }
+      },
+      "ResolveRequest": {
+        "type": "object",
+        "required": ["environment", "candidates"],
+        "properties": {
+          "environment": { "type": "string", "minLength": 1, "maxLength": 1024 },
+          "candidates": {
+            "type": "array", "maxItems": 1000,
+            "description": "The merge-base first, then its first-parent ancestors.",
+            "items": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" }
+          }
+        }
+      },
+      "ResolveResponse": {
+        "type": "object",
+        "required": ["searched"],
+        "properties": {
+          "base": { "type": "string", "description": "The first candidate with a non-suspect run in the environment; absent when none has one." },
+          "distance": { "type": "integer", "minimum": 0, "description": "Its index in the candidates." },
+          "searched": { "type": "integer", "minimum": 0 }
+        }
+      },
+      "DiffEntry": {
+        "type": "object",
+        "required": ["category", "scenario", "type", "file", "line"],
+        "properties": {
+          "category": { "enum": ["new", "fixed", "persisting", "flaky", "notRun", "lateRelease", "suppressed"] },
+          "scenario": { "type": "string" },
+          "type": { "type": "string" },
+          "file": { "type": "string" },
+          "line": { "type": "integer" },
+          "fingerprint": { "type": "string" },
+          "retainPath": { "type": "array", "items": { "$ref": "#/components/schemas/RetainPathStep" } },
+          "message": { "type": "string" },
+          "firstSeen": { "type": "string", "description": "The first commit of the base branch where the key leaked." },
+          "suppressedBecause": { "type": "string" }
+        }
+      },
+      "DiffSide": {
+        "type": "object",
+        "required": ["commit", "runs"],
+        "properties": {
+          "commit": { "type": "string" },
+          "runs": { "type": "integer", "minimum": 0, "description": "Non-suspect runs in the environment; 0 means nothing to compare." }
+        }
+      },
+      "Diff": {
+        "type": "object",
+        "required": ["project", "environment", "base", "head", "entries", "counts"],
+        "properties": {
+          "project": { "type": "string" },
+          "environment": { "type": "string" },
+          "base": { "$ref": "#/components/schemas/DiffSide" },
+          "head": { "$ref": "#/components/schemas/DiffSide" },
+          "entries": { "type": "array", "items": { "$ref": "#/components/schemas/DiffEntry" } },
+          "counts": { "type": "object", "additionalProperties": { "type": "integer" } }
+        }
+      },
+      "Types": {
+        "type": "object",
+        "required": ["branch", "types"],
+        "properties": {
+          "branch": { "type": "string" },
+          "head": { "type": "string", "description": "The newest commit of the branch with data; absent when there is none." },
+          "types": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "required": ["type", "leakingScenarios", "firstSeen", "lastSeen", "direction"],
+              "properties": {
+                "type": { "type": "string" },
+                "leakingScenarios": { "type": "array", "items": { "type": "string" } },
+                "firstSeen": { "type": "string" },
+                "lastSeen": { "type": "string" },
+                "direction": {
+                  "enum": ["rising", "falling", "flat"],
+                  "description": "Leaking scenarios at the head against their mean over the 4 commits before it along the branch."
+                }
+              }
+            }
+          }
+        }
+      },
+      "Trend": {
+        "type": "object",
+        "required": ["type", "branch", "points"],
+        "properties": {
+          "type": { "type": "string" },
+          "branch": { "type": "string" },
+          "environment": { "type": "string" },
+          "points": {
+            "type": "array",
+            "description": "Oldest first, along first parents (upload order where parents are unknown).",
+            "items": {
+              "type": "object",
+              "required": ["commit", "at", "leakedKeys", "checkedKeys", "scenarios", "fingerprints"],
+              "properties": {
+                "commit": { "type": "string" },
+                "at": { "type": "string", "format": "date-time" },
+                "leakedKeys": { "type": "integer" },
+                "checkedKeys": { "type": "integer" },
+                "scenarios": { "type": "array", "items": { "type": "string" } },
+                "fingerprints": { "type": "array", "items": { "type": "string" } }
+              }
+            }
+          }
+        }
+      },
+      "ScenarioHistory": {
+        "type": "object",
+        "required": ["scenario", "environment", "commits"],
+        "properties": {
+          "scenario": { "type": "string" },
+          "environment": { "type": "string" },
+          "commits": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "required": ["commit", "keys"],
+              "properties": {
+                "commit": { "type": "string" },
+                "keys": {
+                  "type": "array",
+                  "items": {
+                    "type": "object",
+                    "required": ["type", "state", "checked", "leaked"],
+                    "properties": {
+                      "type": { "type": "string" },
+                      "state": { "enum": ["leaked", "clean", "flaky", "lateRelease", "error"] },
+                      "checked": { "type": "integer" },
+                      "leaked": { "type": "integer" }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "SuppressionDraft": {
+        "type": "object",
+        "required": ["reason"],
+        "description": "At least one of type, scenario and fingerprint (null is the same as absent); * matches any run of characters.",
+        "properties": {
+          "type": { "type": ["string", "null"], "minLength": 1, "maxLength": 1024 },
+          "scenario": { "type": ["string", "null"], "minLength": 1, "maxLength": 1024 },
+          "fingerprint": { "type": ["string", "null"], "minLength": 1, "maxLength": 1024 },
+          "reason": { "type": "string", "minLength": 1, "maxLength": 1024 },
+          "expiresAt": { "type": ["string", "null"], "format": "date-time", "description": "Absent or null: never expires." }
+        }
+      },
+      "Suppression": {
+        "type": "object",
+        "required": ["id", "reason", "active"],
+        "properties": {
+          "id": { "type": "integer" },
+          "type": { "type": "string" },
+          "scenario": { "type": "string" },
+          "fingerprint": { "type": "string" },
+          "reason": { "type": "string" },
+          "expiresAt": { "type": "string", "format": "date-time" },
+          "active": { "type": "boolean", "description": "False once expiresAt has passed." }
+        }
+      },
+      "Suppressions": {
+        "type": "object",
+        "required": ["suppressions"],
+        "properties": { "suppressions": { "type": "array", "items": { "$ref": "#/components/schemas/Suppression" } } }
       },
       "Health": {
         "type": "object",
@@ -194,11 +390,137 @@ enum OpenAPIDocument {
     "/v1/projects/{project}/commits/{sha}": {
       "get": {
         "operationId": "getCommit",
-        "summary": "A commit with the runs uploaded for it. Needs a token only when the server sets requireReadToken.",
+        "summary": "A commit with the runs uploaded for it and their leaks. Needs a token only when the server sets requireReadToken.",
         "security": [{}, { "bearer": [] }],
         "parameters": [{ "$ref": "#/components/parameters/project" }, { "$ref": "#/components/parameters/sha" }],
         "responses": {
           "200": { "description": "The commit.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Commit" } } } },
+          "400": { "$ref": "#/components/responses/Error" },
+          "401": { "$ref": "#/components/responses/Error" },
+          "403": { "$ref": "#/components/responses/Error" },
+          "404": { "$ref": "#/components/responses/Error" }
+        }
+      }
+    },
+    "/v1/projects/{project}/resolve": {
+      "post": {
+        "operationId": "resolveBase",
+        "summary": "The first candidate commit with a non-suspect run in the environment, and its distance; base is absent when none has one. Needs a token only when the server sets requireReadToken.",
+        "security": [{}, { "bearer": [] }],
+        "parameters": [{ "$ref": "#/components/parameters/project" }],
+        "requestBody": {
+          "required": true,
+          "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ResolveRequest" } } }
+        },
+        "responses": {
+          "200": { "description": "The answer.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ResolveResponse" } } } },
+          "400": { "$ref": "#/components/responses/Error" },
+          "401": { "$ref": "#/components/responses/Error" },
+          "403": { "$ref": "#/components/responses/Error" },
+          "404": { "$ref": "#/components/responses/Error" }
+        }
+      }
+    },
+    "/v1/projects/{project}/diff": {
+      "get": {
+        "operationId": "diff",
+        "summary": "Every leak key classified between base and head: new, fixed, persisting, flaky, notRun, lateRelease, suppressed. Needs a token only when the server sets requireReadToken.",
+        "security": [{}, { "bearer": [] }],
+        "parameters": [{ "$ref": "#/components/parameters/project" }, { "name": "base", "in": "query", "required": true, "description": "The base commit.", "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" } }, { "name": "head", "in": "query", "required": true, "description": "The head commit.", "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" } }, { "$ref": "#/components/parameters/environment" }],
+        "responses": {
+          "200": { "description": "The answer.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Diff" } } } },
+          "400": { "$ref": "#/components/responses/Error" },
+          "401": { "$ref": "#/components/responses/Error" },
+          "403": { "$ref": "#/components/responses/Error" },
+          "404": { "$ref": "#/components/responses/Error" }
+        }
+      }
+    },
+    "/v1/projects/{project}/types": {
+      "get": {
+        "operationId": "types",
+        "summary": "Each type leaking at the newest commit of the branch with data, with direction. Needs a token only when the server sets requireReadToken.",
+        "security": [{}, { "bearer": [] }],
+        "parameters": [{ "$ref": "#/components/parameters/project" }, { "$ref": "#/components/parameters/branch" }, { "$ref": "#/components/parameters/environment" }],
+        "responses": {
+          "200": { "description": "The answer.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Types" } } } },
+          "400": { "$ref": "#/components/responses/Error" },
+          "401": { "$ref": "#/components/responses/Error" },
+          "403": { "$ref": "#/components/responses/Error" },
+          "404": { "$ref": "#/components/responses/Error" }
+        }
+      }
+    },
+    "/v1/projects/{project}/types/{type}/trend": {
+      "get": {
+        "operationId": "trend",
+        "summary": "One type's leaks per commit along the branch, oldest first. Needs a token only when the server sets requireReadToken.",
+        "security": [{}, { "bearer": [] }],
+        "parameters": [{ "$ref": "#/components/parameters/project" }, { "name": "type", "in": "path", "required": true, "schema": { "type": "string", "minLength": 1, "maxLength": 1024 } }, { "$ref": "#/components/parameters/branch" }, { "$ref": "#/components/parameters/limit" }, { "$ref": "#/components/parameters/environment" }],
+        "responses": {
+          "200": { "description": "The answer.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Trend" } } } },
+          "400": { "$ref": "#/components/responses/Error" },
+          "401": { "$ref": "#/components/responses/Error" },
+          "403": { "$ref": "#/components/responses/Error" },
+          "404": { "$ref": "#/components/responses/Error" }
+        }
+      }
+    },
+    "/v1/projects/{project}/scenarios/history": {
+      "get": {
+        "operationId": "scenarioHistory",
+        "summary": "One scenario's keys and states per commit, oldest first. Needs a token only when the server sets requireReadToken.",
+        "security": [{}, { "bearer": [] }],
+        "parameters": [{ "$ref": "#/components/parameters/project" }, { "name": "scenario", "in": "query", "required": true, "description": "The scenario id, e.g. ProfileTests/open().", "schema": { "type": "string", "minLength": 1, "maxLength": 1024 } }, { "$ref": "#/components/parameters/limit" }, { "$ref": "#/components/parameters/environment" }],
+        "responses": {
+          "200": { "description": "The answer.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ScenarioHistory" } } } },
+          "400": { "$ref": "#/components/responses/Error" },
+          "401": { "$ref": "#/components/responses/Error" },
+          "403": { "$ref": "#/components/responses/Error" },
+          "404": { "$ref": "#/components/responses/Error" }
+        }
+      }
+    },
+    "/v1/projects/{project}/suppressions": {
+      "post": {
+        "operationId": "createSuppression",
+        "summary": "Add a suppression: matching leaks are reported as suppressed, never as new.",
+        "security": [{ "bearer": [] }],
+        "parameters": [{ "$ref": "#/components/parameters/project" }],
+        "requestBody": {
+          "required": true,
+          "content": { "application/json": { "schema": { "$ref": "#/components/schemas/SuppressionDraft" } } }
+        },
+        "responses": {
+          "201": { "description": "Stored.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Suppression" } } } },
+          "400": { "$ref": "#/components/responses/Error" },
+          "401": { "$ref": "#/components/responses/Error" },
+          "403": { "$ref": "#/components/responses/Error" },
+          "404": { "$ref": "#/components/responses/Error" }
+        }
+      },
+      "get": {
+        "operationId": "listSuppressions",
+        "summary": "The project's suppressions, expired ones included. Needs a token only when the server sets requireReadToken.",
+        "security": [{}, { "bearer": [] }],
+        "parameters": [{ "$ref": "#/components/parameters/project" }],
+        "responses": {
+          "200": { "description": "The answer.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Suppressions" } } } },
+          "400": { "$ref": "#/components/responses/Error" },
+          "401": { "$ref": "#/components/responses/Error" },
+          "403": { "$ref": "#/components/responses/Error" },
+          "404": { "$ref": "#/components/responses/Error" }
+        }
+      }
+    },
+    "/v1/projects/{project}/suppressions/{id}": {
+      "delete": {
+        "operationId": "deleteSuppression",
+        "summary": "Delete a suppression of the project.",
+        "security": [{ "bearer": [] }],
+        "parameters": [{ "$ref": "#/components/parameters/project" }, { "name": "id", "in": "path", "required": true, "schema": { "type": "integer", "minimum": 1 } }],
+        "responses": {
+          "204": { "description": "Deleted." },
           "400": { "$ref": "#/components/responses/Error" },
           "401": { "$ref": "#/components/responses/Error" },
           "403": { "$ref": "#/components/responses/Error" },

@@ -13,6 +13,7 @@ public struct Migration: Sendable {
     /// Every migration this build knows, oldest first.
     public static let all: [Migration] = [
         Migration(version: 1, name: "initial", bytes: PackageResources._001_initial_sql),
+        Migration(version: 2, name: "regression_queries", bytes: PackageResources._002_regression_queries_sql),
     ]
 
     /// The schema version this build writes.

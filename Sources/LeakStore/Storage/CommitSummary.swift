@@ -11,6 +11,17 @@ public struct CommitSummary: Sendable, Hashable, Codable {
         public var lateRelease: Int
         public var errors: Int
         public var suspect: Bool
+        /// The checks of the run that leaked, in upload order.
+        public var leaks: [Leak]
+    }
+
+    /// One leaked check of a run.
+    public struct Leak: Sendable, Hashable, Codable {
+        public var scenario: String
+        public var type: String
+        public var file: String
+        public var line: Int
+        public var fingerprint: String?
     }
 
     public var sha: String

@@ -4,7 +4,7 @@ extension LeakStore {
         try read { try $0.scalarInt("SELECT id FROM projects WHERE name = ?", [.text(name)]) != nil }
     }
 
-    /// The commit `sha` of `project` with its runs, or nil when nothing was uploaded for it.
+    /// The commit `sha` of `project` with its runs and their leaks, or nil when nothing was uploaded for it.
     /// - Throws: `LeakStoreError.projectNotFound`.
     public func commit(project: String, sha: String) throws -> CommitSummary? {
         try read { db in
@@ -29,7 +29,18 @@ extension LeakStore {
                 found.runs.append(CommitSummary.Run(
                     runID: row.int64(at: 0), runKey: row.string(at: 1) ?? "", environment: row.string(at: 2) ?? "",
                     startedAt: row.string(at: 3) ?? "", checks: row.int(at: 4), leaked: row.int(at: 5),
-                    lateRelease: row.int(at: 6), errors: row.int(at: 7), suspect: row.int(at: 8) != 0))
+                    lateRelease: row.int(at: 6), errors: row.int(at: 7), suspect: row.int(at: 8) != 0, leaks: []))
+            }
+            for index in found.runs.indices {
+                try db.query("""
+                    SELECT s.name, t.name, k.file, k.line, k.fingerprint
+                    FROM checks k JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
+                    WHERE k.run_id = ? AND k.outcome = 'leaked' ORDER BY k.id
+                    """, [.integer(found.runs[index].runID)]) { row in
+                    found.runs[index].leaks.append(CommitSummary.Leak(
+                        scenario: row.string(at: 0) ?? "", type: row.string(at: 1) ?? "", file: row.string(at: 2) ?? "",
+                        line: row.int(at: 3), fingerprint: row.string(at: 4)))
+                }
             }
             return found
         }

@@ -1,0 +1,79 @@
+import LeakReport
+
+/// The part of every check after the objects are released: wait for them, then report what
+/// happened — issues at the caller's location, and one report line per object.
+enum DeallocationCheck {
+    /// Waits (yielding and sleeping) for `references` and reports their fates.
+    static func verify(
+        _ references: [WeakReference], context: CheckContext, roots: [Any] = [], testCase: AnyObject? = nil,
+        isolation: isolated (any Actor)? = #isolation
+    ) async {
+        var poller = ReleasePoller(references, timeouts: context.timeouts)
+        let fates = await poller.run()
+        report(fates, of: references, context: context, roots: roots, testCase: testCase)
+    }
+
+    /// Waits (pumping the run loop) for `references` and reports their fates.
+    static func verifyPumpingRunLoop(_ references: [WeakReference], context: CheckContext, roots: [Any] = [], testCase: AnyObject? = nil) {
+        var poller = ReleasePoller(references, timeouts: context.timeouts)
+        let fates = poller.runPumpingRunLoop()
+        report(fates, of: references, context: context, roots: roots, testCase: testCase)
+    }
+
+    /// Reports each object's fate. A leaked object is still alive here, so what holds it is
+    /// searched for (a cycle back to it, or a path from `roots`) and named in the message and
+    /// the report line, with the leak's fingerprint.
+    static func report(
+        _ fates: [ReleasePoller.Fate], of references: [WeakReference], context: CheckContext, roots: [Any] = [],
+        testCase: AnyObject?
+    ) {
+        var survivors: [(typeName: String, waited: Duration, retainPath: String?)] = []
+        var records: [CheckRecord] = []
+        for (reference, fate) in zip(references, fates) {
+            var record = self.record(for: reference.typeName, context: context, waited: fate.waited)
+            switch fate {
+            case .deallocated:
+                record.outcome = .deallocated
+            case let .lateRelease(waited):
+                record.outcome = .lateRelease
+                record.message = LeakMessage.lateRelease(reference.typeName, waited: waited, timeout: context.timeouts.resolvedTimeout)
+                IssueReporter.record(record.message!, severity: .warning, at: context.location, in: testCase)
+            case let .leaked(waited):
+                record.outcome = .leaked
+                var explanation: String?
+                if let survivor = reference.object {
+                    let path = findRetainPath(to: survivor, roots: roots)
+                    record.retainPath = path.steps
+                    record.fingerprint = path.fingerprint
+                    explanation = path.readable + (path.limitReached.map { " (search \($0))" } ?? "")
+                }
+                survivors.append((reference.typeName, waited, explanation))
+            }
+            records.append(record)
+        }
+        if !survivors.isEmpty {
+            let message = LeakMessage.leaked(survivors, groupSize: references.count, timeouts: context.timeouts)
+            IssueReporter.record(message, severity: .error, at: context.location, in: testCase)
+            for index in records.indices where records[index].outcome == .leaked {
+                records[index].message = message
+            }
+        }
+        records.forEach(ReportSink.record)
+    }
+
+    /// Reports a check that could not run to its end: an issue, and an `error` report line.
+    static func reportError(_ message: String, typeName: String, context: CheckContext, testCase: AnyObject? = nil) {
+        IssueReporter.record(message, severity: .error, at: context.location, in: testCase)
+        var record = record(for: typeName, context: context, waited: .zero)
+        record.outcome = .error
+        record.message = message
+        ReportSink.record(record)
+    }
+
+    private static func record(for typeName: String, context: CheckContext, waited: Duration) -> CheckRecord {
+        CheckRecord(
+            scenario: context.scenario, file: context.location.reportedFile, line: context.location.line,
+            type: typeName, outcome: .deallocated, waitedMs: waited.milliseconds,
+            timeoutMs: Int(context.timeouts.resolvedTimeout.milliseconds), lifecycle: context.lifecycle)
+    }
+}

@@ -1,0 +1,33 @@
+import Synchronization
+
+/// A value computed on first use, once, safely from any thread.
+final class Lazy<Value: Sendable>: Sendable {
+    private let state: Mutex<Value?> = Mutex(nil)
+    private let make: @Sendable () -> Value
+
+    init(_ make: @escaping @Sendable () -> Value) {
+        self.make = make
+    }
+
+    var value: Value {
+        state.withLock { stored in
+            if let stored { return stored }
+            let made = make()
+            stored = made
+            return made
+        }
+    }
+}
+
+/// Runs a block the first time only.
+final class Once: Sendable {
+    private let done = Mutex(false)
+
+    func run(_ body: () -> Void) {
+        let first = done.withLock { done in
+            defer { done = true }
+            return !done
+        }
+        if first { body() }
+    }
+}

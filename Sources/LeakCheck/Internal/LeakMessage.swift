@@ -1,0 +1,68 @@
+/// The words of LeakCheck's failures and warnings, in one place.
+enum LeakMessage {
+    static let usualHolders = """
+        What usually keeps an object alive: a closure stored on it (or on something it owns) that \
+        captures self strongly — use [weak self]; a delegate or parent property that is not weak; \
+        a Timer, DispatchSource or CADisplayLink that was never invalidated; a NotificationCenter \
+        observer that was never removed; a Task that is still running and captures it.
+        """
+
+    /// One survivor, or a group's survivors, after the timeout and grace period.
+    static func leaked(_ survivors: [(typeName: String, waited: Duration, retainPath: String?)], groupSize: Int, timeouts: DeallocationTimeouts) -> String {
+        let waited = survivors.map(\.waited).max() ?? .zero
+        var text: String
+        if groupSize == 1, let only = survivors.first {
+            text = "\(only.typeName) was not deallocated: it is still alive \(format(waited)) after it was released "
+                + "(timeout \(format(timeouts.resolvedTimeout)), plus a grace period of \(format(timeouts.resolvedGracePeriod)))."
+        } else {
+            text = "\(survivors.count) of \(groupSize) objects were not deallocated, still alive \(format(waited)) after release "
+                + "(timeout \(format(timeouts.resolvedTimeout)), plus a grace period of \(format(timeouts.resolvedGracePeriod))):"
+            for survivor in survivors {
+                text += "\n  - \(survivor.typeName)"
+            }
+        }
+        for survivor in survivors {
+            if let path = survivor.retainPath {
+                text += "\nWhat holds \(groupSize == 1 ? "it" : survivor.typeName): \(path)"
+            }
+        }
+        return text + "\n" + usualHolders
+    }
+
+    static func lateRelease(_ typeName: String, waited: Duration, timeout: Duration) -> String {
+        "\(typeName) was deallocated late: \(format(waited)) after release, past the \(format(timeout)) timeout "
+            + "but within the grace period. Not a leak; something released it asynchronously (a Task, a timer, a queued block)."
+    }
+
+    static func lifecycleThrew(_ typeName: String, lifecycle: String, error: any Error) -> String {
+        "The \(lifecycle) lifecycle of \(typeName) threw \(String(reflecting: error)); the deallocation check did not run. Fix the error; it is reported as an error, not as a leak."
+    }
+
+    static func resolvedNothing(_ serviceName: String) -> String {
+        "The container resolved nothing for \(serviceName) (resolve returned nil); register it before checking its deallocation."
+    }
+
+    static func resolvedValueType(_ serviceName: String, valueType: String) -> String {
+        "The container resolved \(serviceName) to \(valueType), a value type; only class instances can leak. Check a class-backed service instead."
+    }
+
+    static func trackedWithoutTrait(_ typeName: String) -> String {
+        "trackForDeallocation(\(typeName)) is not checked: this test has no deallocation check. Add the trait: "
+            + "@Test(.checksDeallocation) or @Suite(.checksDeallocation), or use expectDeallocation { … } instead."
+    }
+
+    /// `1.2 ms`, `300 ms`, `2.0 s`.
+    static func format(_ duration: Duration) -> String {
+        let ms = duration.milliseconds
+        if ms < 10 { return "\((ms * 10).rounded() / 10) ms".replacingOccurrences(of: ".0 ms", with: " ms") }
+        if ms < 1000 { return "\(Int(ms.rounded())) ms" }
+        return "\((ms / 100).rounded() / 10) s"
+    }
+}
+
+extension Duration {
+    /// This duration in milliseconds, with fractions.
+    var milliseconds: Double {
+        Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15
+    }
+}

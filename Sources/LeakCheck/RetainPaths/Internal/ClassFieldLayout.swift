@@ -1,0 +1,63 @@
+@_spi(Reflection) import Swift
+
+/// The stored fields of a class that may hold references — superclasses' fields included, `weak`,
+/// `unowned` and plain-data fields left out — with where each lies in an instance.
+///
+/// Worked out once per class from the runtime (`_forEachField` for names, offsets and types,
+/// `TypeMetadata` for ownership), so the walk reads each field straight from the instance instead
+/// of building a `Mirror` for every object it visits. Nil when either source is unavailable or
+/// they disagree; the walk then falls back to `Mirror`.
+struct ClassFieldLayout {
+    struct Field {
+        /// As people read it: lazy storage under the property's name.
+        let name: String
+        let offset: Int
+        let type: Any.Type
+
+        /// A copy of the field's value (retained, as `Mirror` would), boxed.
+        func load(from instance: UnsafeRawPointer) -> Any {
+            func copy<Value>(_: Value.Type) -> Any {
+                (instance + offset).assumingMemoryBound(to: Value.self).pointee
+            }
+            return _openExistential(type, do: copy)
+        }
+    }
+
+    let fields: [Field]
+
+    /// `_EachFieldOptions.classType` (raw value 1), which the standard library declares as a
+    /// mutable static and strict concurrency therefore refuses to read.
+    private static let classType = _EachFieldOptions(rawValue: 1)
+
+    init?(_ type: AnyObject.Type) {
+        guard #available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *) else { return nil }
+        // Ownership, level by level, the root class first: the order `_forEachField` lists them.
+        var levels: [AnyClass] = []
+        var level: AnyClass? = type
+        while let current = level {
+            levels.append(current)
+            level = _getSuperclass(current)
+        }
+        var ownership: [(name: String, ownership: TypeMetadata.Ownership)] = []
+        for current in levels.reversed() {
+            guard let stored = TypeMetadata.storedFields(of: current) else { return nil }
+            ownership += stored
+        }
+        var listed: [(name: String, offset: Int, type: Any.Type)] = []
+        let complete = _forEachField(of: type, options: Self.classType) { name, offset, fieldType, _ in
+            listed.append((String(cString: name), offset, fieldType))
+            return true
+        }
+        guard complete, listed.count == ownership.count else { return nil }
+        var fields: [Field] = []
+        for (field, held) in zip(listed, ownership) {
+            guard field.name == held.name else { return nil }
+            // `~Copyable` fields (a `Mutex`) cannot be copied out; like `Mirror`, the walk passes them by.
+            guard held.ownership == .strong else { continue }
+            let role = ValueRole(field.type)
+            guard role != .plain, role == .object || TypeMetadata.isCopyable(field.type) else { continue }
+            fields.append(Field(name: RetainPathNames.property(field.name), offset: field.offset, type: field.type))
+        }
+        self.fields = fields
+    }
+}

@@ -1,0 +1,214 @@
+import LeakReport
+
+/// Walks the stored values of one holder — through structs, enums, optionals, tuples,
+/// collections and existentials — to the class instances it holds strongly.
+///
+/// `weak`, `unowned` and `unowned(unsafe)` fields are skipped unread: they hold nothing, and
+/// loading an `unowned` reference whose object is gone would trap. Where the runtime metadata
+/// cannot say how a field is held, its references are walked with the kind `unknown`.
+struct ReferenceWalk {
+    /// Values looked at across all holders, so one huge collection cannot stall the search.
+    private(set) var valuesVisited = 0
+    let valueBudget: Int
+    private(set) var suspects: [RetainSuspect] = []
+    private var suspectSet: Set<RetainSuspect> = []
+    private var typeNames: [ObjectIdentifier: String] = [:]
+    private var roles: [ObjectIdentifier: ValueRole] = [:]
+    private var customReflectable: [ObjectIdentifier: Bool] = [:]
+    private var fieldCache: [ObjectIdentifier: [(name: String, ownership: TypeMetadata.Ownership)]?] = [:]
+
+    private static let maxNesting = 48
+    private static let maxSuspects = 32
+
+    /// False to walk as if the runtime's field metadata could not be read (every step `unknown`).
+    let readsFieldMetadata: Bool
+    private var layouts: [ObjectIdentifier: ClassFieldLayout?] = [:]
+
+    init(valueBudget: Int, readsFieldMetadata: Bool = true) {
+        self.valueBudget = valueBudget
+        self.readsFieldMetadata = readsFieldMetadata
+    }
+
+    var budgetExhausted: Bool { valuesVisited >= valueBudget }
+
+    /// The strong references held by a class instance, its superclasses' fields included.
+    mutating func edges(of object: AnyObject) -> [ReferenceEdge] {
+        var edges: [ReferenceEdge] = []
+        let holder = typeName(type(of: object))
+        if let layout = layout(of: type(of: object)) {
+            // Straight from the instance's memory, as a mirror would read it, without one.
+            let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
+            for field in layout.fields {
+                walk(field.load(from: base), holder: holder, path: field.name, kind: .strong, nesting: 1, into: &edges)
+            }
+            withExtendedLifetime(object) {}
+            return edges
+        }
+        // A custom mirror shows whatever its author chose, not the stored fields.
+        let custom = !readsFieldMetadata || isCustomReflectable(object)
+        var mirror: Mirror? = Mirror(reflecting: object)
+        while let level = mirror {
+            walkFields(of: level, storedIn: custom ? nil : level.subjectType, holder: holder,
+                       path: "", kind: .strong, nesting: 0, into: &edges)
+            mirror = level.superclassMirror
+        }
+        return edges
+    }
+
+    /// The strong references held by a root: a class instance is its own edge; a value is walked.
+    mutating func edges(ofRoot root: Any, holder: String) -> [ReferenceEdge] {
+        var edges: [ReferenceEdge] = []
+        walk(root, holder: holder, path: "", kind: .strong, nesting: 0, into: &edges)
+        return edges
+    }
+
+    private mutating func walkFields(
+        of mirror: Mirror, storedIn type: Any.Type?, holder: String, path: String,
+        kind: RetainPathStep.Kind, nesting: Int, into edges: inout [ReferenceEdge]
+    ) {
+        let children = mirror.children
+        var fields = type.flatMap { storedFields(of: $0) }
+        if fields?.count != children.count { fields = nil }
+        var index = children.startIndex
+        for position in 0..<children.count {
+            defer { children.formIndex(after: &index) }
+            if let fields, fields[position].ownership != .strong { continue }
+            let child = children[index]
+            let label = child.label.map(RetainPathNames.property) ?? "[\(position)]"
+            // Trust the metadata only where its field is the one the mirror shows.
+            let known = fields.map { $0[position].name == child.label } ?? false
+            walk(child.value, holder: holder, path: RetainPathNames.join(path, label),
+                 kind: known ? kind : .unknown, nesting: nesting + 1, into: &edges)
+        }
+    }
+
+    private mutating func walk(
+        _ value: Any, holder: String, path: String, kind: RetainPathStep.Kind, nesting: Int,
+        into edges: inout [ReferenceEdge]
+    ) {
+        guard nesting <= Self.maxNesting, valuesVisited < valueBudget else { return }
+        valuesVisited += 1
+        let valueType = type(of: value)
+        switch role(of: valueType) {
+        case .object:
+            edges.append(ReferenceEdge(target: value as AnyObject, property: path, kind: kind))
+            return
+        case .plain:
+            return
+        case .closure:
+            suspect(holder, path, .closure)
+            return
+        case .timer:
+            suspect(holder, path, .timer)
+            return
+        case .dispatchSource:
+            suspect(holder, path, .dispatchSource)
+            return
+        case .task:
+            suspect(holder, path, .task)
+            return
+        case .value:
+            break
+        }
+        // The standard containers directly: much cheaper than their mirrors.
+        let elementKind: RetainPathStep.Kind = kind == .unknown ? .unknown : .collection
+        if let optional = value as? any OptionalValue {
+            if let wrapped = optional.wrappedAny {
+                walk(wrapped, holder: holder, path: path, kind: kind, nesting: nesting + 1, into: &edges)
+            }
+            return
+        }
+        if let elements = value as? any ElementSequence {
+            var position = 0
+            elements.forEachElement { element in
+                walk(element, holder: holder, path: path + "[\(position)]", kind: elementKind,
+                     nesting: nesting + 1, into: &edges)
+                position += 1
+            }
+            return
+        }
+        if let dictionary = value as? any KeyValueSequence {
+            var position = 0
+            dictionary.forEachPair { key, element in
+                walk(key, holder: holder, path: path + ".keys[\(position)]", kind: elementKind,
+                     nesting: nesting + 1, into: &edges)
+                walk(element, holder: holder, path: path + "[\(RetainPathNames.key(key))]", kind: elementKind,
+                     nesting: nesting + 1, into: &edges)
+                position += 1
+            }
+            return
+        }
+        let mirror = Mirror(reflecting: value)
+        switch mirror.displayStyle {
+        case .struct?:
+            let stored = !readsFieldMetadata || value is CustomReflectable ? nil : valueType
+            walkFields(of: mirror, storedIn: stored, holder: holder, path: path, kind: kind,
+                       nesting: nesting, into: &edges)
+        case .collection?, .set?, .dictionary?:
+            // Other collections (a library's ordered dictionary): elements as their mirror lists them.
+            for (position, child) in mirror.children.enumerated() {
+                walk(child.value, holder: holder, path: path + "[\(position)]", kind: elementKind,
+                     nesting: nesting + 1, into: &edges)
+            }
+        default:
+            // Enum payloads (labelled with the case), tuples (`.0` or their labels), and
+            // custom mirrors.
+            let custom = mirror.displayStyle != .enum && mirror.displayStyle != .tuple
+            let childKind: RetainPathStep.Kind = custom ? .unknown : kind
+            for (position, child) in mirror.children.enumerated() {
+                let label = child.label.map(RetainPathNames.property) ?? "[\(position)]"
+                walk(child.value, holder: holder, path: RetainPathNames.join(path, label),
+                     kind: childKind, nesting: nesting + 1, into: &edges)
+            }
+        }
+    }
+
+    private mutating func layout(of type: AnyObject.Type) -> ClassFieldLayout? {
+        guard readsFieldMetadata else { return nil }
+        let key = ObjectIdentifier(type)
+        if let layout = layouts[key] { return layout }
+        let layout = ClassFieldLayout(type)
+        layouts[key] = layout
+        return layout
+    }
+
+    /// What a value of `type` is to the walk, worked out once for each type.
+    private mutating func role(of type: Any.Type) -> ValueRole {
+        let key = ObjectIdentifier(type)
+        if let role = roles[key] { return role }
+        let role = ValueRole(type)
+        roles[key] = role
+        return role
+    }
+
+    /// `String(reflecting:)`, once for each type.
+    mutating func typeName(_ type: Any.Type) -> String {
+        let key = ObjectIdentifier(type)
+        if let name = typeNames[key] { return name }
+        let name = String(reflecting: type)
+        typeNames[key] = name
+        return name
+    }
+
+    private mutating func isCustomReflectable(_ object: AnyObject) -> Bool {
+        let key = ObjectIdentifier(type(of: object))
+        if let custom = customReflectable[key] { return custom }
+        let custom = object is CustomReflectable
+        customReflectable[key] = custom
+        return custom
+    }
+
+    private mutating func storedFields(of type: Any.Type) -> [(name: String, ownership: TypeMetadata.Ownership)]? {
+        let key = ObjectIdentifier(type)
+        if let cached = fieldCache[key] { return cached }
+        let fields = TypeMetadata.storedFields(of: type)
+        fieldCache[key] = fields
+        return fields
+    }
+
+    private mutating func suspect(_ holder: String, _ property: String, _ kind: RetainSuspect.Kind) {
+        guard suspects.count < Self.maxSuspects else { return }
+        let suspect = RetainSuspect(holder: holder, property: property, kind: kind)
+        if suspectSet.insert(suspect).inserted { suspects.append(suspect) }
+    }
+}

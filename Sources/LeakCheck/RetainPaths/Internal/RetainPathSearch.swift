@@ -1,0 +1,168 @@
+import LeakReport
+
+/// One breadth-first search over the object graph. Nodes keep their objects alive until the
+/// search ends, so no `ObjectIdentifier` is reused while it runs.
+struct RetainPathSearch {
+    private struct Node {
+        let object: AnyObject
+        let parent: Int
+        let step: RetainPathStep?
+        let depth: Int
+    }
+
+    private let target: AnyObject
+    private let targetType: String
+    private let limits: RetainPathLimits
+    private var walk: ReferenceWalk
+    private var nodes: [Node] = []
+    private var seen: Set<ObjectIdentifier> = []
+    private var depthReached = false
+    private var visitsReached = false
+
+    /// - Parameter readsFieldMetadata: False to search as on a platform whose field metadata
+    ///   cannot be read, where every step is `unknown`.
+    init(target: AnyObject, limits: RetainPathLimits, readsFieldMetadata: Bool = true) {
+        self.target = target
+        self.targetType = String(reflecting: type(of: target))
+        self.limits = limits
+        let (budget, overflow) = limits.maxVisited.multipliedReportingOverflow(by: 16)
+        self.walk = ReferenceWalk(valueBudget: overflow ? Int.max : budget, readsFieldMetadata: readsFieldMetadata)
+    }
+
+    mutating func run(roots: [Any]) -> RetainPathReport {
+        if let cycle = searchCycle() {
+            return report(steps: cycle, origin: .cycle)
+        }
+        if !roots.isEmpty, let path = searchRoots(roots) {
+            return report(steps: path, origin: .root)
+        }
+        return report(steps: nil, origin: .none)
+    }
+
+    private mutating func searchCycle() -> [RetainPathStep]? {
+        reset()
+        nodes.append(Node(object: target, parent: -1, step: nil, depth: 0))
+        seen.insert(ObjectIdentifier(target))
+        return breadthFirst()
+    }
+
+    private mutating func searchRoots(_ roots: [Any]) -> [RetainPathStep]? {
+        reset()
+        seen.insert(ObjectIdentifier(target))
+        for (position, root) in roots.enumerated() {
+            let rootType = type(of: root)
+            if TypeMetadata.kind(of: rootType) == .class {
+                let object = root as AnyObject
+                if object === target { return [] }
+                if seen.insert(ObjectIdentifier(object)).inserted {
+                    nodes.append(Node(object: object, parent: -1, step: nil, depth: 0))
+                }
+                continue
+            }
+            let holder = String(reflecting: rootType)
+            for edge in walk.edges(ofRoot: root, holder: holder) {
+                let property = edge.property.isEmpty ? "roots[\(position)]" : edge.property
+                let step = RetainPathStep(holder: holder, property: property, kind: edge.kind)
+                if edge.target === target { return [step] }
+                guard seen.insert(ObjectIdentifier(edge.target)).inserted else { continue }
+                guard nodes.count < limits.maxVisited else {
+                    visitsReached = true
+                    return nil
+                }
+                nodes.append(Node(object: edge.target, parent: -1, step: step, depth: 1))
+            }
+        }
+        return breadthFirst()
+    }
+
+    /// Expands nodes in order until an edge reaches the target.
+    private mutating func breadthFirst() -> [RetainPathStep]? {
+        var next = 0
+        while next < nodes.count {
+            let node = nodes[next]
+            next += 1
+            guard node.depth < limits.maxDepth else {
+                depthReached = true
+                continue
+            }
+            if walk.budgetExhausted { break }
+            let holder = walk.typeName(type(of: node.object))
+            for edge in walk.edges(of: node.object) {
+                let step = RetainPathStep(holder: holder, property: edge.property, kind: edge.kind)
+                if edge.target === target {
+                    return path(to: next - 1) + [step]
+                }
+                guard seen.insert(ObjectIdentifier(edge.target)).inserted else { continue }
+                guard nodes.count < limits.maxVisited else {
+                    visitsReached = true
+                    return nil
+                }
+                nodes.append(Node(object: edge.target, parent: next - 1, step: step, depth: node.depth + 1))
+            }
+        }
+        return nil
+    }
+
+    private func path(to index: Int) -> [RetainPathStep] {
+        var steps: [RetainPathStep] = []
+        var current = index
+        while current >= 0 {
+            let node = nodes[current]
+            if let step = node.step { steps.append(step) }
+            current = node.parent
+        }
+        return steps.reversed()
+    }
+
+    private mutating func reset() {
+        nodes.removeAll(keepingCapacity: true)
+        seen.removeAll(keepingCapacity: true)
+    }
+
+    private func report(steps: [RetainPathStep]?, origin: RetainPathReport.Origin) -> RetainPathReport {
+        let suspects = steps == nil ? walk.suspects : []
+        var limit: String?
+        if steps == nil {
+            if visitsReached {
+                limit = "stopped after \(limits.maxVisited) objects"
+            } else if walk.budgetExhausted {
+                limit = "stopped after \(walk.valueBudget) values"
+            } else if depthReached {
+                limit = "stopped at depth \(limits.maxDepth)"
+            }
+        }
+        let fingerprint: LeakFingerprint
+        switch (origin, steps) {
+        case (.cycle, let steps?):
+            fingerprint = .cycle(steps)
+        case (.root, let steps?):
+            fingerprint = .path(steps, to: targetType)
+        default:
+            fingerprint = .unexplained(type: targetType, suspects: suspects.map { $0.holder + "." + $0.property })
+        }
+        return RetainPathReport(
+            steps: steps, origin: origin, suspects: suspects.map(\.sentence), limitReached: limit,
+            readable: readable(steps: steps, suspects: suspects, limit: limit),
+            fingerprint: fingerprint.value
+        )
+    }
+
+    private func readable(steps: [RetainPathStep]?, suspects: [RetainSuspect], limit: String?) -> String {
+        guard let steps else {
+            var text = suspects.isEmpty
+                ? "no strong reference path to \(RetainPathNames.short(targetType)) found"
+                : suspects.map(\.sentence).joined(separator: "; ")
+            if let limit { text += " (\(limit))" }
+            return text
+        }
+        let hops = steps.map { step in
+            let property = step.property.hasPrefix("[") ? step.property : "." + step.property
+            return RetainPathNames.short(step.holder) + property
+        }
+        var text = (hops + [RetainPathNames.short(targetType)]).joined(separator: " → ")
+        if steps.contains(where: { $0.kind == .unknown }) {
+            text += " (a step of kind unknown may be weak or unowned: its metadata could not be read)"
+        }
+        return text
+    }
+}

@@ -1,0 +1,24 @@
+/// A stored value that may hold an object without a reference `Mirror` can show.
+struct RetainSuspect: Hashable {
+    enum Kind { case closure, task, timer, dispatchSource }
+
+    /// Module-qualified, as in `RetainPathStep.holder`.
+    let holder: String
+    let property: String
+    let kind: Kind
+
+    /// `SelfCapturingClosure.onDone is a closure; a closure that captures self strongly keeps it alive`
+    var sentence: String {
+        let name = RetainPathNames.short(holder) + "." + property
+        switch kind {
+        case .closure:
+            return "\(name) is a closure; a closure that captures self strongly keeps it alive"
+        case .task:
+            return "\(name) is a Task; a task that captures self keeps it alive until the task ends"
+        case .timer:
+            return "\(name) is a Timer; a scheduled timer keeps its target or block alive until it is invalidated"
+        case .dispatchSource:
+            return "\(name) is a dispatch source; its handlers keep what they capture alive until it is cancelled"
+        }
+    }
+}

@@ -1,0 +1,179 @@
+/// What the Swift runtime's type metadata says about a type, read the way the runtime lays it
+/// out (docs/ABI/TypeMetadata.rst in the Swift repository).
+///
+/// `Mirror` loads a `weak` or `unowned` field as if it were strong, so it cannot tell a cycle
+/// from a back reference. The runtime's field descriptors can: a field's mangled type name ends
+/// in `Xw` for `weak`, `Xo` for `unowned` and `Xu` for `unowned(unsafe)` storage
+/// (docs/ABI/Mangling.rst). Everything here is checked before it is trusted: the metadata kind,
+/// the descriptor's kind and name, and the number of fields; anything unexpected is `nil`, which
+/// callers turn into an `unknown` step instead of a claimed cycle.
+enum TypeMetadata {
+    /// How a stored field holds its value.
+    enum Ownership: Equatable {
+        case strong, weak, unowned, unownedUnsafe
+    }
+
+    /// The metadata kinds the walk needs (MetadataKind.def).
+    enum Kind: Equatable {
+        case `class`, `struct`, `enum`, optional, tuple, function, existential, other
+    }
+
+    static func kind(of type: Any.Type) -> Kind {
+        let raw = metadataPointer(type).load(as: UInt.self)
+        switch raw {
+        // Swift classes without Objective-C interop store 0; with it, an isa pointer (> 0x7FF).
+        // 0x305 wraps an Objective-C class.
+        case 0, 0x305: return .class
+        case 0x200: return .struct
+        case 0x201: return .enum
+        case 0x202: return .optional
+        case 0x301: return .tuple
+        case 0x302: return .function
+        case 0x303: return .existential
+        default: return raw > 0x7FF ? .class : .other
+        }
+    }
+
+    /// False for `~Copyable` types (a `Mutex` field): they cannot be copied out to be looked at.
+    static func isCopyable(_ type: Any.Type) -> Bool {
+        valueWitnessFlags(type) & 0x0080_0000 == 0
+    }
+
+    /// True if values of `type` hold no references at all (the value witness table says POD),
+    /// so a walk can skip them.
+    static func isPlainData(_ type: Any.Type) -> Bool {
+        valueWitnessFlags(type) & 0x10000 == 0
+    }
+
+    /// The value witness table sits one word before the metadata's address point: eight function
+    /// pointers, then size, stride, and the flags word (IsNonPOD 0x10000, IsNonCopyable 0x800000).
+    private static func valueWitnessFlags(_ type: Any.Type) -> UInt32 {
+        let witnesses = (metadataPointer(type) - MemoryLayout<UnsafeRawPointer>.size)
+            .load(as: UnsafeRawPointer.self)
+        return witnesses.load(fromByteOffset: 8 * MemoryLayout<UnsafeRawPointer>.size + 16, as: UInt32.self)
+    }
+
+    /// The ownership of each stored field of a class (its own fields, not its superclass's) or
+    /// struct, in declaration order, as `Mirror` lists them; nil where the metadata cannot be read.
+    static func storedFields(of type: Any.Type) -> [(name: String, ownership: Ownership)]? {
+        guard let descriptor = nominalDescriptor(of: type), let fields = relative(descriptor + 16) else {
+            return nil
+        }
+        let recordSize = Int(fields.load(fromByteOffset: 10, as: UInt16.self))
+        let count = Int(fields.load(fromByteOffset: 12, as: UInt32.self))
+        guard recordSize >= 12, count < 100_000 else { return nil }
+        var result: [(name: String, ownership: Ownership)] = []
+        result.reserveCapacity(count)
+        for index in 0..<count {
+            let record = fields + 16 + index * recordSize
+            guard let namePointer = relative(record + 8) else { return nil }
+            let name = String(cString: namePointer.assumingMemoryBound(to: CChar.self))
+            guard let mangled = relative(record + 4) else { return nil }
+            result.append((name, ownership(ofMangledType: mangled)))
+        }
+        return result
+    }
+
+    /// Reads the suffix of a mangled type name, stepping over symbolic references: their
+    /// payloads are raw offsets or pointers that may contain any byte, a zero or an `X` included.
+    static func ownership(ofMangledType start: UnsafeRawPointer) -> Ownership {
+        var cursor = start.assumingMemoryBound(to: UInt8.self)
+        var last: UInt8 = 0, beforeLast: UInt8 = 0
+        var steps = 0
+        while cursor.pointee != 0, steps < 4096 {
+            let byte = cursor.pointee
+            switch byte {
+            case 0x01...0x17:
+                (beforeLast, last) = (0, 0)
+                cursor += 1 + 4
+            case 0x18...0x1F:
+                (beforeLast, last) = (0, 0)
+                cursor += 1 + MemoryLayout<UnsafeRawPointer>.size
+            default:
+                (beforeLast, last) = (last, byte)
+                cursor += 1
+            }
+            steps += 1
+        }
+        guard beforeLast == UInt8(ascii: "X") else { return .strong }
+        switch last {
+        case UInt8(ascii: "w"): return .weak
+        case UInt8(ascii: "o"): return .unowned
+        case UInt8(ascii: "u"): return .unownedUnsafe
+        default: return .strong
+        }
+    }
+
+    private static func metadataPointer(_ type: Any.Type) -> UnsafeRawPointer {
+        unsafeBitCast(type, to: UnsafeRawPointer.self)
+    }
+
+    /// The nominal type descriptor of a class or struct, checked against the type's own name.
+    private static func nominalDescriptor(of type: Any.Type) -> UnsafeRawPointer? {
+        let metadata = metadataPointer(type)
+        let expectedKind: UInt32
+        let descriptorOffset: Int
+        switch kind(of: type) {
+        case .class:
+            guard isSwiftClass(metadata) else { return nil }
+            expectedKind = 16
+            descriptorOffset = classDescriptorOffset
+        case .struct:
+            expectedKind = 17
+            descriptorOffset = 8
+        default:
+            return nil
+        }
+        guard let descriptor = metadata.load(fromByteOffset: descriptorOffset, as: UnsafeRawPointer?.self),
+              descriptor.load(as: UInt32.self) & 0x1F == expectedKind,
+              let namePointer = relative(descriptor + 8)
+        else { return nil }
+        let name = String(cString: namePointer.assumingMemoryBound(to: CChar.self))
+        guard shortName(of: type) == name else { return nil }
+        return descriptor
+    }
+
+    /// Only Swift class metadata has a descriptor: not the wrapper of an Objective-C class
+    /// (kind 0x305), nor, where Objective-C exists, a class whose data word lacks the Swift bits.
+    private static func isSwiftClass(_ metadata: UnsafeRawPointer) -> Bool {
+        let raw = metadata.load(as: UInt.self)
+        guard raw == 0 || raw > 0x7FF else { return false }
+        #if canImport(ObjectiveC)
+        let data = metadata.load(fromByteOffset: 4 * MemoryLayout<UnsafeRawPointer>.size, as: UInt.self)
+        return data & 0x3 != 0
+        #else
+        return true
+        #endif
+    }
+
+    /// Where a class's metadata keeps its descriptor: after kind/isa and superclass, the
+    /// Objective-C cache and data words where interop exists, then five 32-bit fields and two
+    /// 16-bit ones.
+    private static let classDescriptorOffset: Int = {
+        #if canImport(ObjectiveC)
+        return 8 * MemoryLayout<UnsafeRawPointer>.size
+        #else
+        return 5 * MemoryLayout<UnsafeRawPointer>.size
+        #endif
+    }()
+
+    /// `Outer<Int>.Inner<String>` → `Inner`: the descriptor stores the bare name.
+    private static func shortName(of type: Any.Type) -> String {
+        var depth = 0
+        var bare = ""
+        for character in _typeName(type, qualified: false) {
+            switch character {
+            case "<": depth += 1
+            case ">": depth -= 1
+            default: if depth == 0 { bare.append(character) }
+            }
+        }
+        if let dot = bare.lastIndex(of: ".") { bare = String(bare[bare.index(after: dot)...]) }
+        return bare
+    }
+
+    private static func relative(_ field: UnsafeRawPointer) -> UnsafeRawPointer? {
+        let offset = field.load(as: Int32.self)
+        return offset == 0 ? nil : field + Int(offset)
+    }
+}

@@ -1,0 +1,18 @@
+/// How far a retain-path search may go. Reaching a bound ends the search with what it found and
+/// says so in `RetainPathReport.limitReached`; it never hangs or crashes.
+///
+/// ```swift
+/// let report = findRetainPath(to: viewModel, limits: RetainPathLimits(maxDepth: 6))
+/// ```
+public struct RetainPathLimits: Sendable, Hashable {
+    /// The most references a path may have.
+    public var maxDepth: Int
+    /// The most objects the search may look at. Values inside objects (structs, collection
+    /// elements) are bounded as well, at 16 for each object allowed.
+    public var maxVisited: Int
+
+    public init(maxDepth: Int = 12, maxVisited: Int = 100_000) {
+        self.maxDepth = max(1, maxDepth)
+        self.maxVisited = max(1, maxVisited)
+    }
+}

@@ -1,0 +1,46 @@
+import LeakReport
+
+/// What holds a leaked object, as `findRetainPath(to:roots:limits:)` found it.
+///
+/// ```swift
+/// let report = findRetainPath(to: viewModel)
+/// report.readable  // "ProfileViewModel.coordinator → MainCoordinator.children[0] → ProfileViewModel"
+/// ```
+public struct RetainPathReport: Sendable, Hashable {
+    /// Where a path starts.
+    public enum Origin: String, Sendable, Hashable {
+        /// The path leads from the object back to itself: a retain cycle.
+        case cycle
+        /// The path leads from one of the roots the caller passed.
+        case root
+        /// No path was found.
+        case none
+    }
+
+    /// The shortest path back to the object (a cycle) or from a root; nil if none was found.
+    /// Holders are module-qualified.
+    public var steps: [RetainPathStep]?
+    public var origin: Origin
+    /// When no path was found: the stored closures, tasks, timers and dispatch sources on the
+    /// object and on objects it reaches, each as a sentence.
+    public var suspects: [String]
+    /// The bound the search reached, if any: `stopped after 100000 objects`, `stopped at depth 12`.
+    public var limitReached: String?
+    /// The path or the suspects, for failure messages; short type names.
+    public var readable: String
+    /// The `LeakFingerprint` of the type and the normalised path, or of the type and the
+    /// suspects when there is no path.
+    public var fingerprint: String
+
+    public init(
+        steps: [RetainPathStep]?, origin: Origin, suspects: [String], limitReached: String?,
+        readable: String, fingerprint: String
+    ) {
+        self.steps = steps
+        self.origin = origin
+        self.suspects = suspects
+        self.limitReached = limitReached
+        self.readable = readable
+        self.fingerprint = fingerprint
+    }
+}

@@ -1,0 +1,102 @@
+#if canImport(XCTest)
+import XCTest
+
+/// Deallocation checks for XCTest. Inside a test case these methods are found before the free
+/// functions, so the same calls work in XCTest and Swift Testing; failures are recorded on this
+/// test case at the caller's line, and scenario ids are `TestCaseType/testName()`.
+extension XCTestCase {
+    /// Checks that the object `make` returns is deallocated once released; see the free
+    /// `expectDeallocation(_:timeout:gracePeriod:afterRelease:_:)`.
+    ///
+    /// ```swift
+    /// func testViewModel() async { await expectDeallocation { ProfileViewModel() } }
+    /// ```
+    public func expectDeallocation<Object: AnyObject>(
+        _ lifecycle: DeallocationLifecycle<Object> = .none,
+        timeout: Duration? = nil,
+        gracePeriod: Duration? = nil,
+        roots: [Any] = [],
+        afterRelease: () async -> Void = {},
+        isolation: isolated (any Actor)? = #isolation,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+        line: UInt = #line, column: UInt = #column, function: StaticString = #function,
+        _ make: () async throws -> Object
+    ) async rethrows {
+        let context = checkContext(
+            CallerLocation(fileID, filePath, line, column, function), lifecycle: lifecycle.name,
+            DeallocationTimeouts(timeout: timeout, gracePeriod: gracePeriod))
+        try await checkDeallocation(of: make, lifecycle: lifecycle, roots: roots, afterRelease: afterRelease, context: context, testCase: self)
+    }
+
+    /// Checks that every object `make` returns is deallocated once released.
+    public func expectDeallocation(
+        timeout: Duration? = nil,
+        gracePeriod: Duration? = nil,
+        roots: [Any] = [],
+        afterRelease: () async -> Void = {},
+        isolation: isolated (any Actor)? = #isolation,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+        line: UInt = #line, column: UInt = #column, function: StaticString = #function,
+        _ make: () async throws -> [AnyObject]
+    ) async rethrows {
+        let context = checkContext(
+            CallerLocation(fileID, filePath, line, column, function), lifecycle: "none",
+            DeallocationTimeouts(timeout: timeout, gracePeriod: gracePeriod))
+        try await checkDeallocation(ofGroup: make, roots: roots, afterRelease: afterRelease, context: context, testCase: self)
+    }
+
+    /// The synchronous form, for tests that are not `async`: pumps the current run loop while it
+    /// waits, so timers and main-queue blocks that release the object still run.
+    ///
+    /// ```swift
+    /// func testClosesCleanly() { assertDeallocation { Foo() } }
+    /// ```
+    public func assertDeallocation<Object: AnyObject>(
+        timeout: Duration? = nil,
+        gracePeriod: Duration? = nil,
+        roots: [Any] = [],
+        afterRelease: () -> Void = {},
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+        line: UInt = #line, column: UInt = #column, function: StaticString = #function,
+        _ make: () throws -> Object
+    ) rethrows {
+        let context = checkContext(
+            CallerLocation(fileID, filePath, line, column, function), lifecycle: "none",
+            DeallocationTimeouts(timeout: timeout, gracePeriod: gracePeriod))
+        let reference = try WeakReference(make())
+        afterRelease()
+        DeallocationCheck.verifyPumpingRunLoop([reference], context: context, roots: roots, testCase: self)
+    }
+
+    /// Returns `object` and checks at tear-down that it was deallocated, pumping the run loop
+    /// while it waits.
+    ///
+    /// ```swift
+    /// func testLoads() { let sut = trackForDeallocation(Loader()); sut.load() }
+    /// ```
+    @discardableResult
+    public func trackForDeallocation<Object: AnyObject>(
+        _ object: Object,
+        timeout: Duration? = nil,
+        gracePeriod: Duration? = nil,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+        line: UInt = #line, column: UInt = #column, function: StaticString = #function
+    ) -> Object {
+        let context = checkContext(
+            CallerLocation(fileID, filePath, line, column, function), lifecycle: "none",
+            DeallocationTimeouts(timeout: timeout, gracePeriod: gracePeriod))
+        let reference = WeakReference(object)
+        addTeardownBlock { [weak self] in
+            DeallocationCheck.verifyPumpingRunLoop([reference], context: context, testCase: self)
+        }
+        return object
+    }
+
+    private func checkContext(_ location: CallerLocation, lifecycle: String, _ timeouts: DeallocationTimeouts) -> CheckContext {
+        let configured = (self as? DeallocationCheckConfiguring)?.deallocationTimeouts ?? DeallocationTimeouts()
+        return CheckContext(
+            location: location, scenario: "\(String(describing: type(of: self)))/\(location.function)",
+            lifecycle: lifecycle, timeouts: timeouts.over(configured))
+    }
+}
+#endif

@@ -1,0 +1,33 @@
+/// The answer to `POST /v1/projects/{project}/runs`: 201 with `created` true for a new run, 200
+/// with the first run's receipt when the same `runKey` comes again.
+public struct UploadReceipt: Codable, Sendable, Hashable {
+    public var runID: Int64
+    public var created: Bool
+    public var checks: Int
+    public var leaked: Int
+    public var lateRelease: Int
+    public var errors: Int
+    /// More than 80% of the checks leaked or errored: likely an infrastructure failure, so the
+    /// run is never used as a base.
+    public var suspect: Bool
+
+    public init(runID: Int64, created: Bool, checks: Int, leaked: Int, lateRelease: Int, errors: Int, suspect: Bool) {
+        self.runID = runID
+        self.created = created
+        self.checks = checks
+        self.leaked = leaked
+        self.lateRelease = lateRelease
+        self.errors = errors
+        self.suspect = suspect
+    }
+}
+
+/// The body of every error answer: `{"error":{"code":"…","message":"…"}}`.
+public struct APIErrorBody: Codable, Sendable, Hashable {
+    public struct Detail: Codable, Sendable, Hashable {
+        public var code: String
+        public var message: String
+    }
+
+    public var error: Detail
+}

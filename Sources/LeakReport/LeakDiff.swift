@@ -1,0 +1,105 @@
+import Foundation
+
+/// How the leaks at a head compare with those at its base: the answer to "did this change
+/// bring in a leak?".
+///
+/// ```swift
+/// let diff = LeakDiff(base: KeyObservation.fold(baseChecks), head: KeyObservation.fold(headChecks))
+/// if diff.failsBuild(strict: false) { exit(1) }
+/// ```
+public struct LeakDiff: Codable, Sendable, Hashable {
+    /// Where a key lands.
+    public enum Category: String, Codable, Sendable, CaseIterable {
+        /// Leaked at head, not at base — including scenarios the base never ran. Fails the build.
+        case new
+        /// Leaked at base, checked and clean at head.
+        case fixed
+        /// Leaked at both.
+        case persisting
+        /// Runs disagree at head or base, or it flipped in the base branch's recent history.
+        case flaky
+        /// Leaked at base, not checked at head.
+        case notRun
+        /// Released during the grace period at head: a warning.
+        case lateRelease
+        /// Would be new, but a suppression covers it.
+        case suppressed
+    }
+
+    public struct Entry: Codable, Sendable, Hashable {
+        public var category: Category
+        public var scenario: String
+        public var type: String
+        public var file: String
+        public var line: Int
+        public var fingerprint: String?
+        public var retainPath: [RetainPathStep]?
+        public var message: String?
+        /// The commit where the leak was first seen leaking on the base branch, when known.
+        public var firstSeen: String?
+        /// The reason of the suppression that covers it.
+        public var suppressedBecause: String?
+
+        public var key: LeakKey { LeakKey(scenario: scenario, type: type) }
+    }
+
+    public var entries: [Entry]
+
+    public init(entries: [Entry]) {
+        self.entries = entries
+    }
+
+    /// Classifies every key seen at base or head.
+    /// - Parameters:
+    ///   - flakyKeys: keys known to flip in the base branch's recent history.
+    ///   - suppressions: rules that move matching leaks out of "new".
+    public init(base: [LeakKey: KeyObservation], head: [LeakKey: KeyObservation],
+                flakyKeys: Set<LeakKey> = [], suppressions: [LeakSuppression] = [], now: Date = Date()) {
+        var entries: [Entry] = []
+        for key in Set(base.keys).union(head.keys).sorted() {
+            let before = base[key], after = head[key]
+            guard let category = Self.category(before: before?.state, after: after?.state, knownFlaky: flakyKeys.contains(key))
+            else { continue }
+            let shown = (category == .notRun || category == .fixed) ? (before ?? after)! : (after ?? before)!
+            var entry = Entry(
+                category: category, scenario: key.scenario, type: key.type, file: shown.file, line: shown.line,
+                fingerprint: shown.fingerprint, retainPath: shown.retainPath, message: shown.message)
+            if category == .new,
+               let rule = suppressions.first(where: { $0.matches(key, fingerprint: shown.fingerprint, now: now) }) {
+                entry.category = .suppressed
+                entry.suppressedBecause = rule.reason
+            }
+            entries.append(entry)
+        }
+        self.entries = entries
+    }
+
+    /// The category of a key from its states at base and head; nil when there is nothing to say
+    /// (clean at both, or only errors).
+    static func category(before: KeyState?, after: KeyState?, knownFlaky: Bool) -> Category? {
+        if after == .flaky || before == .flaky { return .flaky }
+        if after == .leaked {
+            if knownFlaky { return .flaky }
+            return before == .leaked ? .persisting : .new
+        }
+        if before == .leaked {
+            if after == .clean || after == .lateRelease { return after == .lateRelease ? .lateRelease : .fixed }
+            return .notRun
+        }
+        if after == .lateRelease { return .lateRelease }
+        return nil
+    }
+
+    public func entries(in category: Category) -> [Entry] {
+        entries.filter { $0.category == category }
+    }
+
+    public var counts: [Category: Int] {
+        Dictionary(grouping: entries, by: \.category).mapValues(\.count)
+    }
+
+    /// New leaks fail a build; with `strict`, flaky ones do too.
+    public func failsBuild(strict: Bool) -> Bool {
+        entries.contains { $0.category == .new || (strict && $0.category == .flaky) }
+    }
+}

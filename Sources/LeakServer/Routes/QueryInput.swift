@@ -1,0 +1,67 @@
+import Foundation
+import LeakReport
+
+/// Reading and checking the inputs of the query routes; each refusal is a 400 that names the
+/// parameter, e.g. `base: expected a 40-digit hex commit id`.
+enum QueryInput {
+    /// Most commits a trend or history answers with, and the default.
+    static let maxLimit = 1_000
+    static let defaultLimit = 50
+
+    /// A 40-digit hex commit id, lower-cased.
+    static func commit(_ value: String?, field: String) throws -> String {
+        guard let value else { throw HTTPFailure.badRequest("\(field): missing; give a 40-digit hex commit id") }
+        guard value.utf8.count == 40, value.allSatisfy(\.isHexDigit) else {
+            throw HTTPFailure.badRequest("\(field): expected a 40-digit hex commit id, found \"\(clip(value))\"")
+        }
+        return value.lowercased()
+    }
+
+    /// A required, non-empty query argument or path segment of at most 1,024 characters.
+    static func text(_ value: String?, field: String) throws -> String {
+        guard let value, !value.isEmpty else { throw HTTPFailure.badRequest("\(field): missing; it must not be empty") }
+        // Code points, as JSON Schema's maxLength counts them (a grapheme can hold many).
+        guard value.unicodeScalars.count <= 1_024 else {
+            throw HTTPFailure.badRequest("\(field): longer than 1024 characters")
+        }
+        return value
+    }
+
+    /// `environment`, `default` when left out.
+    static func environment(_ request: Request) throws -> String {
+        try text(request.query["environment"] ?? "default", field: "environment")
+    }
+
+    /// `limit`, from 1 to `maxLimit`, `defaultLimit` when left out.
+    static func limit(_ request: Request) throws -> Int {
+        guard let raw = request.query["limit"] else { return defaultLimit }
+        guard let limit = Int(raw), (1...maxLimit).contains(limit) else {
+            throw HTTPFailure.badRequest("limit: expected a whole number from 1 to \(maxLimit), found \"\(clip(raw))\"")
+        }
+        return limit
+    }
+
+    /// A read route's access check: open unless the configuration sets `requireReadToken`.
+    static func authorizeRead(_ request: Request, _ context: RequestContext, project: String) throws {
+        if context.configuration.requireReadToken {
+            try TokenCheck.require(.read, for: project, request: request, store: context.store)
+        }
+    }
+
+    /// Decodes a JSON body; a decoding failure is a 400 naming the key path.
+    static func decode<Body: Decodable>(_ type: Body.Type, from body: Data) throws -> Body {
+        guard !body.isEmpty else { throw HTTPFailure.badRequest("the body is empty; send a JSON object") }
+        do {
+            return try JSONDecoder().decode(type, from: body)
+        } catch let error as DecodingError {
+            throw HTTPFailure.badRequest(error.keyPathDescription)
+        } catch {
+            throw HTTPFailure.badRequest("the body is not valid JSON")
+        }
+    }
+
+    /// Keeps an echoed value short enough to read.
+    static func clip(_ text: String) -> String {
+        text.count > 80 ? String(text.prefix(80)) + "…" : text
+    }
+}

@@ -1,0 +1,17 @@
+/// `GET /v1/projects/{project}/scenarios/history?scenario=&environment=&limit=`: the
+/// scenario's keys and states per commit, oldest first.
+///
+/// The scenario is a query argument, not a path segment: scenario ids hold `/`
+/// (`ProfileTests/open()`), and libmicrohttpd decodes `%2F` before routing.
+enum ScenarioHistoryRoute {
+    @Sendable
+    static func handle(_ request: Request, _ context: RequestContext) throws -> any ResponseGenerator {
+        let project = request.parameter("project")
+        try QueryInput.authorizeRead(request, context, project: project)
+        let scenario = try QueryInput.text(request.query["scenario"], field: "scenario")
+        let environment = try QueryInput.environment(request)
+        let limit = try QueryInput.limit(request)
+        return try Response.json(try context.store.scenarioHistory(
+            project: project, scenario: scenario, environment: environment, limit: limit))
+    }
+}

@@ -1,0 +1,33 @@
+import LeakReport
+
+/// One leak key's outcome counts at one commit in one environment, as `leak_states` keeps them
+/// (or as the checks of the usable runs add up when a suspect run is mixed in).
+struct KeyCounts: Sendable {
+    var scenarioID: Int64
+    var typeID: Int64
+    var scenario: String
+    var type: String
+    var checked: Int
+    var leaked: Int
+    var lateRelease: Int
+    var errors: Int
+
+    var ids: KeyIDs { KeyIDs(scenarioID: scenarioID, typeID: typeID) }
+    var key: LeakKey { LeakKey(scenario: scenario, type: type) }
+
+    /// The same folding as `KeyObservation.fold`, from counts: leaked with no release is
+    /// leaked, leaked beside a release is flaky, any late release is a late release, a release
+    /// is clean, and errors alone are an error.
+    var state: KeyState {
+        let released = checked - leaked - errors
+        if leaked > 0 { return released > 0 ? .flaky : .leaked }
+        if lateRelease > 0 { return .lateRelease }
+        return released > 0 ? .clean : .error
+    }
+}
+
+/// A leak key by its interned ids.
+struct KeyIDs: Hashable, Sendable {
+    var scenarioID: Int64
+    var typeID: Int64
+}

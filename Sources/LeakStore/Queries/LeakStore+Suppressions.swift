@@ -1,0 +1,64 @@
+import Foundation
+import LeakReport
+
+extension LeakStore {
+    /// Stores a suppression for the project and returns it with its id.
+    /// - Throws: `LeakStoreError.projectNotFound`.
+    public func addSuppression(project: String, _ rule: LeakSuppression, now: Date = Date()) throws -> LeakSuppression {
+        try write { writer in
+            try writer.transaction {
+                let db = writer.connection
+                guard let projectID = try db.scalarInt("SELECT id FROM projects WHERE name = ?", [.text(project)]) else {
+                    throw LeakStoreError.projectNotFound(project)
+                }
+                try db.run("""
+                    INSERT INTO suppressions (project_id, type_pattern, scenario_pattern, fingerprint_pattern, reason,
+                        expires_at, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """, [.integer(projectID), Self.text(rule.type), Self.text(rule.scenario), Self.text(rule.fingerprint),
+                          .text(rule.reason), Self.text(rule.expiresAt.map(ReportTimestamp.string(from:))),
+                          .text(ReportTimestamp.string(from: now))])
+                var stored = rule
+                stored.id = Int(db.lastInsertRowID)
+                return stored
+            }
+        }
+    }
+
+    /// The project's suppressions, expired ones included, oldest first.
+    /// - Throws: `LeakStoreError.projectNotFound`.
+    public func suppressions(project: String) throws -> [LeakSuppression] {
+        try read { db in try suppressionRules(db, projectID: try ProjectHistory(db, project: project).projectID) }
+    }
+
+    /// Deletes suppression `id` of the project; false when the project has no such suppression.
+    /// - Throws: `LeakStoreError.projectNotFound`.
+    public func deleteSuppression(project: String, id: Int64) throws -> Bool {
+        try write { writer in
+            try writer.transaction {
+                let db = writer.connection
+                guard let projectID = try db.scalarInt("SELECT id FROM projects WHERE name = ?", [.text(project)]) else {
+                    throw LeakStoreError.projectNotFound(project)
+                }
+                let deleted = try db.scalarInt(
+                    "DELETE FROM suppressions WHERE id = ? AND project_id = ? RETURNING id", [.integer(id), .integer(projectID)])
+                return deleted != nil
+            }
+        }
+    }
+
+    func suppressionRules(_ db: SQLiteConnection, projectID: Int64) throws -> [LeakSuppression] {
+        var rules: [LeakSuppression] = []
+        try db.query("""
+            SELECT id, type_pattern, scenario_pattern, fingerprint_pattern, reason, expires_at
+            FROM suppressions WHERE project_id = ? ORDER BY id
+            """, [.integer(projectID)]) { row in
+            rules.append(LeakSuppression(
+                id: row.int(at: 0), type: row.string(at: 1), scenario: row.string(at: 2), fingerprint: row.string(at: 3),
+                reason: row.string(at: 4) ?? "", expiresAt: row.string(at: 5).flatMap(ReportTimestamp.date(from:))))
+        }
+        return rules
+    }
+
+    private static func text(_ value: String?) -> SQLiteValue { value.map(SQLiteValue.text) ?? .null }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import LeakReport
+
+/// The read-side queries of one project on one reader connection. Every query filters by the
+/// project id, so one project's data never answers for another.
+struct ProjectHistory {
+    let db: SQLiteConnection
+    let projectID: Int64
+
+    /// - Throws: `LeakStoreError.projectNotFound`.
+    init(_ db: SQLiteConnection, project: String) throws {
+        guard let id = try db.scalarInt("SELECT id FROM projects WHERE name = ?", [.text(project)]) else {
+            throw LeakStoreError.projectNotFound(project)
+        }
+        self.db = db
+        projectID = id
+    }
+
+    func commitID(_ sha: String) throws -> Int64? {
+        try db.scalarInt("SELECT id FROM commits WHERE project_id = ? AND sha = ?", [.integer(projectID), .text(sha.lowercased())])
+    }
+
+    func branch(ofCommit commitID: Int64) throws -> String? {
+        try db.scalarText("SELECT branch FROM commits WHERE id = ?", [.integer(commitID)])
+    }
+
+    /// Runs at the commit in the environment: the usable (non-suspect) ones and the suspect ones.
+    func runCounts(commitID: Int64, environment: String) throws -> (usable: Int, suspect: Int) {
+        var counts = (usable: 0, suspect: 0)
+        try db.query("""
+            SELECT coalesce(sum(suspect = 0), 0), coalesce(sum(suspect = 1), 0) FROM runs
+            WHERE commit_id = ? AND environment = ?
+            """, [.integer(commitID), .text(environment)]) { row in
+            counts = (row.int(at: 0), row.int(at: 1))
+        }
+        return counts
+    }
+
+    /// Every key's counts at the commit, from the usable runs only. `leak_states` answers when
+    /// no suspect run is stored there; otherwise the usable runs' checks are added up.
+    func keyCounts(commitID: Int64, environment: String, typeID: Int64? = nil) throws -> [KeyCounts] {
+        let runs = try runCounts(commitID: commitID, environment: environment)
+        guard runs.usable > 0 else { return [] }
+        let sql = runs.suspect == 0 ? """
+            SELECT ls.scenario_id, ls.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
+                   ls.late_release_count, ls.error_count
+            FROM leak_states ls JOIN scenarios s ON s.id = ls.scenario_id JOIN types t ON t.id = ls.type_id
+            WHERE ls.commit_id = ?1 AND ls.environment = ?2 AND (?3 IS NULL OR ls.type_id = ?3)
+            """ : """
+            SELECT k.scenario_id, k.type_id, s.name, t.name, count(*), sum(k.outcome = 'leaked'),
+                   sum(k.outcome = 'lateRelease'), sum(k.outcome = 'error')
+            FROM runs r JOIN checks k ON k.run_id = r.id
+                 JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
+            WHERE r.commit_id = ?1 AND r.environment = ?2 AND r.suspect = 0 AND (?3 IS NULL OR k.type_id = ?3)
+            GROUP BY k.scenario_id, k.type_id
+            """
+        var result: [KeyCounts] = []
+        try db.query(sql, [.integer(commitID), .text(environment), typeID.map(SQLiteValue.integer) ?? .null]) { row in
+            result.append(KeyCounts(
+                scenarioID: row.int64(at: 0), typeID: row.int64(at: 1), scenario: row.string(at: 2) ?? "",
+                type: row.string(at: 3) ?? "", checked: row.int(at: 4), leaked: row.int(at: 5),
+                lateRelease: row.int(at: 6), errors: row.int(at: 7)))
+        }
+        return result
+    }
+
+    /// The most telling check of each wanted key at the commit (a leak before a late release
+    /// before anything else, the first of each), as `KeyObservation.fold` picks it.
+    func tellingChecks(commitID: Int64, environment: String, keys: Set<KeyIDs>) throws -> [KeyIDs: KeyObservation] {
+        guard !keys.isEmpty else { return [:] }
+        var found: [KeyIDs: (rank: Int, observation: KeyObservation)] = [:]
+        try db.query("""
+            SELECT k.scenario_id, k.type_id, k.outcome, k.file, k.line, k.fingerprint, k.retain_path, k.message
+            FROM runs r JOIN checks k ON k.run_id = r.id
+            WHERE r.commit_id = ? AND r.environment = ? AND r.suspect = 0
+            ORDER BY k.id
+            """, [.integer(commitID), .text(environment)]) { row in
+            let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1))
+            guard keys.contains(ids) else { return }
+            let rank = switch row.string(at: 2) {
+            case "leaked": 2
+            case "lateRelease": 1
+            default: 0
+            }
+            if let existing = found[ids], existing.rank >= rank { return }
+            let retainPath = row.string(at: 6).flatMap { try? JSONDecoder().decode([RetainPathStep].self, from: Data($0.utf8)) }
+            found[ids] = (rank, KeyObservation(
+                state: .clean, file: row.string(at: 3) ?? "", line: row.int(at: 4), fingerprint: row.string(at: 5),
+                retainPath: retainPath, message: row.string(at: 7)))
+        }
+        return found.mapValues(\.observation)
+    }
+
+    /// The commit's sha and when its first usable run in the environment started; `at` is nil
+    /// when the commit has no usable run there.
+    func commitPoint(_ commitID: Int64, environment: String) throws -> (sha: String, at: String?) {
+        var point = (sha: "", at: String?.none)
+        try db.query("""
+            SELECT c.sha, (SELECT min(r.started_at) FROM runs r
+                           WHERE r.commit_id = c.id AND r.environment = ? AND r.suspect = 0)
+            FROM commits c WHERE c.id = ?
+            """, [.text(environment), .integer(commitID)]) { row in
+            point = (row.string(at: 0) ?? "", row.string(at: 1))
+        }
+        return point
+    }
+
+    /// Commits of `branch` with usable runs in the environment, newest first, at most `limit`.
+    ///
+    /// The walk starts at the branch's newest commit with data (upload order) and follows first
+    /// parents (`commit_parents` position 0); where a commit's first parent is unknown to the
+    /// server, it continues with the branch's previous commit in upload order. Commits without
+    /// data in the environment are walked through but not listed.
+    func branchCommits(_ branch: String, environment: String, limit: Int) throws -> [BranchCommit] {
+        guard limit > 0, var current = try db.scalarInt("""
+            SELECT c.id FROM commits c
+            WHERE c.project_id = ? AND c.branch = ?
+              AND EXISTS (SELECT 1 FROM runs r WHERE r.commit_id = c.id AND r.environment = ? AND r.suspect = 0)
+            ORDER BY c.id DESC LIMIT 1
+            """, [.integer(projectID), .text(branch), .text(environment)])
+        else { return [] }
+        var visited: Set<Int64> = []
+        var result: [BranchCommit] = []
+        var steps = 0
+        let maxSteps = max(limit * 20, 1_000)
+        while result.count < limit, steps < maxSteps {
+            steps += 1
+            visited.insert(current)
+            let point = try commitPoint(current, environment: environment)
+            if let at = point.at { result.append(BranchCommit(id: current, sha: point.sha, at: at)) }
+            guard let next = try firstParent(of: current, avoiding: visited)
+                ?? previousInUploadOrder(current, branch: branch, avoiding: visited)
+            else { break }
+            current = next
+        }
+        return result
+    }
+
+    private func firstParent(of commitID: Int64, avoiding visited: Set<Int64>) throws -> Int64? {
+        let parent = try db.scalarInt("""
+            SELECT c.id FROM commit_parents p JOIN commits c ON c.project_id = ? AND c.sha = p.parent_sha
+            WHERE p.commit_id = ? AND p.position = 0
+            """, [.integer(projectID), .integer(commitID)])
+        return parent.flatMap { visited.contains($0) ? nil : $0 }
+    }
+
+    private func previousInUploadOrder(_ commitID: Int64, branch: String, avoiding visited: Set<Int64>) throws -> Int64? {
+        var below = commitID
+        while let previous = try db.scalarInt("""
+            SELECT id FROM commits WHERE project_id = ? AND branch = ? AND id < ? ORDER BY id DESC LIMIT 1
+            """, [.integer(projectID), .text(branch), .integer(below)]) {
+            if !visited.contains(previous) { return previous }
+            below = previous
+        }
+        return nil
+    }
+
+    /// The first commit of `branch` (upload order) where the type — and, when given, the
+    /// scenario — leaked in the environment.
+    func firstLeaking(typeID: Int64, scenarioID: Int64? = nil, environment: String, branch: String) throws -> String? {
+        // Two statements, so that a key's lookup walks the (scenario, environment) index range in
+        // commit order and a type's walks the (type, environment) one.
+        guard let scenarioID else {
+            return try db.scalarText("""
+                SELECT c.sha FROM leak_states ls JOIN commits c ON c.id = ls.commit_id
+                WHERE ls.type_id = ? AND ls.environment = ? AND ls.leaked_count > 0
+                  AND c.project_id = ? AND c.branch = ?
+                ORDER BY ls.commit_id LIMIT 1
+                """, [.integer(typeID), .text(environment), .integer(projectID), .text(branch)])
+        }
+        return try db.scalarText("""
+            SELECT c.sha FROM leak_states ls INDEXED BY leak_states_by_scenario JOIN commits c ON c.id = ls.commit_id
+            WHERE ls.scenario_id = ? AND ls.environment = ? AND ls.type_id = ? AND ls.leaked_count > 0
+              AND c.project_id = ? AND c.branch = ?
+            ORDER BY ls.commit_id LIMIT 1
+            """, [.integer(scenarioID), .text(environment), .integer(typeID), .integer(projectID), .text(branch)])
+    }
+}
+
+/// A commit along a branch walk.
+struct BranchCommit: Sendable {
+    var id: Int64
+    var sha: String
+    /// When its first usable run started, ISO 8601.
+    var at: String
+}

@@ -1,0 +1,54 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One request a connection over a plain TCP socket, as a CI client would send it; reads the
+/// answer to the end of the connection.
+struct BenchHTTPClient {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    let port: Int
+
+    /// Sends the request and throws unless the answer is a 200.
+    func expect200(_ method: String, _ path: String, body: Data? = nil) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw Failure(description: "connect: \(String(cString: strerror(errno)))") }
+        var request = Data("\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n".utf8)
+        if let body {
+            request.append(Data("Content-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n".utf8))
+            request.append(body)
+        } else {
+            request.append(Data("\r\n".utf8))
+        }
+        try request.withUnsafeBytes { bytes in
+            var sent = 0
+            while sent < bytes.count {
+                let n = send(fd, bytes.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL))
+                guard n > 0 else { throw Failure(description: "send: \(String(cString: strerror(errno)))") }
+                sent += n
+            }
+        }
+        var answer = Data()
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let n = recv(fd, &chunk, chunk.count, 0)
+            if n > 0 { answer.append(contentsOf: chunk[0..<n]) } else { break }
+        }
+        let head = String(decoding: answer.prefix(12), as: UTF8.self)
+        guard head.hasPrefix("HTTP/1.1 200") else {
+            throw Failure(description: "\(method) \(path) answered: \(String(decoding: answer.prefix(400), as: UTF8.self))")
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// `leakhistory check [--base main]`: upload, then compare with the base — one step for CI.
+struct CheckCommand: Command {
+    static let spec = CommandSpec(
+        name: "check",
+        abstract: "Upload this run's leak reports, then fail if they bring in new leaks.",
+        discussion: """
+            The one step a CI job needs after swift test: leakhistory upload, then leakhistory diff
+            BASE..COMMIT for the uploaded commit. Exit codes as for diff.
+            """,
+        arguments: [.init(name: "paths", help: "Report files or folders (default: LEAKHISTORY_REPORT, else .build/leakhistory/).", isRepeated: true)],
+        options: ClientSettings.options + RunAssembly.options + [
+            .init(name: "--base", valueName: "rev", help: "The branch to compare with (default: the pull request's base on CI, else main)."),
+        ] + DiffCommand.comparisonOptions,
+        examples: [
+            "swift test; leakhistory check --base origin/main --format github",
+            "leakhistory check --if-no-base fail --strict",
+        ])
+
+    var arguments: ParsedArguments
+    var context: CommandContext
+    var depth: Int
+
+    init(_ arguments: ParsedArguments, context: CommandContext) throws(UsageError) {
+        self.arguments = arguments
+        self.context = context
+        self.depth = try DiffCommand.depth(arguments)
+    }
+
+    func run() async throws(CommandFailure) -> ExitCode {
+        let (receipt, run, settings) = try await UploadCommand.upload(arguments, context: context)
+        let format = OutputFormat(arguments)
+        if format == .text || format == .github {
+            context.print(UploadCommand.summary(receipt, run: run, settings: settings) + "\n")
+        }
+        let repository = try GitRepository.containing(context.workingDirectory)
+        let base = arguments.value("--base") ?? defaultBase
+        let flow = DiffFlow(
+            client: LeakHistoryClient(settings: settings), repository: repository, depth: depth,
+            strict: arguments.has("--strict"), ifNoBase: arguments.value("--if-no-base") ?? "warn")
+        let outcome = try await flow.compare(baseRevision: base, headCommit: run.commit)
+        try DiffPrinter(format: format, context: context).print(outcome)
+        return outcome.exitCode
+    }
+
+    /// The pull request's base branch on CI (GitHub, GitLab), else `main`.
+    private var defaultBase: String {
+        for variable in ["GITHUB_BASE_REF", "CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "CHANGE_TARGET"] {
+            if let branch = context.environment[variable], !branch.isEmpty { return branch }
+        }
+        return "main"
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import LeakReport
+
+/// Builds the run an upload sends: the checks, and the commit, branch, parents and run key
+/// from flags, else the CI provider, else git.
+struct RunAssembly: Sendable {
+    static let options: [CommandSpec.Option] = [
+        .init(name: "--commit", valueName: "sha", help: "The commit the tests ran on (default: the CI's, else HEAD)."),
+        .init(name: "--branch", valueName: "name", help: "Its branch (default: the CI's, else the checked-out branch)."),
+        .init(name: "--run-key", valueName: "key", help: "Identifies this run, so a retry is stored once (default: the CI job and attempt, else a hash of the reports)."),
+        .init(name: "--no-gzip", valueName: nil, help: "Send the reports uncompressed."),
+    ]
+
+    var commit: String
+    var branch: String?
+    var parents: [String]
+    var runKey: String?
+
+    init(_ arguments: ParsedArguments, context: CommandContext, repository: GitRepository?) throws(CommandFailure) {
+        let ci = CIEnvironment.detect(context.environment)
+        let commitSource = arguments.value("--commit") ?? ci?.commit
+        if let commitSource, commitSource.count == 40, commitSource.allSatisfy(\.isHexDigit) {
+            commit = commitSource.lowercased()
+        } else if let repository {
+            commit = try repository.commit(commitSource ?? "HEAD")
+        } else {
+            throw CommandFailure("Cannot tell which commit the tests ran on: not in a git repository and no --commit given. Pass --commit <40-hex sha>.", code: .usage)
+        }
+        branch = arguments.value("--branch") ?? ci?.branch ?? repository?.currentBranch()
+        parents = repository?.parents(of: commit) ?? []
+        runKey = arguments.value("--run-key") ?? ci?.runKey
+    }
+
+    func run(project: String, environment: String, checks: [CheckRecord]) -> RunRecord {
+        RunRecord(
+            project: project, commit: commit, branch: branch, parents: parents, environment: environment,
+            runKey: runKey ?? contentKey(checks), startedAt: checks.map(\.timestamp).min() ?? Date(),
+            tool: .init(name: "leakhistory", version: LeakHistoryCLI.version), checks: checks)
+    }
+
+    /// A run key for local uploads: the same reports at the same commit upload once.
+    private func contentKey(_ checks: [CheckRecord]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        for check in checks {
+            for byte in (try? encoder.encode(check)) ?? Data() {
+                hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+            }
+        }
+        return "local-\(commit.prefix(12))-\(String(hash, radix: 16))"
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import LeakReport
+
+/// `leakhistory upload [PATHS...]`
+struct UploadCommand: Command {
+    static let spec = CommandSpec(
+        name: "upload",
+        abstract: "Upload the leak reports of a test run to the server.",
+        discussion: """
+            Reads the NDJSON reports LeakCheck wrote (default: LEAKHISTORY_REPORT, else
+            .build/leakhistory/), and sends them as one run of the commit under test. Uploading the
+            same run again (same run key) stores nothing twice.
+            """,
+        arguments: [.init(name: "paths", help: "Report files or folders of them.", isRepeated: true)],
+        options: ClientSettings.options + RunAssembly.options + [
+            .init(name: "--format", valueName: "format", help: "How to print the result (default: text).", choices: ["text", "json"]),
+        ],
+        examples: [
+            "swift test && leakhistory upload --server http://leakhistory:8080 --project app",
+            "leakhistory upload .build/leakhistory/ --environment linux-swift6.3",
+        ])
+
+    var arguments: ParsedArguments
+    var context: CommandContext
+
+    init(_ arguments: ParsedArguments, context: CommandContext) throws(UsageError) {
+        self.arguments = arguments
+        self.context = context
+    }
+
+    func run() async throws(CommandFailure) -> ExitCode {
+        let (receipt, run, settings) = try await Self.upload(arguments, context: context)
+        if arguments.value("--format") == "json" {
+            context.printJSON(receipt)
+        } else {
+            context.print(Self.summary(receipt, run: run, settings: settings))
+        }
+        return .success
+    }
+
+    /// Reads the reports and uploads them; shared with `check`.
+    static func upload(_ arguments: ParsedArguments, context: CommandContext) async throws(CommandFailure) -> (UploadReceipt, RunRecord, ClientSettings) {
+        let repository = try? GitRepository.containing(context.workingDirectory)
+        let settings = try ClientSettings.resolve(arguments, environment: context.environment, repositoryRoot: repository?.directory)
+        let paths = ReportFiles.paths(arguments.positionals, context: context)
+        let checks = try ReportFiles.checks(in: paths)
+        guard !checks.isEmpty else {
+            throw CommandFailure("No checks in \(paths.joined(separator: ", ")). Run your tests with LeakCheck first; they write one line per check.", code: .usage)
+        }
+        let run = try RunAssembly(arguments, context: context, repository: repository)
+            .run(project: settings.project, environment: settings.environment, checks: checks)
+        let receipt = try await LeakHistoryClient(settings: settings).upload(run, gzip: !arguments.has("--no-gzip"))
+        return (receipt, run, settings)
+    }
+
+    static func summary(_ receipt: UploadReceipt, run: RunRecord, settings: ClientSettings) -> String {
+        let what = receipt.created ? "Uploaded run \(receipt.runID)" : "Already uploaded as run \(receipt.runID) (same run key \(run.runKey)); nothing stored twice"
+        var text = "\(what) to \(settings.server.absoluteString): \(receipt.checks) checks, \(receipt.leaked) leaked, "
+            + "\(receipt.lateRelease) late releases, \(receipt.errors) errors.\n"
+            + "  project \(run.project), environment \(run.environment), commit \(run.commit.prefix(10))\(run.branch.map { " on \($0)" } ?? "")\n"
+        if receipt.suspect {
+            text += "  Marked suspect: more than 80% of its checks leaked or errored, which looks like a broken build rather than leaks; it is never used as a base.\n"
+        }
+        return text
+    }
+}

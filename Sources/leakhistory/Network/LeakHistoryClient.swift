@@ -1,0 +1,122 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LeakReport
+
+/// The server's API as the CLI uses it. Connection errors and 5xx answers are retried with
+/// backoff (uploads are idempotent by `runKey`, so a retry never stores twice).
+struct LeakHistoryClient: Sendable {
+    var settings: ClientSettings
+    /// Attempts after the first, on connection errors and 5xx.
+    var retries = 3
+    var firstBackoff: Duration = .milliseconds(250)
+
+    func upload(_ run: RunRecord, gzip: Bool) async throws(CommandFailure) -> UploadReceipt {
+        var body: Data
+        do {
+            body = try JSONEncoder().encode(run)
+        } catch {
+            throw CommandFailure("cannot encode the run: \(error)", code: .usage)
+        }
+        var headers = ["Content-Type": "application/json"]
+        if gzip, let compressed = Gzip.compress(body) {
+            body = compressed
+            headers["Content-Encoding"] = "gzip"
+        }
+        return try await send("POST", projectPath("runs"), body: body, headers: headers)
+    }
+
+    func resolve(_ request: ResolveRequest) async throws(CommandFailure) -> ResolveResponse {
+        let body = (try? JSONEncoder().encode(request)) ?? Data()
+        return try await send("POST", projectPath("resolve"), body: body, headers: ["Content-Type": "application/json"])
+    }
+
+    func diff(base: String, head: String) async throws(CommandFailure) -> DiffResponse {
+        try await send("GET", projectPath("diff"), query: ["base": base, "head": head, "environment": settings.environment])
+    }
+
+    func types(branch: String) async throws(CommandFailure) -> TypesResponse {
+        try await send("GET", projectPath("types"), query: ["branch": branch, "environment": settings.environment])
+    }
+
+    func trend(type: String, branch: String, limit: Int) async throws(CommandFailure) -> TrendResponse {
+        try await send("GET", projectPath("types", type, "trend"),
+                       query: ["branch": branch, "limit": String(limit), "environment": settings.environment])
+    }
+
+    private func projectPath(_ components: String...) -> [String] {
+        ["v1", "projects", settings.project] + components
+    }
+
+    private func send<Answer: Decodable>(
+        _ method: String, _ path: [String], query: [String: String] = [:], body: Data? = nil, headers: [String: String] = [:]
+    ) async throws(CommandFailure) -> Answer {
+        let url = self.url(path, query: query)
+        var request = URLRequest(url: url, timeoutInterval: 60)
+        request.httpMethod = method
+        request.httpBody = body
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if let token = settings.token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+
+        var backoff = firstBackoff
+        var attempt = 0
+        while true {
+            let outcome: Result<(Data, HTTPURLResponse), any Error>
+            do {
+                let (data, response) = try await URLSession.shared.data(for: request)
+                outcome = .success((data, response as! HTTPURLResponse))
+            } catch {
+                outcome = .failure(error)
+            }
+            switch outcome {
+            case let .success((data, response)) where (200..<300).contains(response.statusCode):
+                do {
+                    return try Self.decoder.decode(Answer.self, from: data)
+                } catch {
+                    throw CommandFailure("The server at \(settings.server.absoluteString) answered \(method) \(url.path) with something this version cannot read (\(error)). Is it a LeakHistory server of a matching version?", code: .unavailable)
+                }
+            case let .success((data, response)) where response.statusCode < 500 || attempt >= retries:
+                throw failure(status: response.statusCode, body: data, method: method, url: url)
+            case let .failure(error) where attempt >= retries:
+                throw CommandFailure(
+                    "Cannot reach the LeakHistory server at \(settings.server.absoluteString) (\(error.localizedDescription)) after \(attempt + 1) attempts. Check --server / LEAKHISTORY_SERVER and that the server is running.",
+                    code: .unavailable)
+            default:
+                attempt += 1
+                try? await Task.sleep(for: backoff)
+                backoff *= 2
+            }
+        }
+    }
+
+    private func failure(status: Int, body: Data, method: String, url: URL) -> CommandFailure {
+        let serverMessage = (try? JSONDecoder().decode(APIErrorBody.self, from: body)).map { "\($0.error.message) (\($0.error.code))" }
+            ?? String(decoding: body.prefix(300), as: UTF8.self)
+        let prefix = "The server at \(settings.server.absoluteString) refused \(method) \(url.path) with \(status)"
+        switch status {
+        case 401:
+            return CommandFailure("\(prefix): \(serverMessage). Pass a token of project '\(settings.project)' with --token or LEAKHISTORY_TOKEN.", code: .usage)
+        case 403:
+            return CommandFailure("\(prefix): \(serverMessage). The token belongs to another project or lacks the right; use a write token of '\(settings.project)'.", code: .usage)
+        case 400..<500:
+            return CommandFailure("\(prefix): \(serverMessage)", code: .usage)
+        default:
+            return CommandFailure("\(prefix): \(serverMessage). Try again later; the server's log has the details.", code: .unavailable)
+        }
+    }
+
+    private func url(_ path: [String], query: [String: String]) -> URL {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "/?#")
+        let encoded = path.map { $0.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0 }.joined(separator: "/")
+        let base = settings.server.absoluteString.hasSuffix("/") ? String(settings.server.absoluteString.dropLast()) : settings.server.absoluteString
+        var components = URLComponents(string: base + "/" + encoded)!
+        if !query.isEmpty {
+            components.queryItems = query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
+        }
+        return components.url!
+    }
+
+    private static let decoder = JSONDecoder()
+}

@@ -1,0 +1,57 @@
+import LeakReport
+
+/// A finished comparison, ready to print: the diff, which commits it compared and how the base
+/// was found, and the exit code it leads to.
+struct DiffOutcome: Sendable {
+    struct BaseChoice: Codable, Sendable {
+        var commit: String
+        /// First-parent steps from the merge-base; 0 is the merge-base itself.
+        var distance: Int
+        var mergeBase: String?
+    }
+
+    var environment: String
+    /// Nil when no ancestor had data: the result then says so rather than passing silently.
+    var base: BaseChoice?
+    var head: String
+    var diff: LeakDiff
+    var strict: Bool
+    /// `pass`, `warn` or `fail`: what a missing base means.
+    var ifNoBase: String
+    /// Labels for local comparisons: the two report files.
+    var baseLabel: String?
+    var headLabel: String?
+
+    var exitCode: ExitCode {
+        if base == nil && baseLabel == nil { return ifNoBase == "fail" ? .unavailable : .success }
+        return diff.failsBuild(strict: strict) ? .newLeaks : .success
+    }
+
+    var baseDescription: String {
+        if let baseLabel { return baseLabel }
+        guard let base else { return "none" }
+        let distance = base.distance == 0 ? "the merge-base" : "\(base.distance) first-parent commit\(base.distance == 1 ? "" : "s") before the merge-base \(base.mergeBase.map(short) ?? "")"
+        return "\(short(base.commit)) (\(distance))"
+    }
+
+    var headDescription: String { headLabel ?? short(head) }
+
+    func short(_ sha: String) -> String { String(sha.prefix(10)) }
+}
+
+extension LeakDiff.Category {
+    /// Headings, in the order they are printed: what fails a build first.
+    var heading: String {
+        switch self {
+        case .new: "New leaks"
+        case .flaky: "Flaky"
+        case .persisting: "Persisting"
+        case .notRun: "Leaked at base, not checked at head"
+        case .fixed: "Fixed"
+        case .lateRelease: "Late releases (warnings)"
+        case .suppressed: "Suppressed"
+        }
+    }
+
+    static let printOrder: [LeakDiff.Category] = [.new, .flaky, .persisting, .notRun, .fixed, .lateRelease, .suppressed]
+}

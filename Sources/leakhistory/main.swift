@@ -1,0 +1,4 @@
+import Foundation
+
+let code = await LeakHistoryCLI.main(Array(CommandLine.arguments.dropFirst()), context: .current)
+exit(code.rawValue)

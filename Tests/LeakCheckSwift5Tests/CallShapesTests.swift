@@ -1,0 +1,1 @@
+../LeakCheckTests/CallShapesTests.swift

@@ -1,0 +1,101 @@
+import Foundation
+import LeakReport
+import XCTest
+@testable import LeakCheck
+
+/// An XCTestCase that keeps the failures recorded on it instead of failing, so that tests can
+/// check LeakCheck's failures. (Linux's XCTest has no XCTExpectFailure.)
+class FailureRecordingTestCase: XCTestCase {
+    struct Failure {
+        var description: String
+        var file: String
+        var line: Int
+    }
+
+    var failures: [Failure] = []
+    /// When false, failures pass through to XCTest as usual.
+    var capturesFailures = true
+
+    override func recordFailure(withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool) {
+        if capturesFailures {
+            failures.append(Failure(description: description, file: filePath, line: lineNumber))
+        } else {
+            super.recordFailure(withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected)
+        }
+    }
+}
+
+final class XCTestSupportTests: FailureRecordingTestCase, DeallocationCheckConfiguring {
+    var deallocationTimeouts: DeallocationTimeouts { DeallocationTimeouts(timeout: .milliseconds(40), gracePeriod: .zero) }
+
+    private var keeper = Parent(childCount: 0)
+    private var expectedTrackFailureLine: Int?
+
+    override func tearDown() {
+        // Tear-down blocks (trackForDeallocation's checks) have run by now.
+        if let line = expectedTrackFailureLine {
+            capturesFailures = false
+            XCTAssertEqual(failures.map(\.line), [line])
+            XCTAssertTrue(failures.first?.description.contains("LeakCheckTests.Child was not deallocated") ?? false)
+            XCTAssertTrue(failures.first?.file.hasSuffix("XCTestSupportTests.swift") ?? false)
+        }
+        super.tearDown()
+    }
+
+    func testAsyncCleanObjectPasses() async {
+        let records = await capturingRecords {
+            await expectDeallocation { CleanObject() }
+        }
+        XCTAssertTrue(failures.isEmpty)
+        XCTAssertEqual(records.map(\.outcome), [.deallocated])
+        XCTAssertEqual(records.first?.scenario, "XCTestSupportTests/testAsyncCleanObjectPasses()")
+        XCTAssertEqual(records.first?.timeoutMs, 40, "the test case's DeallocationCheckConfiguring sets the timeout")
+    }
+
+    func testAsyncLeakFailsAtTheCallersLine() async {
+        let line = #line + 1
+        await expectDeallocation { SelfCapturingClosure() }
+        XCTAssertEqual(failures.map(\.line), [line])
+        XCTAssertTrue(failures.first?.file.hasSuffix("XCTestSupportTests.swift") ?? false)
+        XCTAssertTrue(failures.first?.description.contains("LeakCheckTests.SelfCapturingClosure was not deallocated") ?? false)
+    }
+
+    func testSynchronousFormPassesAndFails() {
+        assertDeallocation { CleanObject() }
+        XCTAssertTrue(failures.isEmpty)
+
+        let line = #line + 1
+        assertDeallocation(timeout: .milliseconds(20)) { StrongDelegateOwner() }
+        XCTAssertEqual(failures.map(\.line), [line])
+    }
+
+    func testSynchronousFormPumpsTheRunLoop() {
+        // Released by a block on the main queue, which only runs while the main run loop runs:
+        // a wait that did not pump it would see a leak.
+        XCTAssertTrue(Thread.isMainThread)
+        let line = #line + 1
+        assertDeallocation(timeout: .seconds(2)) { () -> CleanObject in
+            let object = CleanObject()
+            let box = UncheckedBox(object)
+            DispatchQueue.main.asyncAfter(deadline: .now() + 0.03) { withExtendedLifetime(box) {} }
+            return object
+        }
+        XCTAssertTrue(failures.isEmpty, "failures at line \(line): \(failures.map(\.description))")
+    }
+
+    func testTrackedCleanObjectPassesAtTearDown() {
+        let sut = trackForDeallocation(CleanObject())
+        _ = sut
+    }
+
+    func testTrackedLeakFailsAtTearDown() {
+        expectedTrackFailureLine = #line + 1
+        let child = trackForDeallocation(Child())
+        keeper.children.append(child)
+    }
+
+    func testGroupInXCTest() async {
+        await expectDeallocation { () -> [AnyObject] in [CleanObject(), Loader()] }
+        XCTAssertTrue(failures.isEmpty)
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import LeakReport
+import Testing
+
+@Suite("POST /v1/projects/{project}/resolve")
+struct ResolveTests {
+    let sha = HistoryFixture.sha
+
+    func resolved(_ server: TestServer, _ candidates: [Int], environment: String = "linux") throws -> ResolveResponse {
+        let reply = try server.resolve(candidates.map(sha), environment: environment)
+        #expect(reply.status == 200, "\(reply.text)")
+        return try JSONDecoder().decode(ResolveResponse.self, from: reply.body)
+    }
+
+    @Test func theBaseFallsBackToTheNearestAncestorWithData() throws {
+        let server = try TestServer()
+        try server.uploadRun(commit: sha(1), checks: [])
+        try server.uploadRun(commit: sha(3), checks: [])
+        #expect(try resolved(server, [5, 4, 3, 2, 1]) == ResolveResponse(base: sha(3), distance: 2, searched: 3))
+        #expect(try resolved(server, [1, 3]) == ResolveResponse(base: sha(1), distance: 0, searched: 1))
+    }
+
+    @Test func noBaseAtAllIsAnExplicitAnswer() throws {
+        let server = try TestServer()
+        let reply = try server.resolve([sha(7), sha(8), sha(9)])
+        #expect(reply.status == 200)
+        #expect(try JSONDecoder().decode(ResolveResponse.self, from: reply.body) == ResolveResponse(base: nil, distance: nil, searched: 3))
+        #expect(try resolved(server, []) == ResolveResponse(base: nil, distance: nil, searched: 0))
+    }
+
+    @Test func aRunOfAnotherEnvironmentIsNeverTheBase() throws {
+        let server = try TestServer()
+        try server.uploadRun(commit: sha(2), environment: "linux", checks: [])
+        try server.uploadRun(commit: sha(1), environment: "macos", checks: [])
+        #expect(try resolved(server, [2, 1], environment: "macos") == ResolveResponse(base: sha(1), distance: 1, searched: 2))
+        #expect(try resolved(server, [1], environment: "linux").base == nil)
+    }
+
+    @Test func aSuspectRunIsNeverTheBase() throws {
+        let server = try TestServer()
+        try server.uploadRun(commit: sha(2), checks: [.leaked("A/a()", "App.A")], pad: false)
+        try server.uploadRun(commit: sha(1), checks: [.leaked("A/a()", "App.A")])
+        #expect(try resolved(server, [2, 1]) == ResolveResponse(base: sha(1), distance: 1, searched: 2))
+    }
+
+    @Test func upperCaseCandidatesMatchTheStoredCommit() throws {
+        let server = try TestServer()
+        let upper = "ABCDEF0123456789ABCDEF0123456789ABCDEF01"
+        try server.uploadRun(commit: upper.lowercased(), checks: [])
+        let reply = try server.resolve([upper])
+        #expect(try JSONDecoder().decode(ResolveResponse.self, from: reply.body).base == upper.lowercased())
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import LeakReport
+import Testing
+
+@Suite("Trends, types, commits and scenario history")
+struct TrendTests {
+    typealias Check = HistoryFixture.Check
+    let sha = HistoryFixture.sha
+
+    /// Every commit labelled `main` (as a merge queue would), uploaded out of topological
+    /// order: Z and A have no parents, F is a side-branch commit merged by M.
+    ///
+    ///     Z   A ── B ── M ── C
+    ///          \       /
+    ///           F ────
+    @Test func theTrendFollowsFirstParentsThenUploadOrder() throws {
+        let server = try TestServer()
+        let (z, a, f, b, m, c) = (sha(0xa0), sha(0xa1), sha(0xf1), sha(0xb1), sha(0xe1), sha(0xc1))
+        let leak = [Check.leaked("T/t()", "App.Cache", fingerprint: "fp-cache")]
+        try server.uploadRun(commit: z, checks: leak)
+        try server.uploadRun(commit: a, checks: leak)
+        try server.uploadRun(commit: f, parents: [a], checks: leak + [.leaked("T/side()", "App.Cache")])
+        try server.uploadRun(commit: b, parents: [a], checks: [.clean("T/t()", "App.Cache")])
+        try server.uploadRun(commit: m, parents: [b, f], checks: leak)
+        try server.uploadRun(commit: c, parents: [m], checks: leak)
+
+        let trend = try server.get("/v1/projects/app/types/App.Cache/trend?branch=main&environment=linux", as: TrendResponse.self)
+        #expect(trend.points.map(\.commit) == [z, a, b, m, c])
+        #expect(trend.points.map(\.leakedKeys) == [1, 1, 0, 1, 1])
+        #expect(trend.points.map(\.checkedKeys) == [1, 1, 1, 1, 1])
+        #expect(trend.points.last?.scenarios == ["T/t()"])
+        #expect(trend.points.last?.fingerprints == ["fp-cache"])
+        #expect(trend.points.first?.at == "2026-11-30T02:10:00.000Z")
+
+        let limited = try server.get("/v1/projects/app/types/App.Cache/trend?branch=main&limit=2&environment=linux", as: TrendResponse.self)
+        #expect(limited.points.map(\.commit) == [m, c])
+        let elsewhere = try server.get("/v1/projects/app/types/App.Cache/trend?branch=main&environment=macos", as: TrendResponse.self)
+        #expect(elsewhere.points.isEmpty)
+    }
+
+    /// Leaking scenarios per commit, oldest first, for three types.
+    @Test func typesAtTheHeadWithTheirDirection() throws {
+        let server = try TestServer()
+        let history: [[String: Int]] = [
+            ["App.Rising": 1, "App.Falling": 3, "App.Flat": 2, "App.Gone": 1],
+            ["App.Rising": 1, "App.Falling": 2, "App.Flat": 2],
+            ["App.Rising": 3, "App.Falling": 1, "App.Flat": 2],
+        ]
+        for (index, leaking) in history.enumerated() {
+            let checks = leaking.flatMap { type, count in (0..<count).map { Check.leaked("S/s\($0)()", type) } }
+            try server.uploadRun(commit: sha(index + 1), parents: index == 0 ? [] : [sha(index)], checks: checks + HistoryFixture.padding)
+        }
+        let types = try server.get("/v1/projects/app/types?branch=main&environment=linux", as: TypesResponse.self)
+        #expect(types.head == sha(3))
+        #expect(types.types.map(\.type) == ["App.Falling", "App.Flat", "App.Rising"])
+        #expect(types.types.map(\.direction) == [.falling, .flat, .rising])
+        let rising = try #require(types.types.last)
+        #expect(rising.leakingScenarios == ["S/s0()", "S/s1()", "S/s2()"])
+        #expect(rising.firstSeen == sha(1))
+        #expect(rising.lastSeen == sha(3))
+
+        let none = try server.get("/v1/projects/app/types?branch=nowhere", as: TypesResponse.self)
+        #expect(none.head == nil && none.types.isEmpty)
+    }
+
+    @Test func aCommitListsItsRunsAndTheirLeaks() throws {
+        let server = try TestServer()
+        try server.uploadRun(commit: sha(1), checks: [.leaked("A/a()", "App.A", fingerprint: "fp-a"), .clean("B/b()", "App.B")])
+        let reply = try server.client.get("/v1/projects/app/commits/\(sha(1))")
+        #expect(reply.status == 200)
+        let runs = try #require(reply.json["runs"] as? [[String: Any]])
+        let leaks = try #require(runs.first?["leaks"] as? [[String: Any]])
+        #expect(leaks.count == 1)
+        #expect(leaks.first?["type"] as? String == "App.A")
+        #expect(leaks.first?["fingerprint"] as? String == "fp-a")
+    }
+
+    @Test func aScenarioHistoryListsItsKeysPerCommit() throws {
+        let server = try TestServer()
+        try server.uploadRun(commit: sha(1), checks: [.clean("A/a()", "App.A"), .clean("A/a()", "App.B")])
+        try server.uploadRun(commit: sha(2), checks: [.leaked("A/a()", "App.A"), .clean("A/a()", "App.B")])
+        try server.uploadRun(commit: sha(3), checks: [.clean("Other/o()", "App.A")])
+        let path = "/v1/projects/app/scenarios/history?scenario=\("A/a()".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)&environment=linux"
+        let reply = try server.client.get(path)
+        #expect(reply.status == 200, "\(reply.text)")
+        let commits = try #require(reply.json["commits"] as? [[String: Any]])
+        #expect(commits.map { $0["commit"] as? String } == [sha(1), sha(2)])
+        let last = try #require(commits.last?["keys"] as? [[String: Any]])
+        #expect(last.map { $0["type"] as? String } == ["App.A", "App.B"])
+        #expect(last.map { $0["state"] as? String } == ["leaked", "clean"])
+    }
+}

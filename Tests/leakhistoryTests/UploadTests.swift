@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+import LeakReport
+
+/// `leakhistory upload` against a real server and a real git repository.
+@Suite struct UploadTests {
+    let repository: GitFixture
+    let server: CLIServer
+    let commit: String
+
+    init() throws {
+        repository = try GitFixture()
+        try repository.commit("first")
+        commit = try repository.commit("second")
+        server = try CLIServer()
+        try FileManager.default.createDirectory(at: repository.url.appendingPathComponent(".build/leakhistory"), withIntermediateDirectories: true)
+        try repository.folder.report(".build/leakhistory/leakcheck-1.ndjson", [
+            check("ProfileTests/open()", "App.ProfileViewModel", .leaked),
+            check("ProfileTests/close()", "App.ProfileViewModel", .deallocated),
+        ])
+    }
+
+    @Test func uploadsTheDefaultReportFolderOnce() throws {
+        let first = try CLI.run(["upload"], in: repository.url, environment: server.environment)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("Uploaded run"))
+        #expect(first.stdout.contains("2 checks, 1 leaked"))
+        #expect(first.stdout.contains("commit \(commit.prefix(10)) on main"))
+
+        let again = try CLI.run(["upload"], in: repository.url, environment: server.environment)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.contains("Already uploaded as run"))
+        #expect(try server.count("runs") == 1)
+        #expect(try server.count("checks") == 2)
+        let stored = try server.store.read { try $0.scalarInt("SELECT count(*) FROM commits WHERE sha = ?", [.text(commit)]) }
+        #expect(stored == 1)
+        #expect(try server.store.read { try $0.scalarInt("SELECT count(*) FROM commit_parents") } == 1)
+    }
+
+    @Test func githubPullRequestUsesTheHeadCommitAndJobKey() throws {
+        let prHead = commit
+        try repository.git("checkout", "-q", "-b", "feature")
+        let mergeLike = try repository.commit("merge commit GitHub would make")
+        let event = repository.folder.path("event.json")
+        try #"{"pull_request":{"head":{"sha":"\#(prHead)"}}}"#.write(toFile: event, atomically: true, encoding: .utf8)
+        var environment = server.environment
+        environment.merge([
+            "GITHUB_ACTIONS": "true", "GITHUB_SHA": mergeLike, "GITHUB_EVENT_PATH": event, "GITHUB_HEAD_REF": "feature",
+            "GITHUB_REF_NAME": "12/merge", "GITHUB_RUN_ID": "777", "GITHUB_JOB": "test", "GITHUB_RUN_ATTEMPT": "2",
+        ]) { $1 }
+        let result = try CLI.run(["upload", "--format", "json"], in: repository.url, environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        let stored = try server.store.read { db in
+            try db.scalarInt("SELECT count(*) FROM runs JOIN commits ON commits.id = runs.commit_id WHERE commits.sha = ? AND runs.run_key = ? AND runs.branch = ?",
+                             [.text(prHead), .text("github-777-test-2"), .text("feature")])
+        }
+        #expect(stored == 1)
+    }
+
+    @Test func wrongTokenIsAConfigurationError() throws {
+        var environment = server.environment
+        environment["LEAKHISTORY_TOKEN"] = "lh_not_a_real_token"
+        let result = try CLI.run(["upload"], in: repository.url, environment: environment)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("refused POST /v1/projects/app/runs with 401"))
+        #expect(result.stderr.contains("LEAKHISTORY_TOKEN"))
+        #expect(try server.count("runs") == 0)
+    }
+
+    @Test func unreachableServerExits3AndNamesTheURL() throws {
+        var environment = server.environment
+        let url = "http://127.0.0.1:\(closedPort())"
+        environment["LEAKHISTORY_SERVER"] = url
+        let result = try CLI.run(["upload"], in: repository.url, environment: environment)
+        #expect(result.status == 3)
+        #expect(result.stderr.contains("Cannot reach the LeakHistory server at \(url)"))
+    }
+
+    @Test func unknownRevisionIsNamed() throws {
+        let result = try CLI.run(["diff", "nope..HEAD"], in: repository.url, environment: server.environment)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("Unknown revision 'nope'"))
+    }
+
+    @Test func noReportsSaysToRunTheTests() throws {
+        try FileManager.default.removeItem(at: repository.url.appendingPathComponent(".build/leakhistory/leakcheck-1.ndjson"))
+        let result = try CLI.run(["upload"], in: repository.url, environment: server.environment)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("No checks in"))
+    }
+}
