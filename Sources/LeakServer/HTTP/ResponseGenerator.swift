@@ -6,3 +6,8 @@ public protocol ResponseGenerator {
 extension Response: ResponseGenerator {
     public func response() throws -> Response { self }
 }
+
+extension ResponseGenerator where Self: Encodable {
+    /// An `Encodable` value that opts in answers as `200` JSON.
+    public func response() throws -> Response { try Response.json(self) }
+}
