@@ -41,6 +41,7 @@ enum RunUploadRoute {
         guard String(validating: body, as: UTF8.self) != nil else {
             throw HTTPFailure.badRequest("the body is not valid UTF-8; JSON must be UTF-8", code: "invalid_report")
         }
+        if let run = RunRecordParser.parse(body) { return run }
         do {
             return try JSONDecoder().decode(RunRecord.self, from: body)
         } catch let error as DecodingError {
