@@ -44,6 +44,9 @@ final class MicroHTTPDServer: Sendable {
         self.respond = respond
     }
 
+    /// libmicrohttpd holds an unretained pointer to this object: never let it outlive the daemon.
+    deinit { stop(grace: .zero) }
+
     /// Binds and starts serving; returns the bound port (the real one when asked for port 0).
     func start() throws -> UInt16 {
         var address = sockaddr_in()
