@@ -68,6 +68,27 @@ struct ServerProcessTests {
         }
     }
 
+    @Test func aTokenRevokedFromTheCommandLineStopsWorkingInTheRunningServer() throws {
+        let server = try ServerProcess()
+        try server.start()
+        let created = try server.command(["--database", "leaks.sqlite", "tokens", "create", "default"])
+        let token = created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let id = try #require(token.split(separator: "_").dropFirst().first.map(String.init))
+        var run = RunFixture.run(project: "default")
+        let client = HTTPClient(port: server.port)
+        run["runKey"] = "before-revoke"
+        #expect(try client.post("/v1/projects/default/runs", body: RunFixture.data(run),
+                                headers: ["Authorization": "Bearer \(token)"]).status == 201)
+        #expect(try server.command(["--database", "leaks.sqlite", "tokens", "revoke", id]).status == 0)
+        run["runKey"] = "after-revoke"
+        let refused = try client.post("/v1/projects/default/runs", body: RunFixture.data(run),
+                                      headers: ["Authorization": "Bearer \(token)"])
+        #expect(refused.status == 401)
+        #expect(refused.error?.message.contains("token \(id) was revoked") == true)
+        server.signal(SIGTERM)
+        #expect(server.waitForExit() == 0)
+    }
+
     @Test func projectAndTokenCommandsWorkOnTheConfiguredDatabase() throws {
         let server = try ServerProcess()
         let created = try server.command(["--database", "leaks.sqlite", "projects", "create", "web"])
