@@ -31,7 +31,9 @@ struct BadInputTests {
 
     static let cases: [Case] = [
         Case(name: "malformed JSON", body: Data(#"{"schema": "leakhistory.run/1", "#.utf8), status: 400,
-             code: "invalid_report", message: "not valid JSON"),
+             code: "invalid_report", message: "not valid JSON: Unexpected end of file"),
+        Case(name: "a syntax error", body: Data(#"{"schema": "leakhistory.run/1", nope}"#.utf8), status: 400,
+             code: "invalid_report", message: "not valid JSON: Invalid value around character 32"),
         Case(name: "a newer schema", body: mutated { $0["schema"] = "leakhistory.run/2" }, status: 400,
              code: "invalid_report", message: "schema: schema \"leakhistory.run/2\" is newer than this build"),
         Case(name: "a missing field", body: mutated { $0["runKey"] = nil }, status: 400,

@@ -45,7 +45,23 @@ enum RunUploadRoute {
         do {
             return try JSONDecoder().decode(RunRecord.self, from: body)
         } catch let error as DecodingError {
-            throw HTTPFailure.badRequest(error.keyPathDescription, code: "invalid_report")
+            throw HTTPFailure.badRequest(describe(error, in: body), code: "invalid_report")
         }
+    }
+
+    /// The key path at fault, or for a syntax error (which `JSONDecoder` reports without a place)
+    /// where in the body it is, as `JSONSerialization` finds it.
+    private static func describe(_ error: DecodingError, in body: Data) -> String {
+        guard case let .dataCorrupted(context) = error, context.codingPath.isEmpty else {
+            return error.keyPathDescription
+        }
+        do {
+            _ = try JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
+        } catch {
+            if let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String {
+                return "not valid JSON: \(detail)"
+            }
+        }
+        return error.keyPathDescription
     }
 }
