@@ -116,10 +116,12 @@ final class MicroHTTPDServer: Sendable {
             let pending = Pending()
             inFlight.began()
             requestContext.pointee = Unmanaged.passRetained(pending).toOpaque()
-            if let length = Self.value(connection, .HEADER_KIND, "Content-Length").flatMap(Int.init),
-               length > options.maxBodyBytes {
-                pending.tooLarge = true
-                return answer(connection, url: url, method: method, pending: pending)
+            if let length = Self.value(connection, .HEADER_KIND, "Content-Length").flatMap(Int.init) {
+                if length > options.maxBodyBytes {
+                    pending.tooLarge = true
+                    return answer(connection, url: url, method: method, pending: pending)
+                }
+                pending.body.reserveCapacity(length)
             }
             return .YES
         }
