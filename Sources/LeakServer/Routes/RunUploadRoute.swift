@@ -38,13 +38,31 @@ enum RunUploadRoute {
             throw HTTPFailure.badRequest("the body is empty; send one run as JSON (schema leakhistory.run/1)",
                                          code: "invalid_report")
         }
-        guard String(validating: body, as: UTF8.self) != nil else {
+        // Validated in place: a copy as a String would double a 32 MiB body's memory.
+        guard (try? UTF8Span(validating: body.span)) != nil else {
             throw HTTPFailure.badRequest("the body is not valid UTF-8; JSON must be UTF-8", code: "invalid_report")
         }
+        if let run = RunRecordParser.parse(body) { return run }
         do {
             return try JSONDecoder().decode(RunRecord.self, from: body)
         } catch let error as DecodingError {
-            throw HTTPFailure.badRequest(error.keyPathDescription, code: "invalid_report")
+            throw HTTPFailure.badRequest(describe(error, in: body), code: "invalid_report")
         }
+    }
+
+    /// The key path at fault, or for a syntax error (which `JSONDecoder` reports without a place)
+    /// where in the body it is, as `JSONSerialization` finds it.
+    private static func describe(_ error: DecodingError, in body: Data) -> String {
+        guard case let .dataCorrupted(context) = error, context.codingPath.isEmpty else {
+            return error.keyPathDescription
+        }
+        do {
+            _ = try JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
+        } catch {
+            if let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String {
+                return "not valid JSON: \(detail)"
+            }
+        }
+        return error.keyPathDescription
     }
 }
