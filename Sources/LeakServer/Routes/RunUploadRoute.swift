@@ -7,17 +7,6 @@ import LeakStore
 /// 201 with the receipt for a new run; 200 with the first run's receipt when the same `runKey`
 /// comes again with the same content; 409 when it comes with different content.
 enum RunUploadRoute {
-    /// What the client gets back.
-    struct Receipt: Codable {
-        var runID: Int64
-        var created: Bool
-        var checks: Int
-        var leaked: Int
-        var lateRelease: Int
-        var errors: Int
-        var suspect: Bool
-    }
-
     @Sendable
     static func handle(_ request: Request, _ context: RequestContext) throws -> any ResponseGenerator {
         let project = request.parameter("project")
@@ -27,9 +16,9 @@ enum RunUploadRoute {
         let receipt = try context.store.ingest(run)
         if receipt.created { context.metrics.recordIngest(checks: receipt.checkCount) }
         return try Response.json(
-            Receipt(runID: receipt.runID, created: receipt.created, checks: receipt.checkCount,
-                    leaked: receipt.leakedCount, lateRelease: receipt.lateReleaseCount, errors: receipt.errorCount,
-                    suspect: receipt.suspect),
+            UploadReceipt(runID: receipt.runID, created: receipt.created, checks: receipt.checkCount,
+                          leaked: receipt.leakedCount, lateRelease: receipt.lateReleaseCount, errors: receipt.errorCount,
+                          suspect: receipt.suspect),
             status: receipt.created ? 201 : 200)
     }
 
