@@ -90,6 +90,7 @@ public final class KeepAliveConnection {
             var sent = 0
             while sent < bytes.count {
                 let n = send(fd, bytes.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL))
+                if n < 0 && errno == EINTR { continue }
                 guard n > 0 else { throw Failure(description: "send: \(String(cString: strerror(errno)))") }
                 sent += n
             }
@@ -99,7 +100,9 @@ public final class KeepAliveConnection {
     /// Reads more bytes into `pending`; throws when the server closed or the timeout passed.
     private func fill() throws {
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        let n = recv(fd, &chunk, chunk.count, 0)
+        var n: Int
+        // A signal (libFuzzer's timer, for one) interrupts the wait without ending it.
+        repeat { n = recv(fd, &chunk, chunk.count, 0) } while n < 0 && errno == EINTR
         guard n > 0 else {
             throw Failure(description: n == 0 ? "the server closed the connection before answering"
                 : "recv: \(String(cString: strerror(errno)))")
