@@ -24,6 +24,7 @@ enum DashboardPage {
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <meta name="color-scheme" content="light dark">
+            <link rel="icon" href="data:,">
             <title>\(title) · LeakHistory</title>
             <style>\(HTML(trusted: style))</style>
             </head>
