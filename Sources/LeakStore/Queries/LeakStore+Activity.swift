@@ -16,8 +16,11 @@ extension LeakStore {
     /// The project's newest runs (any environment), the leaks of its newest usable runs, and
     /// the branches and environments it has uploads for; each list at most `limit` long.
     ///
-    /// Runs come newest first by the primary key, so SQLite walks the runs table backwards
-    /// and stops at the limit; leaks come from those runs through `checks_by_run`.
+    /// Runs come newest first by the primary key: `+r.project_id` keeps SQLite off the
+    /// project's indexes (which would read every run of the project and sort them), so it
+    /// walks the runs table backwards and stops at the limit; leaks come from those runs
+    /// through `checks_by_run`. Branches and environments are read by skip-scan: one index
+    /// seek per distinct name.
     /// - Throws: `LeakStoreError.projectNotFound`.
     public func activity(project: String, limit: Int) throws -> ProjectActivity {
         try read { db in
@@ -28,7 +31,7 @@ extension LeakStore {
                 SELECT r.id, c.sha, r.branch, r.environment, r.started_at, r.check_count, r.leaked_count,
                        r.late_release_count, r.error_count, r.suspect
                 FROM runs r JOIN commits c ON c.id = r.commit_id
-                WHERE r.project_id = ? ORDER BY r.id DESC LIMIT ?
+                WHERE +r.project_id = ? ORDER BY r.id DESC LIMIT ?
                 """, [projectID, .integer(Int64(limit + 1))]) { row in
                 runs.append(ProjectActivity.Run(
                     runID: row.int64(at: 0), commit: row.string(at: 1) ?? "", branch: row.string(at: 2),
@@ -40,7 +43,7 @@ extension LeakStore {
             try db.query("""
                 SELECT c.sha, r.branch, r.environment, r.started_at, s.name, t.name, k.file, k.line, k.fingerprint
                 FROM (SELECT id, commit_id, branch, environment, started_at FROM runs
-                      WHERE project_id = ? AND suspect = 0 AND leaked_count > 0 ORDER BY id DESC LIMIT ?) r
+                      WHERE +project_id = ? AND suspect = 0 AND leaked_count > 0 ORDER BY id DESC LIMIT ?) r
                      JOIN commits c ON c.id = r.commit_id
                      JOIN checks k ON k.run_id = r.id
                      JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
@@ -54,11 +57,21 @@ extension LeakStore {
             }
             var branches: [String] = []
             try db.query("""
-                SELECT DISTINCT branch FROM commits WHERE project_id = ? AND branch IS NOT NULL ORDER BY branch LIMIT ?
+                WITH RECURSIVE b(name) AS (
+                    SELECT min(branch) FROM commits WHERE project_id = ?1 AND branch IS NOT NULL
+                    UNION ALL
+                    SELECT (SELECT min(branch) FROM commits WHERE project_id = ?1 AND branch > b.name) FROM b
+                    WHERE b.name IS NOT NULL)
+                SELECT name FROM b WHERE name IS NOT NULL LIMIT ?2
                 """, [projectID, .integer(Int64(limit))]) { branches.append($0.string(at: 0) ?? "") }
             var environments: [String] = []
             try db.query("""
-                SELECT DISTINCT environment FROM runs WHERE project_id = ? ORDER BY environment LIMIT ?
+                WITH RECURSIVE e(name) AS (
+                    SELECT min(environment) FROM runs WHERE project_id = ?1
+                    UNION ALL
+                    SELECT (SELECT min(environment) FROM runs WHERE project_id = ?1 AND environment > e.name) FROM e
+                    WHERE e.name IS NOT NULL)
+                SELECT name FROM e WHERE name IS NOT NULL LIMIT ?2
                 """, [projectID, .integer(Int64(limit))]) { environments.append($0.string(at: 0) ?? "") }
             return ProjectActivity(
                 runs: Array(runs.prefix(limit)), leaks: Array(leaks.prefix(limit)), branches: branches,
