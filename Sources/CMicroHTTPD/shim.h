@@ -9,7 +9,8 @@
 
 /// MHD_start_daemon is variadic: the one call the server makes, with its options spelled out.
 /// Internal epoll threads, a pool of `threads` (0 or 1: a single polling thread), the listening
-/// socket left open by quiesce so that shutdown can stop accepting before it stops serving.
+/// socket handed back by quiesce so that shutdown can stop accepting before it stops serving.
+/// No SO_REUSEPORT: a second server on a port in use must fail, not share it.
 static inline struct MHD_Daemon *lh_mhd_start(
     const struct sockaddr *address,
     unsigned int threads,
@@ -26,7 +27,6 @@ static inline struct MHD_Daemon *lh_mhd_start(
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
-        MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u,
         MHD_OPTION_END);
 }
 

@@ -24,13 +24,15 @@ public final class LeakServer: Sendable {
         var router = Router()
         Routes.register(in: &router)
         self.router = router
-        let context = RequestContext(store: store, configuration: configuration, metrics: ServerMetrics())
+        let metrics = ServerMetrics()
+        let context = RequestContext(store: store, configuration: configuration, metrics: metrics)
         let dispatcher = Dispatcher(router: router, context: context)
         http = MicroHTTPDServer(
             options: .init(host: configuration.host, port: UInt16(configuration.port),
                            threads: configuration.effectiveThreads, connectionLimit: configuration.connectionLimit,
                            connectionTimeoutSeconds: configuration.connectionTimeoutSeconds,
                            maxBodyBytes: configuration.limits.maxBodyBytes),
+            inFlight: metrics.inFlight,
             respond: { dispatcher.dispatch($0) })
     }
 

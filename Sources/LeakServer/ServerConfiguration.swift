@@ -32,41 +32,6 @@ public struct ServerConfiguration: Sendable, Hashable {
     }
 }
 
-/// Sizes the server refuses to go past, each with its own message.
-public struct IngestLimits: Sendable, Hashable, Codable {
-    /// Request body as received (compressed or not) → 413 beyond it.
-    public var maxBodyBytes = 32 * 1024 * 1024
-    /// A gzip body once inflated → 413 beyond it.
-    public var maxDecompressedBytes = 256 * 1024 * 1024
-    public var maxChecksPerRun = 100_000
-    /// Names, scenarios, types, files, keys: characters (not bytes).
-    public var maxStringLength = 1_024
-    /// Check messages, which carry more text.
-    public var maxMessageLength = 16_384
-    public var maxRetainPathSteps = 256
-    public var maxParents = 64
-
-    public init() {}
-
-    enum CodingKeys: String, CodingKey, CaseIterable {
-        case maxBodyBytes, maxDecompressedBytes, maxChecksPerRun, maxStringLength, maxMessageLength
-        case maxRetainPathSteps, maxParents
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        try ConfigurationKeys.refuseUnknown(in: decoder, known: CodingKeys.allCases.map(\.rawValue))
-        let d = IngestLimits()
-        maxBodyBytes = try c.decodeIfPresent(Int.self, forKey: .maxBodyBytes) ?? d.maxBodyBytes
-        maxDecompressedBytes = try c.decodeIfPresent(Int.self, forKey: .maxDecompressedBytes) ?? d.maxDecompressedBytes
-        maxChecksPerRun = try c.decodeIfPresent(Int.self, forKey: .maxChecksPerRun) ?? d.maxChecksPerRun
-        maxStringLength = try c.decodeIfPresent(Int.self, forKey: .maxStringLength) ?? d.maxStringLength
-        maxMessageLength = try c.decodeIfPresent(Int.self, forKey: .maxMessageLength) ?? d.maxMessageLength
-        maxRetainPathSteps = try c.decodeIfPresent(Int.self, forKey: .maxRetainPathSteps) ?? d.maxRetainPathSteps
-        maxParents = try c.decodeIfPresent(Int.self, forKey: .maxParents) ?? d.maxParents
-    }
-}
-
 extension ServerConfiguration: Codable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case host, port, database, synchronous, requireReadToken, threads, readerConnections
@@ -87,24 +52,5 @@ extension ServerConfiguration: Codable {
         connectionLimit = try c.decodeIfPresent(Int.self, forKey: .connectionLimit) ?? d.connectionLimit
         connectionTimeoutSeconds = try c.decodeIfPresent(Int.self, forKey: .connectionTimeoutSeconds) ?? d.connectionTimeoutSeconds
         limits = try c.decodeIfPresent(IngestLimits.self, forKey: .limits) ?? d.limits
-    }
-}
-
-/// Keys starting with `_` are comments; any other key the type does not know is an error.
-enum ConfigurationKeys {
-    struct AnyKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    static func refuseUnknown(in decoder: any Decoder, known: [String]) throws {
-        let all = try decoder.container(keyedBy: AnyKey.self)
-        for key in all.allKeys where !key.stringValue.hasPrefix("_") && !known.contains(key.stringValue) {
-            throw DecodingError.dataCorruptedError(
-                forKey: key, in: all,
-                debugDescription: "unknown setting; known settings here are \(known.joined(separator: ", "))")
-        }
     }
 }

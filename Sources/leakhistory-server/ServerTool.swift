@@ -93,9 +93,3 @@ enum ServerTool {
                                             readerCount: configuration.readerConnections))
     }
 }
-
-/// A command line that does not parse; answered with exit status 2.
-struct UsageError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}

@@ -31,7 +31,9 @@ struct BadInputTests {
 
     static let cases: [Case] = [
         Case(name: "malformed JSON", body: Data(#"{"schema": "leakhistory.run/1", "#.utf8), status: 400,
-             code: "invalid_report", message: "not valid JSON"),
+             code: "invalid_report", message: "not valid JSON: Unexpected end of file"),
+        Case(name: "a syntax error", body: Data(#"{"schema": "leakhistory.run/1", nope}"#.utf8), status: 400,
+             code: "invalid_report", message: "not valid JSON: Invalid value around character 32"),
         Case(name: "a newer schema", body: mutated { $0["schema"] = "leakhistory.run/2" }, status: 400,
              code: "invalid_report", message: "schema: schema \"leakhistory.run/2\" is newer than this build"),
         Case(name: "a missing field", body: mutated { $0["runKey"] = nil }, status: 400,
@@ -53,8 +55,10 @@ struct BadInputTests {
              code: "invalid_report", message: "commit: expected a 40-digit hex commit id"),
         Case(name: "a parent that is not 40 hex", body: mutated { $0["parents"] = ["abc"] }, status: 400,
              code: "invalid_report", message: "parents[0]: expected a 40-digit hex commit id"),
-        Case(name: "another project in the body", body: mutated { $0["project"] = "other" }, status: 400,
-             code: "invalid_report", message: "project: the body names project \"other\" but the URL names \"app\""),
+        Case(name: "another project in the body", body: mutated { $0["project"] = "other" }, status: 403,
+             code: "project_mismatch", message: "project: the body names project \"other\" but the URL names \"app\""),
+        Case(name: "a negative line", body: mutatedCheck { $0["line"] = -1 }, status: 400,
+             code: "invalid_report", message: "checks[1].line: expected 0 to 2147483647, found -1"),
         Case(name: "a scenario longer than the limit",
              body: mutatedCheck { $0["scenario"] = String(repeating: "s", count: 1025) }, status: 400,
              code: "invalid_report", message: "checks[1].scenario: longer than 1024 characters"),
@@ -99,6 +103,14 @@ struct BadInputTests {
         #expect(reply.status == 413)
         #expect(reply.error?.message.contains("larger than the limit of 33554432 bytes") == true)
         #expect(try server.nothingStored())
+    }
+
+    @Test func aClientStreamingFarPastTheLimitIsCutOff() throws {
+        let server = try TestServer { $0.limits.maxBodyBytes = 64 * 1024 }
+        let endless = Data(repeating: UInt8(ascii: " "), count: 512 * 1024)
+        #expect(throws: ClientError.self) { try server.upload(endless, framing: .chunked) }
+        #expect(try server.nothingStored())
+        #expect(try server.client.get("/healthz").status == 200)
     }
 
     @Test func tooManyChecksAreRefusedNamingTheLimit() throws {

@@ -46,6 +46,22 @@ struct RoutingTests {
         }
     }
 
+    @Test func aConnectionIsKeptAliveAcrossRequests() throws {
+        let server = try TestServer()
+        let replies = try server.client.getOnOneConnection("/healthz", times: 3)
+        #expect(replies.map(\.status) == [200, 200, 200])
+        #expect(replies.allSatisfy { $0.headers["connection"]?.lowercased() != "close" })
+    }
+
+    @Test func aPortInUseIsRefusedWithAHint() throws {
+        let first = try TestServer()
+        let second = #expect(throws: ServerStartError.self) {
+            try TestServer { $0.port = first.port }
+        }
+        #expect(second?.description.contains("cannot listen on 127.0.0.1:\(first.port)") == true)
+        #expect(second?.description.contains("try --port 0") == true)
+    }
+
     @Test func healthzQueriesTheDatabase() throws {
         let server = try TestServer()
         let reply = try server.client.get("/healthz")

@@ -82,8 +82,8 @@ struct RunUploadTests {
 
     @Test func sqlLikeStringsAreStoredVerbatim() throws {
         let server = try TestServer()
-        let scenario = "Robert'); DROP TABLE checks;--"
-        let type = "App.\"Quoted\" OR 1=1; --"
+        let scenario = "Robert'); DROP TABLE checks;--\u{0}after a NUL"
+        let type = "App.\"Quoted\" OR 1=1; -- Ünïcødé 🚀"
         let reply = try server.upload(RunFixture.body(checks: [RunFixture.check(scenario: scenario, type: type)]))
         #expect(reply.status == 201, "\(reply.text)")
         let stored = try server.store.read { db in

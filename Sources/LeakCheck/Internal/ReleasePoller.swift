@@ -39,7 +39,10 @@ struct ReleasePoller {
         var undecided = false
         for index in references.indices where fates[index] == nil {
             if references[index].isReleased {
-                fates[index] = elapsed <= timeout ? .deallocated(waited: elapsed) : .lateRelease(waited: elapsed)
+                // Gone at the first look means gone before any wait, however late this thread
+                // got to look (a loaded machine can delay it past a short timeout).
+                let inTime = elapsed <= timeout || polls == 0
+                fates[index] = inTime ? .deallocated(waited: elapsed) : .lateRelease(waited: elapsed)
             } else if elapsed >= timeout + gracePeriod {
                 fates[index] = .leaked(waited: elapsed)
             } else {

@@ -33,7 +33,9 @@ final class Dispatcher: Sendable {
         }
         let elapsed = clock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        context.metrics.record(route: routeLabel, method: incoming.method, status: response.status, seconds: seconds)
+        // Known methods only, so that a client inventing methods cannot grow the metrics without bound.
+        let methodLabel = HTTPMethod(rawValue: incoming.method)?.rawValue ?? "other"
+        context.metrics.record(route: routeLabel, method: methodLabel, status: response.status, seconds: seconds)
         RequestLog.write(method: incoming.method, path: incoming.path, status: response.status, seconds: seconds,
                          bytesIn: incoming.body.count, note: note)
         return response

@@ -33,14 +33,19 @@ final class MicroHTTPDServer: Sendable {
 
     /// The daemon pointer, kept as an integer so the type stays `Sendable`; 0 when stopped.
     private let daemonAddress = Atomic<Int>(0)
-    private let inFlight = Atomic<Int>(0)
+    /// Requests whose headers have arrived and whose response is not yet sent.
+    let inFlight: RequestsInFlight
     private let options: Options
     private let respond: @Sendable (Incoming) -> Response
 
-    init(options: Options, respond: @escaping @Sendable (Incoming) -> Response) {
+    init(options: Options, inFlight: RequestsInFlight, respond: @escaping @Sendable (Incoming) -> Response) {
         self.options = options
+        self.inFlight = inFlight
         self.respond = respond
     }
+
+    /// libmicrohttpd holds an unretained pointer to this object: never let it outlive the daemon.
+    deinit { stop(grace: .zero) }
 
     /// Binds and starts serving; returns the bound port (the real one when asked for port 0).
     func start() throws -> UInt16 {
@@ -81,18 +86,17 @@ final class MicroHTTPDServer: Sendable {
         let address = daemonAddress.exchange(0, ordering: .sequentiallyConsistent)
         guard address != 0, let raw = UnsafeMutableRawPointer(bitPattern: address) else { return }
         let daemon = OpaquePointer(raw)
+        // Quiesce hands the listening socket back; closing it now makes new connections fail
+        // at once instead of waiting in the backlog for a server that will not accept them.
         let listener = MHD_quiesce_daemon(daemon)
+        if listener >= 0 { close(listener) }
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: grace)
-        while inFlight.load(ordering: .sequentiallyConsistent) > 0, clock.now < deadline {
+        while inFlight.count > 0, clock.now < deadline {
             usleep(5_000)
         }
         MHD_stop_daemon(daemon)
-        if listener >= 0 { close(listener) }
     }
-
-    /// Requests whose body is being read or whose handler is running.
-    var requestsInFlight: Int { inFlight.load(ordering: .sequentiallyConsistent) }
 
     // MARK: - libmicrohttpd callbacks
 
@@ -100,6 +104,8 @@ final class MicroHTTPDServer: Sendable {
     private final class Pending {
         var body = Data()
         var tooLarge = false
+        /// Bytes thrown away after the body went over the limit.
+        var discarded = 0
     }
 
     private func access(connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
@@ -108,20 +114,28 @@ final class MicroHTTPDServer: Sendable {
         guard let raw = requestContext.pointee else {
             // First call: headers only. Refuse an announced oversize body before reading it.
             let pending = Pending()
-            inFlight.add(1, ordering: .sequentiallyConsistent)
+            inFlight.began()
             requestContext.pointee = Unmanaged.passRetained(pending).toOpaque()
-            if let length = Self.value(connection, .HEADER_KIND, "Content-Length").flatMap(Int.init),
-               length > options.maxBodyBytes {
-                pending.tooLarge = true
-                return answer(connection, url: url, method: method, pending: pending)
+            if let length = Self.value(connection, .HEADER_KIND, "Content-Length").flatMap(Int.init) {
+                if length > options.maxBodyBytes {
+                    pending.tooLarge = true
+                    return answer(connection, url: url, method: method, pending: pending)
+                }
+                pending.body.reserveCapacity(length)
             }
             return .YES
         }
         let pending = Unmanaged<Pending>.fromOpaque(raw).takeUnretainedValue()
         if uploadSize.pointee > 0 {
-            if !pending.tooLarge, let uploadData {
+            if pending.tooLarge {
+                // The 413 goes out once the body ends; a client that streams on past twice the
+                // limit is cut off instead of being read forever.
+                pending.discarded += uploadSize.pointee
+                if pending.discarded > 2 * options.maxBodyBytes { return .NO }
+            } else if let uploadData {
                 if pending.body.count + uploadSize.pointee > options.maxBodyBytes {
                     pending.tooLarge = true
+                    pending.discarded = pending.body.count + uploadSize.pointee
                     pending.body = Data()
                 } else {
                     uploadData.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) {
@@ -161,7 +175,7 @@ final class MicroHTTPDServer: Sendable {
         guard let requestContext, let raw = requestContext.pointee else { return }
         Unmanaged<Pending>.fromOpaque(raw).release()
         requestContext.pointee = nil
-        inFlight.subtract(1, ordering: .sequentiallyConsistent)
+        inFlight.ended()
     }
 
     private static func value(_ connection: OpaquePointer, _ kind: MHD_ValueKind, _ name: String) -> String? {
@@ -185,10 +199,4 @@ final class MicroHTTPDServer: Sendable {
         }, Unmanaged.passUnretained(collected).toOpaque())
         return collected.values
     }
-}
-
-/// The server could not start: the message says why and what to try.
-public struct ServerStartError: Error, Sendable, CustomStringConvertible {
-    public var description: String
-    init(_ description: String) { self.description = description }
 }

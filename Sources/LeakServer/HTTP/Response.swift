@@ -49,12 +49,3 @@ public struct Response: Sendable {
         var error: Detail
     }
 }
-
-/// A value a handler can return: it knows how to become a response.
-public protocol ResponseGenerator {
-    func response() throws -> Response
-}
-
-extension Response: ResponseGenerator {
-    public func response() throws -> Response { self }
-}

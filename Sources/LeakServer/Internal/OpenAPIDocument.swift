@@ -16,11 +16,13 @@ enum OpenAPIDocument {
     "parameters": {
       "project": {
         "name": "project", "in": "path", "required": true,
-        "schema": { "type": "string", "minLength": 1, "maxLength": 1024 }
+        "schema": { "type": "string", "minLength": 1, "maxLength": 1024 },
+        "example": "default"
       },
       "sha": {
         "name": "sha", "in": "path", "required": true,
-        "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" }
+        "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" },
+        "example": "0123456789abcdef0123456789abcdef01234567"
       },
       "environment": {
         "name": "environment", "in": "query", "required": false,
@@ -55,6 +57,12 @@ enum OpenAPIDocument {
           }
         }
       },
+      "Timestamp": {
+        "type": "string",
+        "format": "date-time",
+        "description": "RFC 3339 with an upper-case T and Z, and a UTC offset of at most 18 hours.",
+        "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$"
+      },
       "RetainPathStep": {
         "type": "object",
         "required": ["holder", "property", "kind"],
@@ -80,7 +88,7 @@ enum OpenAPIDocument {
           "retainPath": { "type": "array", "maxItems": 256, "items": { "$ref": "#/components/schemas/RetainPathStep" } },
           "fingerprint": { "type": "string", "maxLength": 1024 },
           "message": { "type": "string", "maxLength": 16384 },
-          "timestamp": { "type": "string", "format": "date-time" },
+          "timestamp": { "$ref": "#/components/schemas/Timestamp" },
           "source": { "enum": ["test", "watcher"] }
         }
       },
@@ -90,13 +98,13 @@ enum OpenAPIDocument {
         "required": ["schema", "project", "commit", "runKey", "startedAt", "checks"],
         "properties": {
           "schema": { "type": "string", "pattern": "^leakhistory\\.run/1$" },
-          "project": { "type": "string", "description": "Must equal the project in the URL." },
+          "project": { "type": "string", "description": "Must equal the project in the URL (403 otherwise)." },
           "commit": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" },
           "branch": { "type": "string", "minLength": 1, "maxLength": 1024 },
           "parents": { "type": "array", "maxItems": 64, "items": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" } },
           "environment": { "type": "string", "minLength": 1, "maxLength": 1024, "default": "default" },
           "runKey": { "type": "string", "minLength": 1, "maxLength": 1024 },
-          "startedAt": { "type": "string", "format": "date-time" },
+          "startedAt": { "$ref": "#/components/schemas/Timestamp" },
           "tool": {
             "type": "object",
             "required": ["name", "version"],
@@ -346,7 +354,25 @@ enum OpenAPIDocument {
         "parameters": [{ "$ref": "#/components/parameters/project" }],
         "requestBody": {
           "required": true,
-          "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Run" } } }
+          "content": {
+            "application/json": {
+              "schema": { "$ref": "#/components/schemas/Run" },
+              "example": {
+                "schema": "leakhistory.run/1", "project": "default",
+                "commit": "0123456789abcdef0123456789abcdef01234567", "branch": "main",
+                "parents": ["89abcdef0123456789abcdef0123456789abcdef"], "environment": "linux-swift6.3",
+                "runKey": "ci-1234-1", "startedAt": "2026-11-30T02:10:00Z",
+                "tool": { "name": "leakhistory", "version": "0.1.0" },
+                "checks": [{
+                  "schema": "leakhistory.check/1", "scenario": "ProfileTests/profileScreen()",
+                  "file": "ProfileTests.swift", "line": 12, "type": "App.ProfileViewModel", "outcome": "leaked",
+                  "waitedMs": 2000.4, "timeoutMs": 2000, "lifecycle": "none",
+                  "retainPath": [{ "holder": "App.Coordinator", "property": "children[0]", "kind": "collection" }],
+                  "timestamp": "2026-11-30T02:10:57.123Z", "source": "test"
+                }]
+              }
+            }
+          }
         },
         "responses": {
           "201": { "description": "Stored.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/RunReceipt" } } } },

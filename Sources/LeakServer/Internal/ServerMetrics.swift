@@ -26,6 +26,7 @@ final class ServerMetrics: Sendable {
     }
 
     private let state = Mutex(State())
+    let inFlight = RequestsInFlight()
 
     /// Records one answered request under its route pattern (`unmatched` when none matched).
     func record(route: String, method: String, status: Int, seconds: Double) {
@@ -74,6 +75,9 @@ final class ServerMetrics: Sendable {
         out += "# HELP leakhistory_runs_ingested_total Runs stored by uploads since the server started.\n"
         out += "# TYPE leakhistory_runs_ingested_total counter\n"
         out += "leakhistory_runs_ingested_total \(snapshot.runsIngested)\n"
+        out += "# HELP leakhistory_http_requests_in_flight Requests received and not yet answered, this one included.\n"
+        out += "# TYPE leakhistory_http_requests_in_flight gauge\n"
+        out += "leakhistory_http_requests_in_flight \(inFlight.count)\n"
         out += "# HELP leakhistory_database_size_bytes The SQLite file and its write-ahead log on disk.\n"
         out += "# TYPE leakhistory_database_size_bytes gauge\n"
         out += "leakhistory_database_size_bytes \(databaseBytes)\n"

@@ -1,6 +1,6 @@
 /// `GET /healthz`: 200 when a query on the database answers, 503 otherwise.
 enum HealthRoute {
-    struct Health: Encodable {
+    struct Health: Encodable, ResponseGenerator {
         var status: String
         var schemaVersion: Int
     }
@@ -9,7 +9,7 @@ enum HealthRoute {
     static func handle(_ request: Request, _ context: RequestContext) throws -> any ResponseGenerator {
         do {
             try context.store.checkHealth()
-            return try Response.json(Health(status: "ok", schemaVersion: try context.store.schemaVersion()))
+            return Health(status: "ok", schemaVersion: try context.store.schemaVersion())
         } catch {
             RequestLog.problem("health check failed: \(error)")
             throw HTTPFailure(503, "unavailable", "the database does not answer; the server log says why")

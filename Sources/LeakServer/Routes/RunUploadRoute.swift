@@ -7,17 +7,6 @@ import LeakStore
 /// 201 with the receipt for a new run; 200 with the first run's receipt when the same `runKey`
 /// comes again with the same content; 409 when it comes with different content.
 enum RunUploadRoute {
-    /// What the client gets back.
-    struct Receipt: Codable {
-        var runID: Int64
-        var created: Bool
-        var checks: Int
-        var leaked: Int
-        var lateRelease: Int
-        var errors: Int
-        var suspect: Bool
-    }
-
     @Sendable
     static func handle(_ request: Request, _ context: RequestContext) throws -> any ResponseGenerator {
         let project = request.parameter("project")
@@ -27,9 +16,9 @@ enum RunUploadRoute {
         let receipt = try context.store.ingest(run)
         if receipt.created { context.metrics.recordIngest(checks: receipt.checkCount) }
         return try Response.json(
-            Receipt(runID: receipt.runID, created: receipt.created, checks: receipt.checkCount,
-                    leaked: receipt.leakedCount, lateRelease: receipt.lateReleaseCount, errors: receipt.errorCount,
-                    suspect: receipt.suspect),
+            UploadReceipt(runID: receipt.runID, created: receipt.created, checks: receipt.checkCount,
+                          leaked: receipt.leakedCount, lateRelease: receipt.lateReleaseCount, errors: receipt.errorCount,
+                          suspect: receipt.suspect),
             status: receipt.created ? 201 : 200)
     }
 
@@ -38,13 +27,31 @@ enum RunUploadRoute {
             throw HTTPFailure.badRequest("the body is empty; send one run as JSON (schema leakhistory.run/1)",
                                          code: "invalid_report")
         }
-        guard String(validating: body, as: UTF8.self) != nil else {
+        // Validated in place: a copy as a String would double a 32 MiB body's memory.
+        guard (try? UTF8Span(validating: body.span)) != nil else {
             throw HTTPFailure.badRequest("the body is not valid UTF-8; JSON must be UTF-8", code: "invalid_report")
         }
+        if let run = RunRecordParser.parse(body) { return run }
         do {
             return try JSONDecoder().decode(RunRecord.self, from: body)
         } catch let error as DecodingError {
-            throw HTTPFailure.badRequest(error.keyPathDescription, code: "invalid_report")
+            throw HTTPFailure.badRequest(describe(error, in: body), code: "invalid_report")
         }
+    }
+
+    /// The key path at fault, or for a syntax error (which `JSONDecoder` reports without a place)
+    /// where in the body it is, as `JSONSerialization` finds it.
+    private static func describe(_ error: DecodingError, in body: Data) -> String {
+        guard case let .dataCorrupted(context) = error, context.codingPath.isEmpty else {
+            return error.keyPathDescription
+        }
+        do {
+            _ = try JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
+        } catch {
+            if let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String {
+                return "not valid JSON: \(detail)"
+            }
+        }
+        return error.keyPathDescription
     }
 }

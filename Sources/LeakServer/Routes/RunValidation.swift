@@ -6,8 +6,12 @@ struct RunValidation {
     let limits: IngestLimits
 
     func validate(_ run: RunRecord, urlProject: String) throws {
+        // A permission boundary as much as a format rule: the URL (and its token) name the project
+        // written to, so a run of another project is refused as forbidden.
         guard run.project == urlProject else {
-            throw invalid("project: the body names project \"\(clip(run.project))\" but the URL names \"\(urlProject)\"")
+            throw HTTPFailure(403, "project_mismatch",
+                              "project: the body names project \"\(clip(run.project))\" but the URL names \"\(urlProject)\"; "
+                                  + "upload to /v1/projects/\(clip(run.project))/runs with that project's token")
         }
         try checkHex(run.commit, field: "commit")
         guard run.parents.count <= limits.maxParents else {
@@ -35,8 +39,12 @@ struct RunValidation {
         try checkText(check.lifecycle, field: "\(path).lifecycle")
         try checkText(check.fingerprint, field: "\(path).fingerprint")
         try checkText(check.message, field: "\(path).message", limit: limits.maxMessageLength)
-        guard check.line >= 0 else { throw invalid("\(path).line: expected 0 or more, found \(check.line)") }
-        guard check.timeoutMs >= 0 else { throw invalid("\(path).timeoutMs: expected 0 or more, found \(check.timeoutMs)") }
+        guard (0...Int(Int32.max)).contains(check.line) else {
+            throw invalid("\(path).line: expected 0 to \(Int32.max), found \(check.line)")
+        }
+        guard (0...Int(Int32.max)).contains(check.timeoutMs) else {
+            throw invalid("\(path).timeoutMs: expected 0 to \(Int32.max), found \(check.timeoutMs)")
+        }
         guard check.waitedMs.isFinite, check.waitedMs >= 0 else {
             throw invalid("\(path).waitedMs: expected 0 or more, found \(check.waitedMs)")
         }
@@ -61,10 +69,8 @@ struct RunValidation {
         guard let text else { return }
         let limit = limit ?? limits.maxStringLength
         if !allowEmpty && text.isEmpty { throw invalid("\(field): must not be empty") }
-        if text.count > limit { throw invalid("\(field): longer than \(limit) characters") }
-        if text.unicodeScalars.contains(where: { $0.value == 0 }) {
-            throw invalid("\(field): contains a NUL character")
-        }
+        // Unicode scalars, as JSON Schema's maxLength counts them.
+        if text.unicodeScalars.count > limit { throw invalid("\(field): longer than \(limit) characters") }
     }
 
     private func invalid(_ message: String) -> HTTPFailure {

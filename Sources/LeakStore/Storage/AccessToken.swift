@@ -17,6 +17,7 @@ public struct IssuedToken: Sendable, Hashable {
 
 /// A stored token as `tokens list` shows it: never its secret.
 public struct TokenSummary: Sendable, Hashable {
+    /// The id `tokens revoke` takes, also the number after `lh_` in the token.
     public var id: Int64
     public var project: String
     public var scope: TokenScope

@@ -1,5 +1,6 @@
 /// What an ingest stored, or found already stored for the same `runKey`.
 public struct IngestReceipt: Sendable, Hashable, Codable {
+    /// The stored run's id: the first upload's when the run was already there.
     public var runID: Int64
     /// False when the run was already there with the same content and nothing was added.
     public var created: Bool

@@ -9,12 +9,10 @@ extension LeakStore {
     /// - Parameter contentHash: a digest of the run's canonical form; `RunRecord.contentHash` by default.
     /// - Throws: `LeakStoreError.projectNotFound`, `.runKeyConflict`, or `SQLiteError`.
     public func ingest(_ run: RunRecord, contentHash: String? = nil) throws -> IngestReceipt {
-        let hash = try contentHash ?? run.contentHash()
+        let hash = contentHash ?? run.contentHash()
         let receivedAt = ReportTimestamp.string(from: Date())
         let tally = RunTally(run.checks)
-        let retainPaths = try run.checks.map { check in
-            try check.retainPath.map { String(decoding: try Self.retainPathEncoder.encode($0), as: UTF8.self) }
-        }
+        let retainPaths = run.checks.map { $0.retainPath.map(RetainPathJSON.text) }
         return try write { writer in
             try writer.transaction {
                 let db = writer.connection
@@ -50,12 +48,6 @@ extension LeakStore {
             }
         }
     }
-
-    private static let retainPathEncoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
 
     private func existingRun(_ db: SQLiteConnection, projectID: Int64, runKey: String) throws
         -> (hash: String, receipt: IngestReceipt)?

@@ -24,9 +24,12 @@ public final class SQLiteStatement {
         sqlite3_clear_bindings(handle)
     }
 
+    /// Binds `value` to parameter `index` (1-based, as SQLite counts); nil binds NULL.
     public func bind(_ value: String?, at index: Int32) throws {
         guard let value else { return try bindNull(at: index) }
-        try connection.check(sqlite3_bind_text(handle, index, value, -1, lh_sqlite_transient()), sql: sql)
+        // An explicit byte count keeps a string with an embedded NUL whole.
+        try connection.check(
+            sqlite3_bind_text(handle, index, value, Int32(value.utf8.count), lh_sqlite_transient()), sql: sql)
     }
 
     public func bind(_ value: Int64?, at index: Int32) throws {
@@ -77,6 +80,7 @@ public final class SQLiteStatement {
         }
     }
 
+    /// Values of the current row's columns (0-based), valid until the next `step()`.
     public func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
     public func int(at column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
     public func double(at column: Int32) -> Double { sqlite3_column_double(handle, column) }

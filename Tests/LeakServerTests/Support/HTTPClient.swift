@@ -80,6 +80,19 @@ struct HTTPClient {
         return try reader.read()
     }
 
+    /// Sends `GET path` `times` times over one kept-alive connection, one after another.
+    func getOnOneConnection(_ path: String, times: Int) throws -> [Reply] {
+        let socket = try connect()
+        defer { close(socket) }
+        var reader = ResponseReader(socket: socket)
+        var replies: [Reply] = []
+        for _ in 0..<times {
+            try write(socket, Data("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n".utf8))
+            replies.append(try reader.read())
+        }
+        return replies
+    }
+
     private func connect() throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ClientError("socket: \(String(cString: strerror(errno)))") }

@@ -1,0 +1,362 @@
+import Foundation
+import LeakReport
+
+/// A fast path for the body the server reads most: one `leakhistory.run/1` upload.
+///
+/// Decoding runs through `JSONDecoder` cost more than storing the rows, so ingest first tries this
+/// single pass over the bytes. It accepts only plainly valid input and builds the same
+/// `RunRecord` that `JSONDecoder` would; on anything else (a syntax error, a missing or mistyped
+/// field, a null where a value is required, an integer written as `1e3`, a duplicate key) it gives
+/// up and returns nil, and the caller decodes with `JSONDecoder`, whose errors name the key path.
+/// A test checks the two agree on every input this parser accepts.
+struct RunRecordParser {
+    /// Anything the fast path does not handle; never shown to a client.
+    private struct GiveUp: Error {}
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var index = 0
+    /// How deep unknown values nest; past a bound the parser gives up rather than recurse on.
+    private var depth = 0
+    private static let maxDepth = 64
+
+    private init(bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+    }
+
+    /// The run in `data` (valid UTF-8), or nil when `JSONDecoder` should decode it instead.
+    static func parse(_ data: Data) -> RunRecord? {
+        data.withUnsafeBytes { raw in
+            var parser = RunRecordParser(bytes: raw.bindMemory(to: UInt8.self))
+            guard let run = try? parser.run() else { return nil }
+            parser.skipWhitespace()
+            return parser.index == parser.bytes.count ? run : nil
+        }
+    }
+
+    // MARK: - The run and its parts
+
+    private mutating func run() throws -> RunRecord {
+        var schema: String?, project: String?, commit: String?, branch: String?, parents: [String]?
+        var environment: String?, runKey: String?, startedAt: Date?, tool: RunRecord.Tool?
+        var checks: [CheckRecord]?
+        var seenOptional = Set<String>()
+        try object { key, parser in
+            switch key {
+            case "schema": try Self.once(&schema, try parser.string())
+            case "project": try Self.once(&project, try parser.string())
+            case "commit": try Self.once(&commit, try parser.string())
+            case "runKey": try Self.once(&runKey, try parser.string())
+            case "startedAt": try Self.once(&startedAt, try parser.timestamp())
+            case "checks": try Self.once(&checks, try parser.array { try $0.check() })
+            case "branch", "parents", "environment", "tool":
+                // Optional keys may be null, so "seen" is tracked apart from the value.
+                guard seenOptional.insert(key).inserted else { throw GiveUp() }
+                switch key {
+                case "branch": branch = try parser.optional { try $0.string() }
+                case "parents": parents = try parser.optional { try $0.array { try $0.string() } }
+                case "environment": environment = try parser.optional { try $0.string() }
+                default: tool = try parser.optional { try $0.tool() }
+                }
+            default: try parser.skipValue()
+            }
+        }
+        guard let schema, (try? SchemaVersion.run.accept(schema)) != nil, let project, let commit, let runKey,
+              let startedAt, let checks
+        else { throw GiveUp() }
+        return RunRecord(project: project, commit: commit, branch: branch, parents: parents ?? [],
+                         environment: environment ?? "default", runKey: runKey, startedAt: startedAt, tool: tool,
+                         checks: checks)
+    }
+
+    private mutating func tool() throws -> RunRecord.Tool {
+        var name: String?, version: String?
+        try object { key, parser in
+            switch key {
+            case "name": try Self.once(&name, try parser.string())
+            case "version": try Self.once(&version, try parser.string())
+            default: try parser.skipValue()
+            }
+        }
+        guard let name, let version else { throw GiveUp() }
+        return RunRecord.Tool(name: name, version: version)
+    }
+
+    private mutating func check() throws -> CheckRecord {
+        var schema: String?, scenario: String?, file: String?, line: Int?, type: String?
+        var outcome: CheckOutcome?, waitedMs: Double?, timeoutMs: Int?, lifecycle: String?
+        var retainPath: [RetainPathStep]?, fingerprint: String?, message: String?, timestamp: Date?
+        var source: CheckSource?
+        var seenOptional = Set<String>()
+        try object { key, parser in
+            switch key {
+            case "schema": try Self.once(&schema, try parser.string())
+            case "scenario": try Self.once(&scenario, try parser.string())
+            case "file": try Self.once(&file, try parser.string())
+            case "line": try Self.once(&line, try parser.integer())
+            case "type": try Self.once(&type, try parser.string())
+            case "outcome": try Self.once(&outcome, try CheckOutcome(rawValue: parser.string()).orGiveUp())
+            case "waitedMs": try Self.once(&waitedMs, try parser.number())
+            case "timeoutMs": try Self.once(&timeoutMs, try parser.integer())
+            case "lifecycle", "retainPath", "fingerprint", "message", "source":
+                // Optional keys may be null, so "seen" is tracked apart from the value.
+                guard seenOptional.insert(key).inserted else { throw GiveUp() }
+                switch key {
+                case "lifecycle": lifecycle = try parser.optional { try $0.string() }
+                case "retainPath": retainPath = try parser.optional { try $0.array { try $0.step() } }
+                case "fingerprint": fingerprint = try parser.optional { try $0.string() }
+                case "message": message = try parser.optional { try $0.string() }
+                default: source = try parser.optional { try CheckSource(rawValue: $0.string()).orGiveUp() }
+                }
+            case "timestamp": try Self.once(&timestamp, try parser.timestamp())
+            default: try parser.skipValue()
+            }
+        }
+        guard let schema, (try? SchemaVersion.check.accept(schema)) != nil, let scenario, let file, let line,
+              let type, let outcome, let waitedMs, let timeoutMs, let timestamp
+        else { throw GiveUp() }
+        return CheckRecord(scenario: scenario, file: file, line: line, type: type, outcome: outcome,
+                           waitedMs: waitedMs, timeoutMs: timeoutMs, lifecycle: lifecycle ?? "none",
+                           retainPath: retainPath, fingerprint: fingerprint, message: message,
+                           timestamp: timestamp, source: source)
+    }
+
+    private mutating func step() throws -> RetainPathStep {
+        var holder: String?, property: String?, kind: RetainPathStep.Kind?
+        try object { key, parser in
+            switch key {
+            case "holder": try Self.once(&holder, try parser.string())
+            case "property": try Self.once(&property, try parser.string())
+            case "kind": try Self.once(&kind, try RetainPathStep.Kind(rawValue: parser.string()).orGiveUp())
+            default: try parser.skipValue()
+            }
+        }
+        guard let holder, let property, let kind else { throw GiveUp() }
+        return RetainPathStep(holder: holder, property: property, kind: kind)
+    }
+
+    private mutating func timestamp() throws -> Date {
+        try ReportTimestamp.date(from: string()).orGiveUp()
+    }
+
+    /// Sets a field the first time; a repeated key is left to `JSONDecoder`.
+    private static func once<T>(_ slot: inout T?, _ value: T) throws {
+        guard slot == nil else { throw GiveUp() }
+        slot = value
+    }
+
+    // MARK: - JSON
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func expect(_ byte: UInt8) throws {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == byte else { throw GiveUp() }
+        index += 1
+    }
+
+    /// True (and consumed) when the next non-blank byte is `byte`.
+    private mutating func take(_ byte: UInt8) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == byte else { return false }
+        index += 1
+        return true
+    }
+
+    private mutating func object(_ member: (String, inout RunRecordParser) throws -> Void) throws {
+        try expect(UInt8(ascii: "{"))
+        if take(UInt8(ascii: "}")) { return }
+        repeat {
+            let key = try string()
+            try expect(UInt8(ascii: ":"))
+            try member(key, &self)
+        } while take(UInt8(ascii: ","))
+        try expect(UInt8(ascii: "}"))
+    }
+
+    private mutating func array<T>(_ element: (inout RunRecordParser) throws -> T) throws -> [T] {
+        try expect(UInt8(ascii: "["))
+        var elements: [T] = []
+        if take(UInt8(ascii: "]")) { return elements }
+        repeat {
+            elements.append(try element(&self))
+        } while take(UInt8(ascii: ","))
+        try expect(UInt8(ascii: "]"))
+        return elements
+    }
+
+    /// nil for a JSON null, else the value.
+    private mutating func optional<T>(_ value: (inout RunRecordParser) throws -> T) throws -> T? {
+        if literal("null") { return nil }
+        return try value(&self)
+    }
+
+    private mutating func literal(_ word: StaticString) -> Bool {
+        skipWhitespace()
+        let count = word.utf8CodeUnitCount
+        guard index + count <= bytes.count else { return false }
+        for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] { return false }
+        index += count
+        return true
+    }
+
+    private mutating func string() throws -> String {
+        try expect(UInt8(ascii: "\""))
+        let start = index
+        // The common case: no escapes, so the bytes are the string.
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                index += 1
+                return text
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            if byte < 0x20 { throw GiveUp() }
+            index += 1
+        }
+        var decoded = Array(bytes[start..<index])
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                return String(decoding: decoded, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                try escape(into: &decoded)
+            case 0..<0x20:
+                throw GiveUp()
+            default:
+                decoded.append(byte)
+            }
+        }
+        throw GiveUp()
+    }
+
+    private mutating func escape(into decoded: inout [UInt8]) throws {
+        guard index < bytes.count else { throw GiveUp() }
+        let byte = bytes[index]
+        index += 1
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): decoded.append(byte)
+        case UInt8(ascii: "b"): decoded.append(0x08)
+        case UInt8(ascii: "f"): decoded.append(0x0C)
+        case UInt8(ascii: "n"): decoded.append(0x0A)
+        case UInt8(ascii: "r"): decoded.append(0x0D)
+        case UInt8(ascii: "t"): decoded.append(0x09)
+        case UInt8(ascii: "u"):
+            var scalar = try hex4()
+            if (0xD800...0xDBFF).contains(scalar) {
+                // A high surrogate must be followed at once by an escaped low one.
+                guard index + 2 <= bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                      bytes[index + 1] == UInt8(ascii: "u")
+                else { throw GiveUp() }
+                index += 2
+                let low = try hex4()
+                guard (0xDC00...0xDFFF).contains(low) else { throw GiveUp() }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            } else if (0xDC00...0xDFFF).contains(scalar) {
+                throw GiveUp()
+            }
+            guard let unicode = Unicode.Scalar(scalar) else { throw GiveUp() }
+            decoded.append(contentsOf: Array(String(Character(unicode)).utf8))
+        default:
+            throw GiveUp()
+        }
+    }
+
+    private mutating func hex4() throws -> UInt32 {
+        guard index + 4 <= bytes.count else { throw GiveUp() }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            index += 1
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw GiveUp()
+            }
+            value = value << 4 | UInt32(digit)
+        }
+        return value
+    }
+
+    /// The text of a number that follows JSON's grammar exactly, and whether it is a plain integer.
+    private mutating func numberText() throws -> (text: String, isInteger: Bool) {
+        skipWhitespace()
+        let start = index
+        func digits(_ parser: inout RunRecordParser) -> Int {
+            let first = parser.index
+            while parser.index < parser.bytes.count,
+                  (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(parser.bytes[parser.index]) {
+                parser.index += 1
+            }
+            return parser.index - first
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
+        let integerStart = index
+        let integerDigits = digits(&self)
+        guard integerDigits > 0, integerDigits == 1 || bytes[integerStart] != UInt8(ascii: "0") else { throw GiveUp() }
+        var isInteger = true
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard digits(&self) > 0 else { throw GiveUp() }
+            isInteger = false
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard digits(&self) > 0 else { throw GiveUp() }
+            isInteger = false
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        return (text, isInteger)
+    }
+
+    private mutating func integer() throws -> Int {
+        let (text, isInteger) = try numberText()
+        guard isInteger, let value = Int(text) else { throw GiveUp() }
+        return value
+    }
+
+    private mutating func number() throws -> Double {
+        let (text, _) = try numberText()
+        guard let value = Double(text), value.isFinite else { throw GiveUp() }
+        return value
+    }
+
+    /// Skips any JSON value, checking its syntax.
+    private mutating func skipValue() throws {
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= Self.maxDepth else { throw GiveUp() }
+        skipWhitespace()
+        guard index < bytes.count else { throw GiveUp() }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): try object { _, parser in try parser.skipValue() }
+        case UInt8(ascii: "["): _ = try array { try $0.skipValue() }
+        case UInt8(ascii: "\""): _ = try string()
+        case UInt8(ascii: "t"): guard literal("true") else { throw GiveUp() }
+        case UInt8(ascii: "f"): guard literal("false") else { throw GiveUp() }
+        case UInt8(ascii: "n"): guard literal("null") else { throw GiveUp() }
+        default: _ = try numberText()
+        }
+    }
+}
+
+private extension Optional {
+    func orGiveUp() throws -> Wrapped {
+        guard let self else { throw RunRecordParserGiveUp() }
+        return self
+    }
+}
+
+private struct RunRecordParserGiveUp: Error {}

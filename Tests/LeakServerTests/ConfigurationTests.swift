@@ -1,0 +1,49 @@
+import Foundation
+import LeakServer
+import Testing
+
+@Suite("Configuration")
+struct ConfigurationTests {
+    private func file(_ text: String) throws -> (URL, String) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("leakhistory-config-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let path = folder.appendingPathComponent("leakhistory.json").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return (folder, path)
+    }
+
+    @Test func theCommittedFileHoldsTheBuiltInDefaults() throws {
+        let committed = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../config/leakhistory.json").standardized.path
+        #expect(try ServerConfiguration.load(path: committed, environment: [:]) == ServerConfiguration())
+    }
+
+    @Test func environmentOverridesTheFile() throws {
+        let (folder, path) = try file(#"{"port": 9000, "database": "a.sqlite", "limits": {"maxChecksPerRun": 7}}"#)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let configuration = try ServerConfiguration.load(path: path, environment: [
+            "LEAKHISTORY_PORT": "9100", "LEAKHISTORY_HOST": "0.0.0.0", "LEAKHISTORY_REQUIRE_READ_TOKEN": "true",
+        ])
+        #expect(configuration.port == 9100)
+        #expect(configuration.host == "0.0.0.0")
+        #expect(configuration.database == "a.sqlite")
+        #expect(configuration.requireReadToken)
+        #expect(configuration.limits.maxChecksPerRun == 7)
+        #expect(configuration.limits.maxStringLength == IngestLimits().maxStringLength)
+    }
+
+    @Test func mistakesNameTheSettingAtFault() throws {
+        let (folder, path) = try file(#"{"prot": 9000}"#)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let unknown = #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(path: path, environment: [:]) }
+        #expect(unknown?.description.contains("leakhistory.json: prot: unknown setting") == true)
+        let badPort = #expect(throws: ConfigurationError.self) {
+            try ServerConfiguration.load(path: nil, environment: ["LEAKHISTORY_PORT": "eighty"])
+        }
+        #expect(badPort?.description == "LEAKHISTORY_PORT=eighty: expected a whole number")
+        let missing = #expect(throws: ConfigurationError.self) {
+            try ServerConfiguration.load(path: "/nonexistent/leakhistory.json", environment: [:])
+        }
+        #expect(missing?.description == "the configuration file /nonexistent/leakhistory.json does not exist")
+    }
+}

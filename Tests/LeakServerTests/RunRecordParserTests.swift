@@ -1,0 +1,125 @@
+import Foundation
+import LeakReport
+@testable import LeakServer
+import Testing
+
+/// The fast path must build exactly what `JSONDecoder` builds, and leave everything else to it.
+@Suite("RunRecordParser")
+struct RunRecordParserTests {
+    static let tricky = Data(#"""
+        { "schema" : "leakhistory.run/1", "project":"app", "commit":"0123456789abcdef0123456789abcdef01234567",
+          "branch": null, "parents": ["89abcdef0123456789abcdef0123456789abcdef"], "environment": "linux\u002Fswift",
+          "runKey": "k\"1\\\/\b\f\n\r\t\u00e9\ud83d\ude80 ok", "startedAt": "2026-11-30T02:10:00.5+01:00",
+          "tool": {"name": "t", "version": "1", "extra": [1, {"x": [true, false, null]}]},
+          "unknown": {"nested": [[], {}, -0.5e-3, "s"]},
+          "checks": [
+            {"schema": "leakhistory.check/1", "scenario": "S/a()", "file": "F.swift", "line": 0, "type": "App.T",
+             "outcome": "leaked", "waitedMs": 1.25E+3, "timeoutMs": 2000, "lifecycle": null, "retainPath": [
+               {"holder": "App.C", "property": "children[0]", "kind": "collection", "note": 1}],
+             "fingerprint": "fp", "message": "Ünïcødé 🚀 \u0000 nul", "timestamp": "2026-11-30T02:10:57Z",
+             "source": "watcher"},
+            {"schema": "leakhistory.check/1", "scenario": "S/b()", "file": "", "line": 12, "type": "App.U",
+             "outcome": "deallocated", "waitedMs": -0, "timeoutMs": 0, "timestamp": "2026-11-30T02:10:57.123Z",
+             "retainPath": null, "source": null}
+          ]
+        }
+        """#.utf8)
+
+    static func decoded(_ data: Data) -> RunRecord? {
+        try? JSONDecoder().decode(RunRecord.self, from: data)
+    }
+
+    @Test func buildsWhatJSONDecoderBuilds() throws {
+        let bodies = [Self.tricky, RunFixture.body(), RunFixture.body(checks: []),
+                      RunFixture.body(checks: (0..<50).map { RunFixture.check(scenario: "S/\($0)()", line: $0) })]
+        for body in bodies {
+            let expected = try #require(Self.decoded(body))
+            #expect(RunRecordParser.parse(body) == expected)
+        }
+        let run = try #require(RunRecordParser.parse(Self.tricky))
+        #expect(run.runKey == "k\"1\\/\u{8}\u{c}\n\r\té🚀 ok")
+        #expect(run.checks[0].message == "Ünïcødé 🚀 \u{0} nul")
+        #expect(run.checks[1].lifecycle == "none")
+    }
+
+    /// A run with one check whose fields end with `fragment`.
+    static func body(outcome: String = "leaked", _ fragment: String) -> Data {
+        Data((#"{"schema":"leakhistory.run/1","project":"app","commit":"0123456789abcdef0123456789abcdef01234567","#
+            + #""runKey":"k","startedAt":"2026-11-30T02:10:00Z","checks":[{"schema":"leakhistory.check/1","#
+            + #""scenario":"s","file":"f","type":"t","outcome":"\#(outcome)","waitedMs":1,"timeoutMs":1,"#
+            + #""timestamp":"2026-11-30T02:10:00Z","# + fragment + "}]}").utf8)
+    }
+
+    @Test(arguments: [
+        ("a leading zero", #""line": 012"#),
+        ("an integer in exponent form", #""line": 1e2"#),
+        ("a repeated key", #""line": 1, "line": 2"#),
+        ("a lone surrogate", #""line": 1, "file2": "\ud83d x""#),
+        ("a raw control character", "\"line\": 1, \"f2\": \"a\u{1}b\""),
+        ("a null where a value is required", #""line": null"#),
+        ("a string for a number", #""line": "1""#),
+        ("an unknown value nested too deep", #""line": 1, "deep": "# + String(repeating: "[", count: 100)
+            + String(repeating: "]", count: 100)),
+    ])
+    func leavesTheUnusualToJSONDecoder(_ name: String, _ fragment: String) {
+        #expect(Self.decoded(Self.body(#""line": 1"#)) != nil, "the template itself is valid")
+        #expect(RunRecordParser.parse(Self.body(fragment)) == nil, "\(name)")
+    }
+
+    @Test func anUnknownOutcomeIsLeftToJSONDecoder() {
+        #expect(RunRecordParser.parse(Self.body(outcome: "gone", #""line": 1"#)) == nil)
+        #expect(RunRecordParser.parse(Self.body(outcome: "leaked", #""line": 1"#)) != nil)
+    }
+
+    @Test func trailingBytesAndOtherSchemasAreLeftAlone() {
+        #expect(RunRecordParser.parse(RunFixture.body() + Data(" x".utf8)) == nil)
+        #expect(RunRecordParser.parse(RunFixture.body() + Data(" \n".utf8)) != nil)
+        var newer = RunFixture.run()
+        newer["schema"] = "leakhistory.run/2"
+        #expect(RunRecordParser.parse(RunFixture.data(newer)) == nil)
+        #expect(RunRecordParser.parse(Data("[]".utf8)) == nil)
+    }
+
+    /// Random one-byte edits of a valid body: whatever the fast path accepts, JSONDecoder must
+    /// accept as the same run.
+    @Test func agreesWithJSONDecoderOnEveryMutantItAccepts() {
+        var generator = SplitMix64(seed: 0x1EA4_4157)
+        let alphabet = Array(#"{}[]":,.-+eE0123456789 \/"abnulltrue"#.utf8)
+        var accepted = 0, refused = 0
+        for _ in 0..<3_000 {
+            var bytes = [UInt8](Self.tricky)
+            for _ in 0..<Int(generator.next() % 3 + 1) {
+                let position = Int(generator.next() % UInt64(bytes.count))
+                switch generator.next() % 3 {
+                case 0: bytes.remove(at: position)
+                case 1: bytes.insert(alphabet[Int(generator.next() % UInt64(alphabet.count))], at: position)
+                default: bytes[position] = alphabet[Int(generator.next() % UInt64(alphabet.count))]
+                }
+            }
+            let data = Data(bytes)
+            guard String(validating: data, as: UTF8.self) != nil else { continue }
+            if let fast = RunRecordParser.parse(data) {
+                accepted += 1
+                #expect(fast == Self.decoded(data), "\(String(decoding: data, as: UTF8.self))")
+            } else {
+                refused += 1
+            }
+        }
+        // Both branches ran: the comparison above is not vacuous.
+        #expect(accepted > 100)
+        #expect(refused > 100)
+    }
+}
+
+/// A small deterministic generator, so a failing mutant can be found again.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
