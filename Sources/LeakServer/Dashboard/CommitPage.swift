@@ -12,7 +12,7 @@ enum CommitPage {
         let runRows = commit.runs.map { run -> HTML in
             """
             <tr data-run="\(Int(run.runID))"><td><code>\(run.runKey)</code></td><td>\(run.environment)</td>\
-            <td>\(run.startedAt)</td><td class="num">\(run.checks)</td>\
+            <td><time datetime="\(run.startedAt)">\(run.startedAt)</time></td><td class="num">\(run.checks)</td>\
             <td class="num\(HTML(trusted: run.leaked > 0 ? " leak" : ""))">\(run.leaked)</td>\
             <td class="num">\(run.lateRelease)</td><td class="num">\(run.errors)</td>\
             <td>\(HTML(trusted: run.suspect ? "<span class=\"warn\">suspect</span>" : ""))</td></tr>

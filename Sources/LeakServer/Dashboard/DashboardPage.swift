@@ -104,11 +104,13 @@ enum DashboardPage {
         h1{font-size:1.4rem;margin:.2rem 0 1rem;overflow-wrap:anywhere}
         h2{font-size:1.1rem;margin:1.6rem 0 .5rem}
         a{color:var(--accent)}
-        code,.sha{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9em;overflow-wrap:anywhere}
+        code,.sha{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9em}
+        code,.path{overflow-wrap:anywhere}
         .scroll{overflow-x:auto}
         table{border-collapse:collapse;width:100%;min-width:32rem}
-        th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid var(--line);vertical-align:top;overflow-wrap:anywhere}
-        th{font-weight:600;color:var(--muted);font-size:.85rem}
+        th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
+        th{font-weight:600;color:var(--muted);font-size:.85rem;white-space:nowrap}
+        td .sha,td time{white-space:nowrap}
         .num{text-align:right;font-variant-numeric:tabular-nums}
         .leak{color:var(--leak);font-weight:600}.ok{color:var(--ok)}.warn{color:var(--warn)}
         .note,.empty{color:var(--muted)}
