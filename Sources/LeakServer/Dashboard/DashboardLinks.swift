@@ -18,12 +18,12 @@ struct DashboardLinks {
     /// `/p/{project}/types/{type}?branch=&environment=`. A type holding `/` cannot travel in a
     /// path segment (the server decodes `%2F` before routing), so it goes in `?type=` instead.
     func type(_ type: String, branch: String?, environment: String?) -> String {
-        if type.contains("/") {
-            return "/p/\(Self.segment(project))/types/-"
-                + Self.query(["type": type, "branch": branch, "environment": environment])
-        }
-        return "/p/\(Self.segment(project))/types/\(Self.segment(type))"
-            + Self.query(["branch": branch, "environment": environment])
+        typePath(type) + Self.query(["type": type.contains("/") ? type : nil, "branch": branch, "environment": environment])
+    }
+
+    /// The path part of `type(_:branch:environment:)`: a form's action.
+    func typePath(_ type: String) -> String {
+        "/p/\(Self.segment(project))/types/\(type.contains("/") ? "-" : Self.segment(type))"
     }
 
     /// `/p/{project}/commits/{sha}`

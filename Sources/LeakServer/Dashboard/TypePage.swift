@@ -36,7 +36,7 @@ enum TypePage {
                 """
         let here = links.type(type, branch: scope.branch, environment: scope.environment)
         let body: HTML = """
-            \(scope.pickers(action: here.split(separator: "?")[0].description,
+            \(scope.pickers(action: links.typePath(type),
                             keep: type.contains("/") ? [(name: "type", value: type)] : []))
             <p class="permalink">Link to this view: <a href="\(here)">\(here)</a></p>
             <h2>Trend along <code>\(scope.branch)</code></h2>
