@@ -3,9 +3,9 @@ import LeakReport
 import LeakServer
 import LeakStore
 
-/// `leakhistory-bench queries`: the regression queries over HTTP on a seeded database —
-/// 1,000,000 checks over 10,000 commits, 500 types, 2,000 scenarios, 3 environments — beside
-/// one indexed SQLite lookup timed in the same run.
+/// `leakhistory-bench queries`: the regression queries and the dashboard's pages over HTTP on a
+/// seeded database — 1,000,000 checks over 10,000 commits, 500 types, 2,000 scenarios,
+/// 3 environments — beside one indexed SQLite lookup timed in the same run.
 enum QueriesBenchmark {
     struct Shape {
         var commits: Int
@@ -70,6 +70,23 @@ enum QueriesBenchmark {
             let body = try JSONEncoder().encode(ResolveRequest(environment: environments[0], candidates: candidates))
             try client.expect200("POST", "/v1/projects/bench/resolve", body: body)
         }
+        // The dashboard's pages: each draws from the same queries plus its own bounded lists.
+        let projectPage = try latencies(shape.requests) { index in
+            try client.expect200("GET", "/p/bench?branch=main&environment=\(environments[index % 3])")
+        }
+        let typePage = try latencies(shape.requests) { _ in
+            let index = Int(random.next(below: 3)), environment = environments[index]
+            let type = seededTypes[index][Int(random.next(below: UInt64(seededTypes[index].count)))]
+            try client.expect200("GET", "/p/bench/types/App.Type\(type)?branch=main&environment=\(environment)")
+        }
+        let commitPage = try latencies(shape.requests) { _ in
+            try client.expect200("GET", "/p/bench/commits/\(sha(Int(random.next(below: UInt64(shape.commits)))))")
+        }
+        let diffPage = try latencies(shape.requests) { _ in
+            let head = 1 + Int(random.next(below: UInt64(shape.commits - 1)))
+            let environment = environments[Int(random.next(below: 3))]
+            try client.expect200("GET", "/p/bench/diff?base=\(sha(head - 1))&head=\(sha(head))&environment=\(environment)")
+        }
 
         let baseline = percentile(lookup, 0.5)
         var table = BenchmarkTable(title: "queries — \(storedChecks) checks over \(shape.commits) commits, \(types) types, "
@@ -89,6 +106,12 @@ enum QueriesBenchmark {
         row("types", typesList, 0.5, targetMs: 10)
         row("types", typesList, 0.99, targetMs: 30)
         row("resolve (100 candidates)", resolve, 0.5, targetMs: 5)
+        row("dashboard /p/{project}", projectPage, 0.5, targetMs: 50)
+        row("dashboard /p/{project}", projectPage, 0.99, targetMs: 50)
+        row("dashboard /p/{project}/types/{type}", typePage, 0.5, targetMs: 50)
+        row("dashboard /p/{project}/types/{type}", typePage, 0.99, targetMs: 50)
+        row("dashboard /p/{project}/commits/{sha}", commitPage, 0.99, targetMs: 50)
+        row("dashboard /p/{project}/diff", diffPage, 0.99, targetMs: 50)
         table.rows.append(.init(
             figure: "database size per 1,000,000 checks", value: "\(round1(bytesPerMillion / 1_048_576)) MiB",
             baseline: "", ratio: "", target: "", met: nil))

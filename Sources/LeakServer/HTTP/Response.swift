@@ -22,6 +22,11 @@ public struct Response: Sendable {
         Response(status: status, headers: ["Content-Type": contentType], body: Data(text.utf8))
     }
 
+    /// An HTML page, UTF-8. Build `page` with `HTML` so that every value in it is escaped.
+    public static func html(_ page: String, status: Int = 200) -> Response {
+        text(page, status: status, contentType: "text/html; charset=utf-8")
+    }
+
     /// `{"error":{"code":"…","message":"…"}}` for an `HTTPError`.
     public static func error(_ error: any HTTPError) -> Response {
         let body = ErrorBody(error: .init(code: error.code, message: error.message))

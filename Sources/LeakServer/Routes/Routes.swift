@@ -14,5 +14,6 @@ enum Routes {
         router.get("/healthz", handler: HealthRoute.handle)
         router.get("/metrics", handler: MetricsRoute.handle)
         router.get("/openapi.json", handler: OpenAPIRoute.handle)
+        DashboardRoutes.register(in: &router)
     }
 }

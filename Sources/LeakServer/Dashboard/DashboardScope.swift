@@ -1,0 +1,32 @@
+import LeakStore
+
+/// What a project page looks at: the project, a branch and an environment, from `?branch=` and
+/// `?environment=` or, when left out, those of the project's newest run, so that a bare
+/// `/p/app` shows something useful and a link with both arguments always shows the same view.
+struct DashboardScope {
+    var project: String
+    var branch: String
+    var environment: String
+    /// The project's newest runs and leaks, its branches and environments.
+    var activity: ProjectActivity
+
+    var links: DashboardLinks { DashboardLinks(project: project) }
+
+    /// - Throws: `LeakStoreError.projectNotFound` (a 404 page), or a 400 for an empty or
+    ///   over-long argument.
+    init(_ request: Request, store: LeakStore, project: String) throws {
+        self.project = project
+        activity = try store.activity(project: project, limit: DashboardPage.rowLimit)
+        let newest = activity.runs.first { !$0.suspect } ?? activity.runs.first
+        branch = try request.query["branch"].map { try QueryInput.text($0, field: "branch") } ?? newest?.branch ?? "main"
+        environment = try request.query["environment"].map { try QueryInput.text($0, field: "environment") }
+            ?? newest?.environment ?? "default"
+    }
+
+    /// The branch and environment pickers, submitting to `action`.
+    func pickers(action: String, withBranch: Bool = true, keep: [(name: String, value: String)] = [],
+                 leading: [HTML] = []) -> HTML {
+        DashboardPage.pickers(action: action, branches: withBranch ? activity.branches : nil, branch: branch,
+                              environments: activity.environments, environment: environment, keep: keep, leading: leading)
+    }
+}

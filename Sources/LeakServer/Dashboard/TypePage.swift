@@ -1,0 +1,56 @@
+import LeakReport
+import LeakStore
+
+/// `/p/{project}/types/{type}?branch=&environment=&limit=`: the type's trend chart along the
+/// branch, and its leaks at the branch head with retain path, fingerprint and the commit that
+/// introduced each. A type name holding `/` comes as `?type=` (see `DashboardLinks.type`).
+enum TypePage {
+    /// Commits the chart spans unless `?limit=` (1 to 1,000) says otherwise.
+    static let defaultCommits = 100
+
+    static func render(_ request: Request, store: LeakStore, project: String) throws -> Response {
+        let type = try QueryInput.text(request.query["type"] ?? request.parameter("type"), field: "type")
+        let scope = try DashboardScope(request, store: store, project: project)
+        let links = scope.links
+        let limit = request.query["limit"] == nil ? defaultCommits : try QueryInput.limit(request)
+        let trend = try store.trend(project: project, type: type, branch: scope.branch, environment: scope.environment,
+                                    limit: limit)
+        let leaks = try store.typeLeaks(project: project, type: type, branch: scope.branch, environment: scope.environment,
+                                        limit: DashboardPage.rowLimit + 1)
+        let leakRows = leaks.prefix(DashboardPage.rowLimit).map { leak -> HTML in
+            let path = leak.retainPath.map { RetainPathStep.readable($0, leakedType: type) }
+            let state: HTML = leak.state == .flaky ? " <span class=\"warn\">flaky</span>" : ""
+            return """
+                <tr data-scenario="\(leak.scenario)"><td>\(leak.scenario)\(state)</td>\
+                <td class="path">\(path ?? "no retain path reported")</td><td><code>\(leak.fingerprint)</code></td>\
+                <td><code>\(leak.file):\(leak.line)</code></td>\
+                <td>\(leak.introducedBy.map { DashboardPage.commitLink($0, links: links) } ?? "unknown")</td></tr>
+                """
+        }
+        let chart: HTML = trend.points.isEmpty
+            ? "<p class=\"empty\" id=\"chart\">No commits of <code>\(scope.branch)</code> in <code>\(scope.environment)</code> have data.</p>"
+            : """
+                <figure id="chart">\(TrendChartSVG.chart(trend, links: links))\
+                <figcaption class="note">Leaking scenarios per commit, oldest left; \(trend.points.count) commits. \
+                Each point links to its commit.</figcaption></figure>
+                """
+        let here = links.type(type, branch: scope.branch, environment: scope.environment)
+        let body: HTML = """
+            \(scope.pickers(action: links.typePath(type),
+                            keep: type.contains("/") ? [(name: "type", value: type)] : []))
+            <p class="permalink">Link to this view: <a href="\(here)">\(here)</a></p>
+            <h2>Trend along <code>\(scope.branch)</code></h2>
+            \(chart)
+            <h2>Leaks at the head</h2>
+            \(DashboardPage.table(["Scenario", "Retain path", "Fingerprint", "Where", "Introduced by"], leakRows,
+                                  empty: "This type does not leak at the head of the branch.", id: "type-leaks"))
+            \(DashboardPage.cutNote(leaks.count > DashboardPage.rowLimit, shown: DashboardPage.rowLimit, what: "leaks"))
+            """
+        return DashboardPage.render(
+            title: type,
+            crumbs: [.init(label: "Projects", href: DashboardLinks.projects),
+                     .init(label: project, href: links.project(branch: scope.branch, environment: scope.environment)),
+                     .init(label: RetainPathStep.shortName(type))],
+            body: body)
+    }
+}

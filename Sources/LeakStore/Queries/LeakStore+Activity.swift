@@ -1,0 +1,106 @@
+import Foundation
+import LeakReport
+
+extension LeakStore {
+    /// Project names, sorted, at most `limit`.
+    public func projectNames(limit: Int) throws -> [String] {
+        try read { db in
+            var names: [String] = []
+            try db.query("SELECT name FROM projects ORDER BY name LIMIT ?", [.integer(Int64(limit))]) {
+                names.append($0.string(at: 0) ?? "")
+            }
+            return names
+        }
+    }
+
+    /// The project's newest runs (any environment), the leaks of its newest usable runs, and
+    /// the branches and environments it has uploads for; each list at most `limit` long.
+    ///
+    /// Runs come newest first by the primary key: `+r.project_id` keeps SQLite off the
+    /// project's indexes (which would read every run of the project and sort them), so it
+    /// walks the runs table backwards and stops at the limit; leaks come from those runs
+    /// through `checks_by_run`. Branches and environments are read by skip-scan: one index
+    /// seek per distinct name.
+    /// - Throws: `LeakStoreError.projectNotFound`.
+    public func activity(project: String, limit: Int) throws -> ProjectActivity {
+        try read { db in
+            let history = try ProjectHistory(db, project: project)
+            let projectID = SQLiteValue.integer(history.projectID)
+            var runs: [ProjectActivity.Run] = []
+            try db.query("""
+                SELECT r.id, c.sha, r.branch, r.environment, r.started_at, r.check_count, r.leaked_count,
+                       r.late_release_count, r.error_count, r.suspect
+                FROM runs r JOIN commits c ON c.id = r.commit_id
+                WHERE +r.project_id = ? ORDER BY r.id DESC LIMIT ?
+                """, [projectID, .integer(Int64(limit + 1))]) { row in
+                runs.append(ProjectActivity.Run(
+                    runID: row.int64(at: 0), commit: row.string(at: 1) ?? "", branch: row.string(at: 2),
+                    environment: row.string(at: 3) ?? "", startedAt: row.string(at: 4) ?? "", checks: row.int(at: 5),
+                    leaked: row.int(at: 6), lateRelease: row.int(at: 7), errors: row.int(at: 8),
+                    suspect: row.int(at: 9) != 0))
+            }
+            var leaks: [ProjectActivity.Leak] = []
+            try db.query("""
+                SELECT c.sha, r.branch, r.environment, r.started_at, s.name, t.name, k.file, k.line, k.fingerprint
+                FROM (SELECT id, commit_id, branch, environment, started_at FROM runs
+                      WHERE +project_id = ? AND suspect = 0 AND leaked_count > 0 ORDER BY id DESC LIMIT ?) r
+                     JOIN commits c ON c.id = r.commit_id
+                     JOIN checks k ON k.run_id = r.id
+                     JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
+                WHERE k.outcome = 'leaked'
+                ORDER BY r.id DESC, k.id LIMIT ?
+                """, [projectID, .integer(Int64(limit + 1)), .integer(Int64(limit + 1))]) { row in
+                leaks.append(ProjectActivity.Leak(
+                    commit: row.string(at: 0) ?? "", branch: row.string(at: 1), environment: row.string(at: 2) ?? "",
+                    startedAt: row.string(at: 3) ?? "", scenario: row.string(at: 4) ?? "", type: row.string(at: 5) ?? "",
+                    file: row.string(at: 6) ?? "", line: row.int(at: 7), fingerprint: row.string(at: 8)))
+            }
+            var branches: [String] = []
+            try db.query("""
+                WITH RECURSIVE b(name) AS (
+                    SELECT min(branch) FROM commits WHERE project_id = ?1 AND branch IS NOT NULL
+                    UNION ALL
+                    SELECT (SELECT min(branch) FROM commits WHERE project_id = ?1 AND branch > b.name) FROM b
+                    WHERE b.name IS NOT NULL)
+                SELECT name FROM b WHERE name IS NOT NULL LIMIT ?2
+                """, [projectID, .integer(Int64(limit))]) { branches.append($0.string(at: 0) ?? "") }
+            var environments: [String] = []
+            try db.query("""
+                WITH RECURSIVE e(name) AS (
+                    SELECT min(environment) FROM runs WHERE project_id = ?1
+                    UNION ALL
+                    SELECT (SELECT min(environment) FROM runs WHERE project_id = ?1 AND environment > e.name) FROM e
+                    WHERE e.name IS NOT NULL)
+                SELECT name FROM e WHERE name IS NOT NULL LIMIT ?2
+                """, [projectID, .integer(Int64(limit))]) { environments.append($0.string(at: 0) ?? "") }
+            return ProjectActivity(
+                runs: Array(runs.prefix(limit)), leaks: Array(leaks.prefix(limit)), branches: branches,
+                environments: environments, runsCut: runs.count > limit, leaksCut: leaks.count > limit)
+        }
+    }
+
+    /// The keys of `type` leaking (or flaky) at the branch's newest commit with data, sorted by
+    /// scenario, at most `limit`, each with its most telling check and the commit that
+    /// introduced it along the branch. Empty when the branch has no data or the type is unknown.
+    /// - Throws: `LeakStoreError.projectNotFound`.
+    public func typeLeaks(project: String, type: String, branch: String, environment: String,
+                          limit: Int) throws -> [TypeLeak] {
+        try read { db in
+            let history = try ProjectHistory(db, project: project)
+            guard let typeID = try db.scalarInt("SELECT id FROM types WHERE name = ?", [.text(type)]),
+                  let head = try history.branchCommits(branch, environment: environment, limit: 1).first
+            else { return [] }
+            let leaking = try history.keyCounts(commitID: head.id, environment: environment, typeID: typeID)
+                .filter { $0.leaked > 0 }.sorted { $0.scenario < $1.scenario }.prefix(limit)
+            let checks = try history.tellingChecks(commitID: head.id, environment: environment, keys: Set(leaking.map(\.ids)))
+            return try leaking.map { counts in
+                let check = checks[counts.ids]
+                return TypeLeak(
+                    scenario: counts.scenario, state: counts.state, file: check?.file ?? "", line: check?.line ?? 0,
+                    fingerprint: check?.fingerprint, retainPath: check?.retainPath, message: check?.message,
+                    introducedBy: try history.firstLeaking(typeID: typeID, scenarioID: counts.scenarioID,
+                                                          environment: environment, branch: branch))
+            }
+        }
+    }
+}
