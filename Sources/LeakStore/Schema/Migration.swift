@@ -14,6 +14,8 @@ public struct Migration: Sendable {
     public static let all: [Migration] = [
         Migration(version: 1, name: "initial", bytes: PackageResources._001_initial_sql),
         Migration(version: 2, name: "regression_queries", bytes: PackageResources._002_regression_queries_sql),
+        Migration(version: 3, name: "checks_outcome_without_in_list",
+                  bytes: PackageResources._003_checks_outcome_without_in_list_sql),
     ]
 
     /// The schema version this build writes.
