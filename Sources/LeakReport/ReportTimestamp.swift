@@ -50,8 +50,64 @@ public enum ReportTimestamp {
 
     /// Parses `2026-11-30T02:10:57Z`, `…57.123Z` or `…57.123+01:00`; nil for anything else.
     public static func date(from text: String) -> Date? {
+        if let milliseconds = canonicalMilliseconds(text) {
+            return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+        }
         if let date = try? Date(text, strategy: withFraction) { return normalized(date) }
         return (try? Date(text, strategy: Date.ISO8601FormatStyle())).map(normalized)
+    }
+
+    /// Milliseconds since 1970 for the form reports write (`2026-11-30T02:10:57.123Z`, or without
+    /// the fraction), read digit by digit; nil for any other form, left to `ISO8601FormatStyle`.
+    /// Every check carries a timestamp, and the format style cost ~6,000 instructions a parse.
+    private static func canonicalMilliseconds(_ text: String) -> Int64? {
+        var text = text
+        return text.withUTF8 { bytes -> Int64? in
+            guard bytes.count == 20 || bytes.count == 24, bytes[bytes.count - 1] == UInt8(ascii: "Z"),
+                  bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
+                  bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":")
+            else { return nil }
+            func number(_ start: Int, _ width: Int) -> Int? {
+                var value = 0
+                for offset in start..<(start + width) {
+                    let digit = Int(bytes[offset]) - Int(UInt8(ascii: "0"))
+                    guard (0...9).contains(digit) else { return nil }
+                    value = value * 10 + digit
+                }
+                return value
+            }
+            var ms = 0
+            if bytes.count == 24 {
+                guard bytes[19] == UInt8(ascii: "."), let fraction = number(20, 3) else { return nil }
+                ms = fraction
+            }
+            guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
+                  let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
+                  (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+                  hour <= 23, minute <= 59, second <= 59
+            else { return nil }
+            let seconds = daysSince1970(year: year, month: month, day: day) * 86_400 + hour * 3_600 + minute * 60 + second
+            return Int64(seconds) * 1_000 + Int64(ms)
+        }
+    }
+
+    private static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days from 1970-01-01 to a date of the proleptic Gregorian calendar (Howard Hinnant's
+    /// `days_from_civil`).
+    private static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
     }
 
     private static let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
