@@ -115,19 +115,30 @@ extension LeakStore {
             states[LeakStateKey(scenarioID: scenarioID, typeID: typeID), default: LeakStateCounts()].add(check.outcome)
         }
         insert.reset()
+        // One prepared statement for every key of the run: `run(_:_:)` would look it up by its
+        // SQL text (hashing the text) and box its values in an array, once per key.
+        let upsert = try db.statement("""
+            INSERT INTO leak_states (commit_id, environment, scenario_id, type_id, checked_count,
+                leaked_count, late_release_count, error_count)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (commit_id, environment, scenario_id, type_id) DO UPDATE SET
+                checked_count = checked_count + excluded.checked_count,
+                leaked_count = leaked_count + excluded.leaked_count,
+                late_release_count = late_release_count + excluded.late_release_count,
+                error_count = error_count + excluded.error_count
+            """)
+        defer { upsert.reset() }
         for (key, counts) in states {
-            try db.run("""
-                INSERT INTO leak_states (commit_id, environment, scenario_id, type_id, checked_count,
-                    leaked_count, late_release_count, error_count)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (commit_id, environment, scenario_id, type_id) DO UPDATE SET
-                    checked_count = checked_count + excluded.checked_count,
-                    leaked_count = leaked_count + excluded.leaked_count,
-                    late_release_count = late_release_count + excluded.late_release_count,
-                    error_count = error_count + excluded.error_count
-                """, [.integer(commitID), .text(run.environment), .integer(key.scenarioID), .integer(key.typeID),
-                      .integer(counts.checked), .integer(counts.leaked), .integer(counts.lateRelease),
-                      .integer(counts.errors)])
+            upsert.reset()
+            try upsert.bind(commitID, at: 1)
+            try upsert.bind(run.environment, at: 2)
+            try upsert.bind(key.scenarioID, at: 3)
+            try upsert.bind(key.typeID, at: 4)
+            try upsert.bind(counts.checked, at: 5)
+            try upsert.bind(counts.leaked, at: 6)
+            try upsert.bind(counts.lateRelease, at: 7)
+            try upsert.bind(counts.errors, at: 8)
+            try upsert.step()
         }
     }
 
