@@ -39,7 +39,8 @@ struct RunRecordParser {
         var schema: String?, project: String?, commit: String?, branch: String?, parents: [String]?
         var environment: String?, runKey: String?, startedAt: Date?, tool: RunRecord.Tool?
         var checks: [CheckRecord]?
-        var seenOptional = Set<String>()
+        // Optional keys may be null, so "seen" is tracked apart from the value: one bit a key.
+        var seenOptional: UInt8 = 0
         try object { key, parser in
             switch key {
             case "schema": try Self.once(&schema, try parser.string())
@@ -48,15 +49,18 @@ struct RunRecordParser {
             case "runKey": try Self.once(&runKey, try parser.string())
             case "startedAt": try Self.once(&startedAt, try parser.timestamp())
             case "checks": try Self.once(&checks, try parser.array { try $0.check() })
-            case "branch", "parents", "environment", "tool":
-                // Optional keys may be null, so "seen" is tracked apart from the value.
-                guard seenOptional.insert(key).inserted else { throw GiveUp() }
-                switch key {
-                case "branch": branch = try parser.optional { try $0.string() }
-                case "parents": parents = try parser.optional { try $0.array { try $0.string() } }
-                case "environment": environment = try parser.optional { try $0.string() }
-                default: tool = try parser.optional { try $0.tool() }
-                }
+            case "branch":
+                try Self.firstTime(1, &seenOptional)
+                branch = try parser.optional { try $0.string() }
+            case "parents":
+                try Self.firstTime(2, &seenOptional)
+                parents = try parser.optional { try $0.array { try $0.string() } }
+            case "environment":
+                try Self.firstTime(4, &seenOptional)
+                environment = try parser.optional { try $0.string() }
+            case "tool":
+                try Self.firstTime(8, &seenOptional)
+                tool = try parser.optional { try $0.tool() }
             default: try parser.skipValue()
             }
         }
@@ -86,7 +90,8 @@ struct RunRecordParser {
         var outcome: CheckOutcome?, waitedMs: Double?, timeoutMs: Int?, lifecycle: String?
         var retainPath: [RetainPathStep]?, fingerprint: String?, message: String?, timestamp: Date?
         var source: CheckSource?
-        var seenOptional = Set<String>()
+        // Optional keys may be null, so "seen" is tracked apart from the value: one bit a key.
+        var seenOptional: UInt8 = 0
         try object { key, parser in
             switch key {
             case "schema": try Self.once(&schema, try parser.string())
@@ -97,16 +102,21 @@ struct RunRecordParser {
             case "outcome": try Self.once(&outcome, try CheckOutcome(rawValue: parser.string()).orGiveUp())
             case "waitedMs": try Self.once(&waitedMs, try parser.number())
             case "timeoutMs": try Self.once(&timeoutMs, try parser.integer())
-            case "lifecycle", "retainPath", "fingerprint", "message", "source":
-                // Optional keys may be null, so "seen" is tracked apart from the value.
-                guard seenOptional.insert(key).inserted else { throw GiveUp() }
-                switch key {
-                case "lifecycle": lifecycle = try parser.optional { try $0.string() }
-                case "retainPath": retainPath = try parser.optional { try $0.array { try $0.step() } }
-                case "fingerprint": fingerprint = try parser.optional { try $0.string() }
-                case "message": message = try parser.optional { try $0.string() }
-                default: source = try parser.optional { try CheckSource(rawValue: $0.string()).orGiveUp() }
-                }
+            case "lifecycle":
+                try Self.firstTime(1, &seenOptional)
+                lifecycle = try parser.optional { try $0.string() }
+            case "retainPath":
+                try Self.firstTime(2, &seenOptional)
+                retainPath = try parser.optional { try $0.array { try $0.step() } }
+            case "fingerprint":
+                try Self.firstTime(4, &seenOptional)
+                fingerprint = try parser.optional { try $0.string() }
+            case "message":
+                try Self.firstTime(8, &seenOptional)
+                message = try parser.optional { try $0.string() }
+            case "source":
+                try Self.firstTime(16, &seenOptional)
+                source = try parser.optional { try CheckSource(rawValue: $0.string()).orGiveUp() }
             case "timestamp": try Self.once(&timestamp, try parser.timestamp())
             default: try parser.skipValue()
             }
@@ -136,6 +146,12 @@ struct RunRecordParser {
 
     private mutating func timestamp() throws -> Date {
         try ReportTimestamp.date(from: string()).orGiveUp()
+    }
+
+    /// Marks an optional key (`bit`) seen; a repeated key is left to `JSONDecoder`.
+    private static func firstTime(_ bit: UInt8, _ seen: inout UInt8) throws {
+        guard seen & bit == 0 else { throw GiveUp() }
+        seen |= bit
     }
 
     /// Sets a field the first time; a repeated key is left to `JSONDecoder`.
@@ -169,11 +185,38 @@ struct RunRecordParser {
         return true
     }
 
-    private mutating func object(_ member: (String, inout RunRecordParser) throws -> Void) throws {
+    /// A member's name as its bytes in the body, matched against literals without building a
+    /// `String`: a run of 1,000 checks has some 13,000 of them.
+    private struct Key {
+        let bytes: UnsafeBufferPointer<UInt8>
+
+        static func ~= (name: StaticString, key: Key) -> Bool {
+            name.utf8CodeUnitCount == key.bytes.count
+                && zip(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount), key.bytes).allSatisfy(==)
+        }
+    }
+
+    /// A key with an escape in it is left to `JSONDecoder`.
+    private mutating func key() throws -> Key {
+        try expect(UInt8(ascii: "\""))
+        let start = index
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "\""):
+                index += 1
+                return Key(bytes: UnsafeBufferPointer(rebasing: bytes[start..<(index - 1)]))
+            case UInt8(ascii: "\\"), 0..<0x20: throw GiveUp()
+            default: index += 1
+            }
+        }
+        throw GiveUp()
+    }
+
+    private mutating func object(_ member: (Key, inout RunRecordParser) throws -> Void) throws {
         try expect(UInt8(ascii: "{"))
         if take(UInt8(ascii: "}")) { return }
         repeat {
-            let key = try string()
+            let key = try key()
             try expect(UInt8(ascii: ":"))
             try member(key, &self)
         } while take(UInt8(ascii: ","))
