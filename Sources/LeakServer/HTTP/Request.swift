@@ -34,6 +34,12 @@ public struct Request: Sendable {
         guard let value = header("authorization") else { return nil }
         let parts = value.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        // Foundation's trimming cost ~45,000 instructions a request (callgrind); a token that
+        // begins and ends with a visible ASCII character has nothing to trim.
+        let visible = UInt8(ascii: "!")...UInt8(ascii: "~")
+        if let first = parts[1].utf8.first, let last = parts[1].utf8.last, visible.contains(first), visible.contains(last) {
+            return String(parts[1])
+        }
         let token = parts[1].trimmingCharacters(in: .whitespaces)
         return token.isEmpty ? nil : token
     }
