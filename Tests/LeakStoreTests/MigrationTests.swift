@@ -59,4 +59,31 @@ struct MigrationTests {
         }
         #expect(Migration.all.map(\.version) == Array(1...Migration.all.count))
     }
+
+    /// Migration 3 rebuilt `checks` to drop an IN list from its CHECK; the rule itself stands.
+    @Test func checksStillRefuseAnUnknownOutcome() throws {
+        let database = try TemporaryDatabase()
+        let store = try LeakStore(path: database.path)
+        try store.write { writer in
+            try writer.connection.execute("""
+                INSERT INTO projects VALUES (1, 'p', 't');
+                INSERT INTO commits VALUES (1, 1, 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'main', 't');
+                INSERT INTO runs VALUES (1, 1, 'k', 'h', 1, 'main', 'env', 's', 'r', NULL, NULL, 2, 1, 0, 0, 0);
+                INSERT INTO types VALUES (1, 'T');
+                INSERT INTO scenarios VALUES (1, 'S');
+                """)
+            for outcome in ["deallocated", "leaked", "lateRelease", "error"] {
+                try writer.connection.run("""
+                    INSERT INTO checks (run_id, scenario_id, type_id, outcome, waited_ms, timeout_ms, file, line,
+                        lifecycle, checked_at) VALUES (1, 1, 1, ?, 1, 2000, 'f', 1, 'none', 't')
+                    """, [.text(outcome)])
+            }
+            #expect(throws: SQLiteError.self) {
+                try writer.connection.run("""
+                    INSERT INTO checks (run_id, scenario_id, type_id, outcome, waited_ms, timeout_ms, file, line,
+                        lifecycle, checked_at) VALUES (1, 1, 1, 'gone', 1, 2000, 'f', 1, 'none', 't')
+                    """)
+            }
+        }
+    }
 }
