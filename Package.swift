@@ -23,6 +23,8 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // gzip through zlib, in one place: uploads compressed by the CLI, inflated by the server.
+        .target(name: "GzipCoding", dependencies: ["CZlib"]),
         // Storage: SQLite through its C API; the migrations are compiled into the binary.
         .target(
             name: "LeakStore",
@@ -30,14 +32,14 @@ let package = Package(
             resources: [.embedInCode("Migrations")]
         ),
         // The HTTP service over libmicrohttpd: routing, auth, ingest, metrics.
-        .target(name: "LeakServer", dependencies: ["LeakStore", "LeakReport", "CMicroHTTPD", "CZlib"]),
+        .target(name: "LeakServer", dependencies: ["LeakStore", "LeakReport", "CMicroHTTPD", "GzipCoding"]),
         .executableTarget(name: "leakhistory-server", dependencies: ["LeakServer", "LeakStore"]),
         // The command CI runs.
-        .executableTarget(name: "leakhistory", dependencies: ["LeakReport", "CZlib"]),
+        .executableTarget(name: "leakhistory", dependencies: ["LeakReport", "GzipCoding"]),
 
         // A keep-alive HTTP client for loopback, and the fuzz input format, shared by the bench,
         // the fuzzer and the tests that replay its findings.
-        .target(name: "LoopbackClient", dependencies: ["CZlib"]),
+        .target(name: "LoopbackClient", dependencies: ["GzipCoding"]),
         // The speed figures, each beside a baseline measured in the same run; the crash and
         // load tests.
         .executableTarget(
@@ -61,7 +63,7 @@ let package = Package(
         .testTarget(name: "LeakStoreTests", dependencies: ["LeakStore", "LeakReport", "CSQLite"]),
         .testTarget(
             name: "LeakServerTests",
-            dependencies: ["LeakServer", "LeakStore", "LeakReport", "CSQLite", "CZlib", "leakhistory-server", "LoopbackClient"]
+            dependencies: ["LeakServer", "LeakStore", "LeakReport", "CSQLite", "GzipCoding", "leakhistory-server", "LoopbackClient"]
         ),
         .testTarget(
             name: "leakhistoryTests",

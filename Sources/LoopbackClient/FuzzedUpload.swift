@@ -1,4 +1,4 @@
-import CZlib
+import GzipCoding
 import Foundation
 
 /// How a fuzzer's bytes become an upload, so that the libFuzzer target and the regression tests
@@ -25,36 +25,11 @@ public struct FuzzedUpload: Sendable {
             body = payload
             headers = ["Content-Encoding": "gzip"]
         case 2:
-            body = Self.gzip(payload)
+            body = (try? Gzip.compress(payload, level: 6)) ?? payload
             headers = ["Content-Encoding": "gzip"]
         default:
             body = payload
             headers = [:]
         }
-    }
-
-    /// `data` as one gzip member, with zlib.
-    public static func gzip(_ data: Data) -> Data {
-        var stream = z_stream()
-        guard lh_deflate_init_gzip(&stream, 6) == Z_OK else { return Data() }
-        defer { deflateEnd(&stream) }
-        var input = [UInt8](data)
-        var output = Data()
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        input.withUnsafeMutableBufferPointer { inBuffer in
-            stream.next_in = inBuffer.baseAddress
-            stream.avail_in = uInt(inBuffer.count)
-            var rc: Int32 = Z_OK
-            repeat {
-                let produced = chunk.withUnsafeMutableBufferPointer { out -> Int in
-                    stream.next_out = out.baseAddress
-                    stream.avail_out = uInt(out.count)
-                    rc = deflate(&stream, Z_FINISH)
-                    return out.count - Int(stream.avail_out)
-                }
-                output.append(contentsOf: chunk[0..<produced])
-            } while rc == Z_OK
-        }
-        return output
     }
 }

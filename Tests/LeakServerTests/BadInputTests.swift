@@ -70,7 +70,7 @@ struct BadInputTests {
         Case(name: "a body over the limit with no length announced",
              body: Data(repeating: UInt8(ascii: " "), count: 70 * 1024) + RunFixture.body(), framing: .chunked,
              status: 413, code: "payload_too_large", message: "larger than the limit of 65536 bytes"),
-        Case(name: "a gzip bomb", body: Gzip.compress(Data(repeating: UInt8(ascii: " "), count: 8 * 1024 * 1024)),
+        Case(name: "a gzip bomb", body: gzipped(Data(repeating: UInt8(ascii: " "), count: 8 * 1024 * 1024)),
              headers: ["Content-Encoding": "gzip"], status: 413, code: "payload_too_large",
              message: "inflates to more than the limit of 1048576 bytes"),
         Case(name: "a body marked gzip that is not", body: RunFixture.body(), headers: ["Content-Encoding": "gzip"],

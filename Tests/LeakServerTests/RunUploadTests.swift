@@ -74,7 +74,7 @@ struct RunUploadTests {
 
     @Test func aGzipBodyIsInflatedAndStored() throws {
         let server = try TestServer()
-        let reply = try server.upload(Gzip.compress(RunFixture.body()),
+        let reply = try server.upload(gzipped(RunFixture.body()),
                                       headers: ["Authorization": "Bearer \(server.token)", "Content-Encoding": "gzip"])
         #expect(reply.status == 201, "\(reply.text)")
         #expect(try server.rowCounts()["checks"] == 3)

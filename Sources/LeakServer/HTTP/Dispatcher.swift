@@ -1,4 +1,5 @@
 import Foundation
+import GzipCoding
 import LeakReport
 import LeakStore
 
@@ -76,7 +77,7 @@ final class Dispatcher: Sendable {
             return incoming.body
         case "gzip", "x-gzip":
             do {
-                return try GzipDecoder.inflate(incoming.body, limit: limits.maxDecompressedBytes)
+                return try Gzip.inflate(incoming.body, limit: limits.maxDecompressedBytes)
             } catch .tooLarge(let limit) {
                 throw HTTPFailure.payloadTooLarge(
                     "the gzip body inflates to more than the limit of \(limit) bytes; split the upload")

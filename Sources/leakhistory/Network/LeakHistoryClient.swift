@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import GzipCoding
 import LeakReport
 
 /// The server's API as the CLI uses it. Connection errors and 5xx answers are retried with
@@ -20,7 +21,7 @@ struct LeakHistoryClient: Sendable {
             throw CommandFailure("cannot encode the run: \(error)", code: .usage)
         }
         var headers = ["Content-Type": "application/json"]
-        if gzip, let compressed = Gzip.compress(body) {
+        if gzip, let compressed = try? Gzip.compress(body) {
             body = compressed
             headers["Content-Encoding"] = "gzip"
         }
