@@ -1,5 +1,6 @@
 import Foundation
 import LeakServer
+import LeakStore
 import Testing
 
 @Suite("Routing and the service routes")
@@ -67,7 +68,7 @@ struct RoutingTests {
         let reply = try server.client.get("/healthz")
         #expect(reply.status == 200)
         #expect(reply.json["status"] as? String == "ok")
-        #expect(reply.json["schemaVersion"] as? Int == 2)
+        #expect(reply.json["schemaVersion"] as? Int == Migration.latestVersion)
     }
 
     @Test func metricsCountRequestsChecksAndTheDatabase() throws {
