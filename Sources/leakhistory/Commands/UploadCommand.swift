@@ -55,12 +55,17 @@ struct UploadCommand: Command {
 
     static func summary(_ receipt: UploadReceipt, run: RunRecord, settings: ClientSettings) -> String {
         let what = receipt.created ? "Uploaded run \(receipt.runID)" : "Already uploaded as run \(receipt.runID) (same run key \(run.runKey)); nothing stored twice"
-        var text = "\(what) to \(settings.server.absoluteString): \(receipt.checks) checks, \(receipt.leaked) leaked, "
-            + "\(receipt.lateRelease) late releases, \(receipt.errors) errors.\n"
+        var text = "\(what) to \(settings.server.absoluteString): \(counted(receipt.checks, "check")), \(receipt.leaked) leaked, "
+            + "\(counted(receipt.lateRelease, "late release")), \(counted(receipt.errors, "error")).\n"
             + "  project \(run.project), environment \(run.environment), commit \(run.commit.prefix(10))\(run.branch.map { " on \($0)" } ?? "")\n"
         if receipt.suspect {
             text += "  Marked suspect: more than 80% of its checks leaked or errored, which looks like a broken build rather than leaks; it is never used as a base.\n"
         }
         return text
+    }
+
+    /// `1 check`, `2 checks`.
+    private static func counted(_ count: Int, _ noun: String) -> String {
+        "\(count) \(noun)\(count == 1 ? "" : "s")"
     }
 }
