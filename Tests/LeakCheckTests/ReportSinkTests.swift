@@ -14,33 +14,33 @@ import Testing
 
     @Test func environmentNamesAFile() throws {
         let path = ReportSink.reportPath(
-            environment: ["LEAKHISTORY_REPORT": "/tmp/x/report.ndjson"], workingDirectory: try folder(), processID: 7, now: now)
+            environment: ["LEAKHISTORY_REPORT": "/tmp/x/report.ndjson"], workingDirectory: try folder(), runnerID: 3, processID: 7, now: now)
         #expect(path == "/tmp/x/report.ndjson")
     }
 
     @Test func environmentNamesAnExistingFolder() throws {
         let reports = try folder()
         let path = ReportSink.reportPath(
-            environment: ["LEAKHISTORY_REPORT": reports], workingDirectory: "/", processID: 7, now: now)
-        #expect(path == reports + "/leakcheck-20251130021057-7.ndjson")
+            environment: ["LEAKHISTORY_REPORT": reports], workingDirectory: "/", runnerID: 3, processID: 7, now: now)
+        #expect(path == reports + "/leakcheck-20251130021057-3-7.ndjson")
     }
 
     @Test func environmentNamesAFolderToCreate() {
         let path = ReportSink.reportPath(
-            environment: ["LEAKHISTORY_REPORT": "/tmp/new-reports/"], workingDirectory: "/", processID: 42, now: now)
-        #expect(path == "/tmp/new-reports/leakcheck-20251130021057-42.ndjson")
+            environment: ["LEAKHISTORY_REPORT": "/tmp/new-reports/"], workingDirectory: "/", runnerID: 3, processID: 42, now: now)
+        #expect(path == "/tmp/new-reports/leakcheck-20251130021057-3-42.ndjson")
     }
 
     @Test func buildFolderIsTheDefaultUnderSwiftTest() throws {
         let package = try folder()
         try FileManager.default.createDirectory(atPath: package + "/.build", withIntermediateDirectories: true)
-        let path = ReportSink.reportPath(environment: [:], workingDirectory: package, processID: 9, now: now)
-        #expect(path == package + "/.build/leakhistory/leakcheck-20251130021057-9.ndjson")
+        let path = ReportSink.reportPath(environment: [:], workingDirectory: package, runnerID: 3, processID: 9, now: now)
+        #expect(path == package + "/.build/leakhistory/leakcheck-20251130021057-3-9.ndjson")
     }
 
     @Test func nowhereOutsideAPackage() throws {
-        #expect(ReportSink.reportPath(environment: [:], workingDirectory: try folder(), processID: 9, now: now) == nil)
-        #expect(ReportSink.reportPath(environment: ["LEAKHISTORY_REPORT": ""], workingDirectory: try folder(), processID: 9, now: now) == nil)
+        #expect(ReportSink.reportPath(environment: [:], workingDirectory: try folder(), runnerID: 3, processID: 9, now: now) == nil)
+        #expect(ReportSink.reportPath(environment: ["LEAKHISTORY_REPORT": ""], workingDirectory: try folder(), runnerID: 3, processID: 9, now: now) == nil)
     }
 
     /// The real sink of this test process: `swift test` runs in the package folder, so checks

@@ -51,6 +51,14 @@ import Testing
         #expect(Sparkline.draw([]) == "")
     }
 
+    @Test(arguments: [
+        ("/x/leakcheck-20261130020000-222-7.ndjson", "222"), ("leakcheck-1.ndjson", nil),
+        ("/x/report.ndjson", nil), ("leakcheck-2026-a-7.ndjson", nil),
+    ] as [(String, String?)])
+    func reportRunners(file: String, runner: String?) {
+        #expect(ReportFiles.runner(of: file) == runner)
+    }
+
     @Test func closestMatchIgnoresFarWords() {
         #expect(closestMatch(to: "--frmat", among: ["--format", "--server"]) == "--format")
         #expect(closestMatch(to: "--zzzzzzzz", among: ["--format", "--server"]) == nil)

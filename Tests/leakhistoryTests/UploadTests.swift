@@ -37,6 +37,27 @@ import LeakReport
         #expect(try server.store.read { try $0.scalarInt("SELECT count(*) FROM commit_parents") } == 1)
     }
 
+    @Test func onlyTheNewestTestRunsFilesAreUploaded() throws {
+        let folder = repository.url.appendingPathComponent(".build/leakhistory")
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("leakcheck-1.ndjson"))
+        // An earlier `swift test` (runner 111) left a file; this run's two processes (runner 222) wrote two.
+        let old = try repository.folder.report(".build/leakhistory/leakcheck-20261130010000-111-5.ndjson", [
+            check("OldTests/gone()", "App.Old", .leaked),
+        ])
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: old)
+        try repository.folder.report(".build/leakhistory/leakcheck-20261130020000-222-6.ndjson", [
+            check("ProfileTests/open()", "App.ProfileViewModel", .leaked),
+        ])
+        try repository.folder.report(".build/leakhistory/leakcheck-20261130020001-222-7.ndjson", [
+            check("ProfileTests/close()", "App.ProfileViewModel", .deallocated),
+        ])
+        let result = try CLI.run(["upload"], in: repository.url, environment: server.environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("2 checks, 1 leaked"))
+        #expect(result.stderr.contains("skipped 1 report file of earlier test runs (leakcheck-20261130010000-111-5.ndjson)"))
+        #expect(try server.store.read { try $0.scalarInt("SELECT count(*) FROM types WHERE name = 'App.Old'") } == 0)
+    }
+
     @Test func githubPullRequestUsesTheHeadCommitAndJobKey() throws {
         let prHead = commit
         try repository.git("checkout", "-q", "-b", "feature")

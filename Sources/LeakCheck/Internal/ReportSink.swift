@@ -7,8 +7,10 @@ import Synchronization
 ///    write a file in;
 /// 2. else `.build/leakhistory/` when the working directory holds `.build` (as under `swift test`);
 /// 3. else nowhere.
-/// In a folder each process writes its own file, `leakcheck-<time>-<pid>.ndjson`; several
-/// processes may share one named file, since every line is a single append.
+/// In a folder each process writes its own file, `leakcheck-<time>-<runner>-<pid>.ndjson`, where
+/// `runner` is the parent process: the test processes of one `swift test` share it, so
+/// `leakhistory upload` can tell this run's files from those an earlier run left in the folder.
+/// Several processes may share one named file, since every line is a single append.
 enum ReportSink {
     /// Appends `check` to this process's report, if it has one. A write that fails is said once
     /// on standard error and never fails the test: the check itself has been reported already.
@@ -31,8 +33,10 @@ enum ReportSink {
     /// The report file this process appends to, if any.
     static var path: String? { writer.value?.path }
 
-    static func reportPath(environment: [String: String], workingDirectory: String, processID: Int32, now: Date) -> String? {
-        let fileName = "leakcheck-\(fileStamp(now))-\(processID).ndjson"
+    static func reportPath(
+        environment: [String: String], workingDirectory: String, runnerID: Int32, processID: Int32, now: Date
+    ) -> String? {
+        let fileName = "leakcheck-\(fileStamp(now))-\(runnerID)-\(processID).ndjson"
         if let configured = environment["LEAKHISTORY_REPORT"], !configured.isEmpty {
             var isFolder: ObjCBool = false
             let exists = FileManager.default.fileExists(atPath: configured, isDirectory: &isFolder)
@@ -57,7 +61,7 @@ enum ReportSink {
         let info = ProcessInfo.processInfo
         guard let path = reportPath(
             environment: info.environment, workingDirectory: FileManager.default.currentDirectoryPath,
-            processID: info.processIdentifier, now: Date())
+            runnerID: getppid(), processID: info.processIdentifier, now: Date())
         else { return nil }
         do {
             return try NDJSONWriter(path: path)

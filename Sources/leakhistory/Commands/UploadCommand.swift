@@ -43,7 +43,11 @@ struct UploadCommand: Command {
         let repository = try? GitRepository.containing(context.workingDirectory)
         let settings = try ClientSettings.resolve(arguments, environment: context.environment, repositoryRoot: repository?.directory)
         let paths = ReportFiles.paths(arguments.positionals, context: context)
-        let checks = try ReportFiles.checks(in: paths)
+        let contents = try ReportFiles.read(paths)
+        let checks = contents.checks
+        if !contents.skippedFiles.isEmpty {
+            context.printError("Note: skipped \(contents.skippedFiles.count) report file\(contents.skippedFiles.count == 1 ? "" : "s") of earlier test runs (\(contents.skippedFiles.map { ($0 as NSString).lastPathComponent }.prefix(3).joined(separator: ", "))\(contents.skippedFiles.count > 3 ? ", …" : "")); only the newest run's reports are uploaded. Remove the folder before a test run to keep it tidy.\n")
+        }
         guard !checks.isEmpty else {
             throw CommandFailure("No checks in \(paths.joined(separator: ", ")). Run your tests with LeakCheck first; they write one line per check.", code: .usage)
         }
