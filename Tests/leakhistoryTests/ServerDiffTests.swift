@@ -6,13 +6,13 @@ import LeakReport
 /// branches and merges, uploads made by the CLI itself.
 @Suite struct ServerDiffTests {
     let repository: GitFixture
-    let server: CLIServer
+    let server: TestServer
     /// main: c1 - c2 - c3;  feature branches from c2: f1.
     var c1 = "", c2 = "", c3 = "", f1 = ""
 
     init() throws {
         repository = try GitFixture()
-        server = try CLIServer()
+        server = try TestServer()
         c1 = try repository.commit("c1")
         try upload(at: c1, [check("ProfileTests/open()", "App.ProfileViewModel", .deallocated),
                             check("CacheTests/fill()", "App.ImageCache", .leaked)])

@@ -5,14 +5,14 @@ import LeakReport
 /// `leakhistory upload` against a real server and a real git repository.
 @Suite struct UploadTests {
     let repository: GitFixture
-    let server: CLIServer
+    let server: TestServer
     let commit: String
 
     init() throws {
         repository = try GitFixture()
         try repository.commit("first")
         commit = try repository.commit("second")
-        server = try CLIServer()
+        server = try TestServer()
         try FileManager.default.createDirectory(at: repository.url.appendingPathComponent(".build/leakhistory"), withIntermediateDirectories: true)
         try repository.folder.report(".build/leakhistory/leakcheck-1.ndjson", [
             check("ProfileTests/open()", "App.ProfileViewModel", .leaked),

@@ -1,7 +1,5 @@
 import Foundation
 import LeakReport
-import LeakServer
-import LeakStore
 
 /// What a run of the built `leakhistory` binary printed, and how it exited.
 struct CLIResult {
@@ -107,34 +105,14 @@ struct FixtureError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// A real server, in this process, on an ephemeral port over a fresh SQLite file, with a
-/// project `app` and its write token.
-final class CLIServer {
-    let folder: TemporaryFolder
-    let store: LeakStore
-    let server: LeakServer
-    let port: Int
-    let token: String
-
-    init() throws {
-        folder = try TemporaryFolder()
-        var configuration = ServerConfiguration()
-        configuration.port = 0
-        configuration.threads = 2
-        configuration.database = folder.path("leaks.sqlite")
-        store = try LeakStore(path: configuration.database)
-        token = try store.createProject("app").secret
-        server = LeakServer(configuration: configuration, store: store)
-        port = try server.start()
-    }
-
-    deinit { server.stop(grace: .seconds(2)) }
-
+/// The CLI's view of the server fixture shared with `LeakServerTests` (`Support/TestServer.swift`,
+/// compiled into both test targets through a symlink).
+extension TestServer {
     var url: String { "http://127.0.0.1:\(port)" }
 
     /// The environment a CI job would set for `leakhistory`.
     var environment: [String: String] {
-        ["LEAKHISTORY_SERVER": url, "LEAKHISTORY_TOKEN": token, "LEAKHISTORY_PROJECT": "app"]
+        ["LEAKHISTORY_SERVER": url, "LEAKHISTORY_TOKEN": token, "LEAKHISTORY_PROJECT": project]
     }
 
     func count(_ table: String) throws -> Int64 {

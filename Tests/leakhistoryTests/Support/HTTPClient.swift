@@ -1,0 +1,1 @@
+../../LeakServerTests/Support/HTTPClient.swift

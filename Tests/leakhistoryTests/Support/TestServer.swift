@@ -1,0 +1,1 @@
+../../LeakServerTests/Support/TestServer.swift
