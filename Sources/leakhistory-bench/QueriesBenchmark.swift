@@ -49,15 +49,22 @@ enum QueriesBenchmark {
                                  [.text(sha(Int(random.next(below: UInt64(shape.commits)))))])
             }
         }
-        let diff = try latencies(shape.requests) { _ in
+        /// A commit and its parent in a random environment: `base=…&head=…&environment=…`.
+        func randomDiffQuery() -> String {
             let head = 1 + Int(random.next(below: UInt64(shape.commits - 1)))
             let environment = environments[Int(random.next(below: 3))]
-            try client.expect200("GET", "/v1/projects/bench/diff?base=\(sha(head - 1))&head=\(sha(head))&environment=\(environment)")
+            return "base=\(sha(head - 1))&head=\(sha(head))&environment=\(environment)"
+        }
+        /// A type the environment really checks, so that every trend walks the branch.
+        func randomCheckedType() -> (type: Int, environment: String) {
+            let index = Int(random.next(below: 3))
+            return (seededTypes[index][Int(random.next(below: UInt64(seededTypes[index].count)))], environments[index])
+        }
+        let diff = try latencies(shape.requests) { _ in
+            try client.expect200("GET", "/v1/projects/bench/diff?\(randomDiffQuery())")
         }
         let trend = try latencies(shape.requests) { _ in
-            // A type the environment really checks, so that every trend walks the branch.
-            let index = Int(random.next(below: 3)), environment = environments[index]
-            let type = seededTypes[index][Int(random.next(below: UInt64(seededTypes[index].count)))]
+            let (type, environment) = randomCheckedType()
             try client.expect200("GET", "/v1/projects/bench/types/App.Type\(type)/trend?branch=main&limit=50&environment=\(environment)")
         }
         let typesList = try latencies(shape.requests) { index in
@@ -75,17 +82,14 @@ enum QueriesBenchmark {
             try client.expect200("GET", "/p/bench?branch=main&environment=\(environments[index % 3])")
         }
         let typePage = try latencies(shape.requests) { _ in
-            let index = Int(random.next(below: 3)), environment = environments[index]
-            let type = seededTypes[index][Int(random.next(below: UInt64(seededTypes[index].count)))]
+            let (type, environment) = randomCheckedType()
             try client.expect200("GET", "/p/bench/types/App.Type\(type)?branch=main&environment=\(environment)")
         }
         let commitPage = try latencies(shape.requests) { _ in
             try client.expect200("GET", "/p/bench/commits/\(sha(Int(random.next(below: UInt64(shape.commits)))))")
         }
         let diffPage = try latencies(shape.requests) { _ in
-            let head = 1 + Int(random.next(below: UInt64(shape.commits - 1)))
-            let environment = environments[Int(random.next(below: 3))]
-            try client.expect200("GET", "/p/bench/diff?base=\(sha(head - 1))&head=\(sha(head))&environment=\(environment)")
+            try client.expect200("GET", "/p/bench/diff?\(randomDiffQuery())")
         }
 
         let baseline = percentile(lookup, 0.5)
