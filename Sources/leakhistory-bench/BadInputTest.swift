@@ -170,20 +170,7 @@ enum BadInputTest {
 /// Plain socket calls for requests the keep-alive client would never send.
 enum RawSocket {
     static func connect(port: Int) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw ServerBinary.Failure(description: "socket: \(String(cString: strerror(errno)))") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            close(fd)
-            throw ServerBinary.Failure(description: "connect: \(String(cString: strerror(errno)))")
-        }
-        return fd
+        try LoopbackSocket.connect(port: port)
     }
 
     static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
