@@ -25,12 +25,15 @@ public struct CheckRecord: Codable, Sendable, Hashable {
     public var message: String?
     public var timestamp: Date
     public var source: CheckSource?
+    /// True when the check leaked inside Swift Testing's `withKnownIssue`: the team already knows
+    /// of this leak, so it is recorded as a known leak rather than a plain one. Absent otherwise.
+    public var knownIssue: Bool?
 
     public init(
         scenario: String, file: String, line: Int, type: String, outcome: CheckOutcome,
         waitedMs: Double, timeoutMs: Int, lifecycle: String = "none",
         retainPath: [RetainPathStep]? = nil, fingerprint: String? = nil, message: String? = nil,
-        timestamp: Date = Date(), source: CheckSource? = .test
+        timestamp: Date = Date(), source: CheckSource? = .test, knownIssue: Bool? = nil
     ) {
         self.scenario = scenario
         self.file = file
@@ -45,11 +48,12 @@ public struct CheckRecord: Codable, Sendable, Hashable {
         self.message = message
         self.timestamp = ReportTimestamp.normalized(timestamp)
         self.source = source
+        self.knownIssue = knownIssue
     }
 
     enum CodingKeys: String, CodingKey {
         case schema, scenario, file, line, type, outcome, waitedMs, timeoutMs, lifecycle
-        case retainPath, fingerprint, message, timestamp, source
+        case retainPath, fingerprint, message, timestamp, source, knownIssue
     }
 
     public init(from decoder: any Decoder) throws {
@@ -68,6 +72,7 @@ public struct CheckRecord: Codable, Sendable, Hashable {
         message = try c.decodeIfPresent(String.self, forKey: .message)
         timestamp = try c.decodeTimestamp(forKey: .timestamp)
         source = try c.decodeIfPresent(CheckSource.self, forKey: .source)
+        knownIssue = try c.decodeIfPresent(Bool.self, forKey: .knownIssue)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -86,5 +91,6 @@ public struct CheckRecord: Codable, Sendable, Hashable {
         try c.encodeIfPresent(message, forKey: .message)
         try c.encode(ReportTimestamp.string(from: timestamp), forKey: .timestamp)
         try c.encodeIfPresent(source, forKey: .source)
+        try c.encodeIfPresent(knownIssue, forKey: .knownIssue)
     }
 }
