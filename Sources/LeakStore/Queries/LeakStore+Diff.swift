@@ -10,8 +10,9 @@ extension LeakStore {
     public static let fallbackCommits = 100
     /// How far back along the head's first parents `firstSeen` looks.
     public static let firstSeenCommits = 200
-    /// A leak that stayed leaked for at least this many usable commits in a row and then went
-    /// clean was fixed; a shorter stretch that went clean again is evidence of intermittence.
+    /// A stretch of at least this many usable commits in one state (leaking, or clean between
+    /// leaks) is a real change of state; a shorter one between two of the other state is
+    /// evidence of intermittence.
     public static let fixedAfterCommits = 3
 
     /// The first candidate commit with a usable (non-suspect) run in the environment.
@@ -41,9 +42,8 @@ extension LeakStore {
     ///   state from the nearest of `fallbackCommits` usable first-parent ancestors of the base
     ///   that checked it (`baseStateFrom`).
     /// - A key that leaks at head is flaky when the base's first-parent line of
-    ///   `flakyWindowCommits` usable commits shows it intermittent: a commit whose runs disagree,
-    ///   or a leaking stretch shorter than `fixedAfterCommits` that went clean again. A leak that
-    ///   was fixed (a long stretch, then clean) and comes back is new.
+    ///   `flakyWindowCommits` usable commits shows it intermittent (`isIntermittent`). A leak
+    ///   that was fixed (a long stretch, then clean) and comes back is new.
     /// - `after`, the base branch's nearest upload after the merge-base (given when the base had
     ///   to fall back past commits without data): a would-be-new key that leaks there is
     ///   inherited.
@@ -134,22 +134,30 @@ extension LeakStore {
     }
 
     /// Whether a key's states along a line of commits, oldest first, show it intermittent: a
-    /// commit whose runs disagreed, or a leaking stretch of fewer than `fixedAfterCommits`
-    /// commits with clean commits on both sides (at least two transitions). Commits that did
-    /// not check the key, or only errored, are skipped.
+    /// commit whose runs disagreed, or a stretch of fewer than `fixedAfterCommits` commits
+    /// between two of the other state — a brief leak between clean commits, or a brief clean
+    /// between leaks (at least two transitions either way). A long leak that went clean and
+    /// stayed clean is a fix. Commits that did not check the key, or only errored, are skipped.
     static func isIntermittent<S: Sequence>(_ line: S) -> Bool where S.Element == KeyState? {
-        var stretch = 0
-        var cleanBefore = false
+        var current: Bool?          // leaking in the current stretch?
+        var length = 0
+        var bounded = false         // the current stretch has the other state before it
         for state in line {
+            let leaking: Bool
             switch state {
             case .flaky?: return true
-            case .leaked?: stretch += 1
-            case .clean?, .lateRelease?:
-                if cleanBefore, stretch > 0, stretch < fixedAfterCommits { return true }
-                cleanBefore = true
-                stretch = 0
+            case .leaked?: leaking = true
+            case .clean?, .lateRelease?: leaking = false
             case .error?, nil: continue
             }
+            if leaking == current {
+                length += 1
+                continue
+            }
+            if current != nil, bounded, length < fixedAfterCommits { return true }
+            bounded = current != nil
+            current = leaking
+            length = 1
         }
         return false
     }
@@ -187,7 +195,7 @@ extension LeakStore {
         if line.first?.id != headID { line.insert(BranchCommit(id: headID, sha: headSha, at: ""), at: 0) }
         for index in diff.entries.indices where leakingCategories.contains(diff.entries[index].category) {
             guard let ids = keys[diff.entries[index].key] else { continue }
-            let states = try history.keyStates(ids, environment: environment, at: Set(line.map(\.id)))
+            let states = try history.keyStates(ids, environment: environment, at: Set(line.map(\.id)), allRunsAt: headID)
             var first: String?
             walk: for commit in line {
                 switch states[commit.id] {

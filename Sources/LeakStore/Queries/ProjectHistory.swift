@@ -65,10 +65,15 @@ struct ProjectHistory {
         return result
     }
 
-    /// One key's state at each of `commitIDs` that checked it, from `leak_states` (one index
-    /// range of the key's scenario).
-    func keyStates(_ ids: KeyIDs, environment: String, at commitIDs: Set<Int64>) throws -> [Int64: KeyState] {
+    /// One key's state at each of `commitIDs` that checked it, from its usable runs (every run
+    /// at `allRunsAt`, a head). `leak_states` answers (one index range of the key's scenario),
+    /// except at commits that also hold a suspect run, whose usable checks are added up.
+    func keyStates(_ ids: KeyIDs, environment: String, at commitIDs: Set<Int64>, allRunsAt head: Int64? = nil) throws -> [Int64: KeyState] {
         guard let low = commitIDs.min(), let high = commitIDs.max() else { return [:] }
+        func state(_ checked: Int, _ leaked: Int, _ late: Int, _ errors: Int) -> KeyState {
+            KeyCounts(scenarioID: ids.scenarioID, typeID: ids.typeID, scenario: "", type: "", checked: checked,
+                      leaked: leaked, lateRelease: late, errors: errors).state
+        }
         var states: [Int64: KeyState] = [:]
         try db.query("""
             SELECT commit_id, checked_count, leaked_count, late_release_count, error_count
@@ -77,9 +82,25 @@ struct ProjectHistory {
             """, [.integer(ids.scenarioID), .text(environment), .integer(low), .integer(high), .integer(ids.typeID)]) { row in
             let commitID = row.int64(at: 0)
             guard commitIDs.contains(commitID) else { return }
-            states[commitID] = KeyCounts(
-                scenarioID: ids.scenarioID, typeID: ids.typeID, scenario: "", type: "", checked: row.int(at: 1),
-                leaked: row.int(at: 2), lateRelease: row.int(at: 3), errors: row.int(at: 4)).state
+            states[commitID] = state(row.int(at: 1), row.int(at: 2), row.int(at: 3), row.int(at: 4))
+        }
+        var tainted: [Int64] = []
+        try db.query("""
+            SELECT DISTINCT commit_id FROM runs WHERE commit_id BETWEEN ? AND ? AND environment = ? AND suspect = 1
+            """, [.integer(low), .integer(high), .text(environment)]) { row in
+            let commitID = row.int64(at: 0)
+            if commitIDs.contains(commitID), commitID != head, states[commitID] != nil { tainted.append(commitID) }
+        }
+        for commitID in tainted {
+            states[commitID] = nil
+            try db.query("""
+                SELECT count(*), coalesce(sum(k.outcome = 'leaked'), 0), coalesce(sum(k.outcome = 'lateRelease'), 0),
+                       coalesce(sum(k.outcome = 'error'), 0)
+                FROM runs r JOIN checks k ON k.run_id = r.id
+                WHERE r.commit_id = ? AND r.environment = ? AND r.suspect = 0 AND k.scenario_id = ? AND k.type_id = ?
+                """, [.integer(commitID), .text(environment), .integer(ids.scenarioID), .integer(ids.typeID)]) { row in
+                if row.int(at: 0) > 0 { states[commitID] = state(row.int(at: 0), row.int(at: 1), row.int(at: 2), row.int(at: 3)) }
+            }
         }
         return states
     }

@@ -53,10 +53,9 @@ struct DiffFlow: Sendable {
             suspectRuns: answer.head.suspectRuns ?? [])
     }
 
-    /// No ancestor has data: the head's leaks, unverified.
+    /// No ancestor has data: the head's leaks, unverified (none when the head has no upload either).
     private func noBase(environment: String, headCommit: String) async throws(CommandFailure) -> DiffOutcome {
         let answer = try await client.diff(base: nil, head: headCommit)
-        try requireHeadRuns(answer, environment: environment, headCommit: headCommit)
         return DiffOutcome(environment: environment, base: nil, head: headCommit, diff: answer.diff,
                            strict: strict, ifNoBase: ifNoBase, suspectRuns: answer.head.suspectRuns ?? [])
     }

@@ -66,11 +66,11 @@ struct DiffRenderer {
     }
 
     func noBaseMessage(_ outcome: DiffOutcome) -> String {
-        let what = "No base: neither the merge-base nor its first-parent ancestors searched have an upload for environment '\(outcome.environment)'."
+        let what = "neither the merge-base nor its first-parent ancestors searched have an upload for environment '\(outcome.environment)'"
         switch outcome.ifNoBase {
-        case "fail": return palette.red("FAIL: no base. \(what) Upload from the base branch first (leakhistory upload on main), or pass --if-no-base warn.")
-        case "pass": return "No base, passing as --if-no-base pass asks: \(what)"
-        default: return palette.yellow("WARNING: no base. \(what) The leaks at head are listed as unverified; upload from the base branch to compare next time.")
+        case "fail": return palette.red("FAIL: no base: \(what). Upload from the base branch first (leakhistory check on main), or pass --if-no-base warn.")
+        case "pass": return "No base: \(what). Passing, as --if-no-base pass asks; the leaks at head are listed as unverified."
+        default: return palette.yellow("WARNING: no base: \(what). Nothing was compared; the leaks at head are listed as unverified. Run leakhistory check on the base branch too, to compare next time.")
         }
     }
 
