@@ -31,6 +31,8 @@ struct GateTests {
         HistoryCase(name: "runs at one commit disagreed: flaky", main: "ccFccc", expected: .flaky),
         HistoryCase(name: "fixed and stayed fixed, then back: new", main: "ccLLLLcccc", expected: .new),
         HistoryCase(name: "leaking all along: persisting", main: "cLLLLL", expected: .persisting),
+        HistoryCase(name: "fixed for only two commits, then back: flaky", main: "cLLLLcc", expected: .flaky),
+        HistoryCase(name: "fixed for three commits, then back: new", main: "cLLLLccc", expected: .new),
         HistoryCase(name: "base did not check it: the ancestor that did says clean", main: "ccc..", expected: .new, baseStateFrom: 3),
         HistoryCase(name: "base did not check it: the ancestor that did says leaked", main: "cLL..", expected: .persisting, baseStateFrom: 3),
         HistoryCase(name: "base errored: the ancestor says leaked", main: "cLLe", expected: .persisting, baseStateFrom: 3),

@@ -118,6 +118,7 @@ import LeakReport
         try commit("c3", [Self.profile(.leaked)])
         try commit("c4", [Self.profile(.deallocated)])
         try commit("c5", [Self.profile(.deallocated)])
+        try commit("c6", [Self.profile(.deallocated)])
         try repository.git("checkout", "-q", "-b", "feature")
         try repository.commit("f1")
         let result = try runCheck([Self.profile(.leaked)])

@@ -42,8 +42,9 @@ extension LeakStore {
     ///   state from the nearest of `fallbackCommits` usable first-parent ancestors of the base
     ///   that checked it (`baseStateFrom`).
     /// - A key that leaks at head is flaky when the base's first-parent line of
-    ///   `flakyWindowCommits` usable commits shows it intermittent (`isIntermittent`). A leak
-    ///   that was fixed (a long stretch, then clean) and comes back is new.
+    ///   `flakyWindowCommits` usable commits, followed by the head's leak, shows it intermittent
+    ///   (`isIntermittent`). A leak that was fixed and stayed fixed for `fixedAfterCommits`
+    ///   usable commits, then comes back, is new.
     /// - `after`, the base branch's nearest upload after the merge-base (given when the base had
     ///   to fall back past commits without data): a would-be-new key that leaks there is
     ///   inherited.
@@ -97,7 +98,8 @@ extension LeakStore {
                     baseCounts.removeAll { $0.ids == ids }
                     baseCounts.append(KeyCounts(standingFor: state, ids: ids, scenario: name.scenario, type: name.type))
                 }
-                if Self.isIntermittent(line.reversed()) { flaky.insert(ids) }
+                // The head's own leak ends the line: a brief clean spell between leaks is intermittence.
+                if Self.isIntermittent(line.reversed() + [.leaked]) { flaky.insert(ids) }
             }
 
             var inheritedFrom: [KeyIDs: String] = [:]
