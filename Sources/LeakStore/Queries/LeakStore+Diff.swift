@@ -10,10 +10,6 @@ extension LeakStore {
     public static let fallbackCommits = 100
     /// How far back along the head's first parents `firstSeen` looks.
     public static let firstSeenCommits = 200
-    /// A stretch of at least this many usable commits in one state (leaking, or clean between
-    /// leaks) is a real change of state; a shorter one between two of the other state is
-    /// evidence of intermittence.
-    public static let fixedAfterCommits = 3
 
     /// The first candidate commit with a usable (non-suspect) run in the environment.
     /// - Throws: `LeakStoreError.projectNotFound`.
@@ -43,7 +39,7 @@ extension LeakStore {
     ///   that checked it (`baseStateFrom`).
     /// - A key that leaks at head is flaky when the base's first-parent line of
     ///   `flakyWindowCommits` usable commits, followed by the head's leak, shows it intermittent
-    ///   (`isIntermittent`). A leak that was fixed and stayed fixed for `fixedAfterCommits`
+    ///   (`Intermittence.shows`). A leak that was fixed and stayed fixed for `Intermittence.stableCommits`
     ///   usable commits, then comes back, is new.
     /// - `after`, the base branch's nearest upload after the merge-base (given when the base had
     ///   to fall back past commits without data): a would-be-new key that leaks there is
@@ -99,7 +95,7 @@ extension LeakStore {
                     baseCounts.append(KeyCounts(standingFor: state, ids: ids, scenario: name.scenario, type: name.type))
                 }
                 // The head's own leak ends the line: a brief clean spell between leaks is intermittence.
-                if Self.isIntermittent(line.reversed() + [.leaked]) { flaky.insert(ids) }
+                if Intermittence.shows(line.reversed() + [.leaked]) { flaky.insert(ids) }
             }
 
             var inheritedFrom: [KeyIDs: String] = [:]
@@ -133,35 +129,6 @@ extension LeakStore {
                                 base: DiffResponse.Side(commit: base.lowercased(), runs: baseRuns),
                                 head: headSide, diff: diff)
         }
-    }
-
-    /// Whether a key's states along a line of commits, oldest first, show it intermittent: a
-    /// commit whose runs disagreed, or a stretch of fewer than `fixedAfterCommits` commits
-    /// between two of the other state — a brief leak between clean commits, or a brief clean
-    /// between leaks (at least two transitions either way). A long leak that went clean and
-    /// stayed clean is a fix. Commits that did not check the key, or only errored, are skipped.
-    static func isIntermittent<S: Sequence>(_ line: S) -> Bool where S.Element == KeyState? {
-        var current: Bool?          // leaking in the current stretch?
-        var length = 0
-        var bounded = false         // the current stretch has the other state before it
-        for state in line {
-            let leaking: Bool
-            switch state {
-            case .flaky?: return true
-            case .leaked?: leaking = true
-            case .clean?, .lateRelease?: leaking = false
-            case .error?, nil: continue
-            }
-            if leaking == current {
-                length += 1
-                continue
-            }
-            if current != nil, bounded, length < fixedAfterCommits { return true }
-            bounded = current != nil
-            current = leaking
-            length = 1
-        }
-        return false
     }
 
     /// The observations of the wanted keys at a commit, by key, with the ids of each key.
