@@ -90,7 +90,9 @@ import LeakReport
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("Uploaded run"))
         #expect(result.stdout.contains("commit \(f2.prefix(10)) on feature"))
-        #expect(result.stdout.contains("Persisting (1)"))
+        // ImageCache leaked on main, was clean at f1 and leaks again at f2: a one-commit clean
+        // spell between leaks along the branch's own line is intermittence, not a fix.
+        #expect(result.stdout.contains("Flaky (1)"))
         #expect(result.stdout.contains("OK: no new leaks."))
     }
 
