@@ -50,8 +50,11 @@ extension LeakDiff.Category {
         case .fixed: "Fixed"
         case .lateRelease: "Late releases (warnings)"
         case .suppressed: "Suppressed"
+        case .inherited: "Inherited (leaks on the base branch; came in with commits that have no upload)"
+        case .known: "Known issues (leaked inside withKnownIssue)"
+        case .unverified: "Leaks at head, unverified (no base to compare with)"
         }
     }
 
-    static let printOrder: [LeakDiff.Category] = [.new, .flaky, .persisting, .notRun, .fixed, .lateRelease, .suppressed]
+    static let printOrder: [LeakDiff.Category] = [.new, .unverified, .flaky, .persisting, .inherited, .known, .notRun, .fixed, .lateRelease, .suppressed]
 }

@@ -78,6 +78,9 @@ struct DiffRenderer {
         case .fixed: "fixed"
         case .lateRelease: "late releases"
         case .suppressed: "suppressed"
+        case .inherited: "inherited"
+        case .known: "known"
+        case .unverified: "unverified"
         }
     }
 
@@ -95,7 +98,7 @@ struct DiffRenderer {
         switch category {
         case .new: palette.red(text)
         case .fixed: palette.green(text)
-        case .flaky, .lateRelease: palette.yellow(text)
+        case .flaky, .lateRelease, .unverified: palette.yellow(text)
         default: text
         }
     }
@@ -172,7 +175,7 @@ struct DiffRenderer {
             switch entry.category {
             case .new: level = "error"
             case .flaky where outcome.strict: level = "error"
-            case .flaky, .lateRelease: level = "warning"
+            case .flaky, .lateRelease, .unverified: level = "warning"
             default: continue
             }
             let path = entry.retainPath.map { " Retain path: " + RetainPathStep.readable($0, leakedType: entry.type) } ?? ""
