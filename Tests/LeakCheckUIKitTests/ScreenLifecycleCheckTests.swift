@@ -13,7 +13,7 @@ import Testing
     }
 
     func fake<Object: AnyObject>(
-        _ presentation: ScreenPresentation, host: FakeScreenHost<Object>, timeout: Duration = .milliseconds(100),
+        _ presentation: ScreenPresentation, host: FakeScreenHost<Object>, timeout: Duration = .seconds(10),
         interaction: (@MainActor (Object) async throws -> Void)? = nil
     ) -> DeallocationLifecycle<Object> {
         .screen(presentation, timeout: timeout, host: { host }, screen: { $0 }, interaction: interaction)

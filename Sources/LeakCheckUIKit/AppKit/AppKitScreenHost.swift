@@ -61,9 +61,7 @@ final class AppKitScreenHost<Controller: NSViewController>: ScreenHost {
     }
 
     func nextTurn() async {
-        await withCheckedContinuation { (turned: CheckedContinuation<Void, Never>) in
-            RunLoop.main.perform { turned.resume() }
-        }
+        await MainRunLoop.nextTurn()
     }
 }
 #endif

@@ -76,9 +76,7 @@ final class UIKitScreenHost<Controller: UIViewController>: ScreenHost {
     }
 
     func nextTurn() async {
-        await withCheckedContinuation { (turned: CheckedContinuation<Void, Never>) in
-            RunLoop.main.perform { turned.resume() }
-        }
+        await MainRunLoop.nextTurn()
     }
 
     /// A key window of our own over the host app's foreground scene, so that neither the app's
