@@ -63,7 +63,7 @@ final class UIKitScreenHost<Controller: UIViewController>: ScreenHost {
             return screen.presentingViewController == nil && !screen.isBeingDismissed && screen.viewIfLoaded?.window == nil
         case .push:
             guard let navigation else { return true }
-            return !navigation.viewControllers.contains(screen) && navigation.transitionCoordinator == nil
+            return !navigation.viewControllers.contains { $0 === screen } && navigation.transitionCoordinator == nil
                 && screen.viewIfLoaded?.window == nil
         }
     }

@@ -88,7 +88,7 @@ public enum ViewControllerLeakWatcher {
     }
 
     /// Prints a finding's message on standard error.
-    public static let printFinding: @Sendable (LeakWatcherFinding) -> Void = { finding in
+    public nonisolated static let printFinding: @Sendable (LeakWatcherFinding) -> Void = { finding in
         FileHandle.standardError.write(Data("LeakCheck: \(finding.record.message ?? finding.record.type)\n".utf8))
     }
 
