@@ -25,9 +25,8 @@ import UIKit
 @MainActor
 public enum ViewControllerLeakWatcher {
     /// The watcher findings come from, while started.
-    public private(set) static var watcher: LeakWatcher?
-    private static var rules = ScreenWatchRules()
-    private static var location = CallerLocation(fileID: "", filePath: "", line: 0, column: 0)
+    public static var watcher: LeakWatcher? { departures?.watcher }
+    private static var departures: ScreenDepartures?
     private static var originalImplementation: IMP?
     private static var replacement: IMP?
 
@@ -50,7 +49,7 @@ public enum ViewControllerLeakWatcher {
         #if !targetEnvironment(simulator)
         guard onDevice else { return false }
         #endif
-        guard watcher == nil else { return false }
+        guard departures == nil else { return false }
         let selector = #selector(UIViewController.viewDidDisappear(_:))
         guard let method = class_getInstanceMethod(UIViewController.self, selector) else { return false }
         let original = method_getImplementation(method)
@@ -64,11 +63,11 @@ public enum ViewControllerLeakWatcher {
         method_setImplementation(method, replacement)
         self.originalImplementation = original
         self.replacement = replacement
-        self.rules = rules
-        self.location = CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column)
         let watcher = LeakWatcher(configuration: configuration, onLeak: onLeak)
         watcher.start()
-        self.watcher = watcher
+        departures = ScreenDepartures(
+            watcher: watcher, rules: rules,
+            location: CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column))
         return true
     }
 
@@ -83,8 +82,8 @@ public enum ViewControllerLeakWatcher {
         }
         originalImplementation = nil
         replacement = nil
-        watcher?.stop()
-        watcher = nil
+        departures?.watcher.stop()
+        departures = nil
     }
 
     /// Prints a finding's message on standard error.
@@ -93,18 +92,13 @@ public enum ViewControllerLeakWatcher {
     }
 
     private static func screenDidDisappear(_ controller: UIViewController) {
-        guard let watcher else { return }
+        guard let departures else { return }
         let insideDismissal = sequence(first: controller, next: { $0.parent }).contains { $0.isBeingDismissed }
         guard ScreenTree.hasLeft(
             isMovingFromParent: controller.isMovingFromParent, isBeingDismissed: controller.isBeingDismissed,
             isInsideDismissal: insideDismissal)
         else { return }
-        let name = "ViewControllerLeakWatcher/" + (String(reflecting: type(of: controller)).split(separator: ".").last.map(String.init) ?? "")
-        for object in tree(of: controller).objectsToWatch(rules: rules) {
-            watcher.watch(
-                object, name: name, fileID: location.fileID, filePath: location.filePath, line: location.line,
-                column: location.column)
-        }
+        departures.watch(tree(of: controller))
     }
 
     private static func tree(of controller: UIViewController) -> ScreenTree {
