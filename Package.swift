@@ -16,7 +16,10 @@ let package = Package(
         // No dependencies beyond Foundation.
         .target(name: "LeakReport"),
         // What users add to their test targets: Foundation, Testing and XCTest only.
-        .target(name: "LeakCheck", dependencies: ["LeakReport"]),
+        .target(name: "LeakCheck", dependencies: ["LeakReport", "CLeakCheckSupport"]),
+        // Reads this process's memory without faulting and lists its images' writable segments,
+        // for the retain-path search (Linux with glibc; empty elsewhere). No system library.
+        .target(name: "CLeakCheckSupport"),
 
         // Thin module maps over the Debian C libraries the server and CLI link.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -54,6 +57,8 @@ let package = Package(
 
         .testTarget(name: "LeakReportTests", dependencies: ["LeakReport", "ReportAppendProbe"]),
         .testTarget(name: "LeakCheckTests", dependencies: ["LeakCheck", "LeakReport"]),
+        // Leak shapes from real code, each with the exact path LeakCheck must name.
+        .testTarget(name: "LeakCheckCorpusTests", dependencies: ["LeakCheck", "LeakReport"]),
         // The same call shapes compiled in Swift 5 language mode.
         .testTarget(
             name: "LeakCheckSwift5Tests",

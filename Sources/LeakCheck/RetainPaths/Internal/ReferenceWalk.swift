@@ -8,7 +8,7 @@ import LeakReport
 /// cannot say how a field is held, its references are walked with the kind `unknown`.
 struct ReferenceWalk {
     /// Values looked at across all holders, so one huge collection cannot stall the search.
-    private(set) var valuesVisited = 0
+    var valuesVisited = 0
     let valueBudget: Int
     private(set) var suspects: [RetainSuspect] = []
     private var suspectSet: Set<RetainSuspect> = []
@@ -17,12 +17,13 @@ struct ReferenceWalk {
     private var customReflectable: [ObjectIdentifier: Bool] = [:]
     private var fieldCache: [ObjectIdentifier: [(name: String, ownership: TypeMetadata.Ownership)]?] = [:]
 
-    private static let maxNesting = 48
+    static let maxNesting = 48
     private static let maxSuspects = 32
 
     /// False to walk as if the runtime's field metadata could not be read (every step `unknown`).
     let readsFieldMetadata: Bool
     private var layouts: [ObjectIdentifier: ClassFieldLayout?] = [:]
+    private var known: [UInt: AnyObject] = [:]
 
     init(valueBudget: Int, readsFieldMetadata: Bool = true) {
         self.valueBudget = valueBudget
@@ -77,12 +78,12 @@ struct ReferenceWalk {
             let label = child.label.map(RetainPathNames.property) ?? "[\(position)]"
             // Trust the metadata only where its field is the one the mirror shows.
             let known = fields.map { $0[position].name == child.label } ?? false
-            walk(child.value, holder: holder, path: RetainPathNames.join(path, label),
+            walk(child.value, holder: holder, path: Self.extend(path, label, kind),
                  kind: known ? kind : .unknown, nesting: nesting + 1, into: &edges)
         }
     }
 
-    private mutating func walk(
+    mutating func walk(
         _ value: Any, holder: String, path: String, kind: RetainPathStep.Kind, nesting: Int,
         into edges: inout [ReferenceEdge]
     ) {
@@ -96,7 +97,12 @@ struct ReferenceWalk {
         case .plain:
             return
         case .closure:
-            suspect(holder, path, .closure)
+            switch walkClosure(value, holder: holder, path: path, nesting: nesting, into: &edges) {
+            case .read(holdsStrongly: true), .unreadable:
+                suspect(holder, path, .closure)
+            case .read(holdsStrongly: false):
+                break
+            }
             return
         case .timer:
             suspect(holder, path, .timer)
@@ -111,7 +117,7 @@ struct ReferenceWalk {
             break
         }
         // The standard containers directly: much cheaper than their mirrors.
-        let elementKind: RetainPathStep.Kind = kind == .unknown ? .unknown : .collection
+        let elementKind: RetainPathStep.Kind = kind == .strong ? .collection : kind
         if let optional = value as? any OptionalValue {
             if let wrapped = optional.wrappedAny {
                 walk(wrapped, holder: holder, path: path, kind: kind, nesting: nesting + 1, into: &edges)
@@ -121,7 +127,7 @@ struct ReferenceWalk {
         if let elements = value as? any ElementSequence {
             var position = 0
             elements.forEachElement { element in
-                walk(element, holder: holder, path: path + "[\(position)]", kind: elementKind,
+                walk(element, holder: holder, path: Self.extend(path, "[\(position)]", kind), kind: elementKind,
                      nesting: nesting + 1, into: &edges)
                 position += 1
             }
@@ -130,9 +136,9 @@ struct ReferenceWalk {
         if let dictionary = value as? any KeyValueSequence {
             var position = 0
             dictionary.forEachPair { key, element in
-                walk(key, holder: holder, path: path + ".keys[\(position)]", kind: elementKind,
+                walk(key, holder: holder, path: Self.extend(path, ".keys[\(position)]", kind), kind: elementKind,
                      nesting: nesting + 1, into: &edges)
-                walk(element, holder: holder, path: path + "[\(RetainPathNames.key(key))]", kind: elementKind,
+                walk(element, holder: holder, path: Self.extend(path, "[\(RetainPathNames.key(key))]", kind), kind: elementKind,
                      nesting: nesting + 1, into: &edges)
                 position += 1
             }
@@ -147,20 +153,37 @@ struct ReferenceWalk {
         case .collection?, .set?, .dictionary?:
             // Other collections (a library's ordered dictionary): elements as their mirror lists them.
             for (position, child) in mirror.children.enumerated() {
-                walk(child.value, holder: holder, path: path + "[\(position)]", kind: elementKind,
+                walk(child.value, holder: holder, path: Self.extend(path, "[\(position)]", kind), kind: elementKind,
                      nesting: nesting + 1, into: &edges)
             }
         default:
             // Enum payloads (labelled with the case), tuples (`.0` or their labels), and
             // custom mirrors.
             let custom = mirror.displayStyle != .enum && mirror.displayStyle != .tuple
-            let childKind: RetainPathStep.Kind = custom ? .unknown : kind
+            let childKind: RetainPathStep.Kind = custom && kind != .closure ? .unknown : kind
             for (position, child) in mirror.children.enumerated() {
                 let label = child.label.map(RetainPathNames.property) ?? "[\(position)]"
-                walk(child.value, holder: holder, path: RetainPathNames.join(path, label),
+                walk(child.value, holder: holder, path: Self.extend(path, label, kind),
                      kind: childKind, nesting: nesting + 1, into: &edges)
             }
         }
+    }
+
+    /// Where a value inside a holder is: the path grows with each field and element, except
+    /// inside a closure, whose step is named by where the closure is stored.
+    static func extend(_ path: String, _ label: String, _ kind: RetainPathStep.Kind) -> String {
+        if kind == .closure { return path }
+        if label.hasPrefix("[") { return path + label }
+        return RetainPathNames.join(path, label)
+    }
+
+    /// Objects the search holds, by address, for the conservative scan of a context.
+    mutating func know(_ object: AnyObject) {
+        known[UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())] = object
+    }
+
+    func knownObject(at address: UInt) -> AnyObject? {
+        known[address]
     }
 
     private mutating func layout(of type: AnyObject.Type) -> ClassFieldLayout? {

@@ -27,6 +27,7 @@ struct RetainPathSearch {
         self.limits = limits
         let (budget, overflow) = limits.maxVisited.multipliedReportingOverflow(by: 16)
         self.walk = ReferenceWalk(valueBudget: overflow ? Int.max : budget, readsFieldMetadata: readsFieldMetadata)
+        walk.know(target)
     }
 
     mutating func run(roots: [Any]) -> RetainPathReport {
@@ -98,6 +99,7 @@ struct RetainPathSearch {
                     return nil
                 }
                 nodes.append(Node(object: edge.target, parent: next - 1, step: step, depth: node.depth + 1))
+                walk.know(edge.target)
             }
         }
         return nil
@@ -155,11 +157,7 @@ struct RetainPathSearch {
             if let limit { text += " (\(limit))" }
             return text
         }
-        let hops = steps.map { step in
-            let property = step.property.hasPrefix("[") ? step.property : "." + step.property
-            return RetainPathNames.short(step.holder) + property
-        }
-        var text = (hops + [RetainPathNames.short(targetType)]).joined(separator: " → ")
+        var text = RetainPathStep.readable(steps, leakedType: targetType)
         if steps.contains(where: { $0.kind == .unknown }) {
             text += " (a step of kind unknown may be weak or unowned: its metadata could not be read)"
         }

@@ -48,9 +48,27 @@ enum TypeMetadata {
     /// The value witness table sits one word before the metadata's address point: eight function
     /// pointers, then size, stride, and the flags word (IsNonPOD 0x10000, IsNonCopyable 0x800000).
     private static func valueWitnessFlags(_ type: Any.Type) -> UInt32 {
-        let witnesses = (metadataPointer(type) - MemoryLayout<UnsafeRawPointer>.size)
-            .load(as: UnsafeRawPointer.self)
-        return witnesses.load(fromByteOffset: 8 * MemoryLayout<UnsafeRawPointer>.size + 16, as: UInt32.self)
+        valueWitnesses(type).load(fromByteOffset: 8 * MemoryLayout<UnsafeRawPointer>.size + 16, as: UInt32.self)
+    }
+
+    /// The size of a value and its alignment, from the value witness table.
+    static func layout(of type: Any.Type) -> (size: Int, alignment: Int) {
+        let witnesses = valueWitnesses(type)
+        let size = witnesses.load(fromByteOffset: 8 * MemoryLayout<UnsafeRawPointer>.size, as: Int.self)
+        let flags = valueWitnessFlags(type)
+        return (size, Int(flags & 0xFF) + 1)
+    }
+
+    private static func valueWitnesses(_ type: Any.Type) -> UnsafeRawPointer {
+        (metadataPointer(type) - MemoryLayout<UnsafeRawPointer>.size).load(as: UnsafeRawPointer.self)
+    }
+
+    /// The calling convention of a function type is Swift's own (thick: a function pointer and a
+    /// context), from the function metadata's flags word (ConventionMask 0xFF0000, Swift = 0).
+    static func isThickFunction(_ type: Any.Type) -> Bool {
+        guard kind(of: type) == .function else { return false }
+        let flags = metadataPointer(type).load(fromByteOffset: MemoryLayout<UnsafeRawPointer>.size, as: UInt.self)
+        return (flags >> 16) & 0xFF == 0
     }
 
     /// The ownership of each stored field of a class (its own fields, not its superclass's) or
@@ -74,37 +92,12 @@ enum TypeMetadata {
         return result
     }
 
-    /// Reads the suffix of a mangled type name, stepping over symbolic references: their
-    /// payloads are raw offsets or pointers that may contain any byte, a zero or an `X` included.
+    /// Reads the suffix of a mangled type name, stepping over symbolic references.
     static func ownership(ofMangledType start: UnsafeRawPointer) -> Ownership {
-        var cursor = start.assumingMemoryBound(to: UInt8.self)
-        var last: UInt8 = 0, beforeLast: UInt8 = 0
-        var steps = 0
-        while cursor.pointee != 0, steps < 4096 {
-            let byte = cursor.pointee
-            switch byte {
-            case 0x01...0x17:
-                (beforeLast, last) = (0, 0)
-                cursor += 1 + 4
-            case 0x18...0x1F:
-                (beforeLast, last) = (0, 0)
-                cursor += 1 + MemoryLayout<UnsafeRawPointer>.size
-            default:
-                (beforeLast, last) = (last, byte)
-                cursor += 1
-            }
-            steps += 1
-        }
-        guard beforeLast == UInt8(ascii: "X") else { return .strong }
-        switch last {
-        case UInt8(ascii: "w"): return .weak
-        case UInt8(ascii: "o"): return .unowned
-        case UInt8(ascii: "u"): return .unownedUnsafe
-        default: return .strong
-        }
+        MangledName(start).ownership
     }
 
-    private static func metadataPointer(_ type: Any.Type) -> UnsafeRawPointer {
+    static func metadataPointer(_ type: Any.Type) -> UnsafeRawPointer {
         unsafeBitCast(type, to: UnsafeRawPointer.self)
     }
 
