@@ -22,8 +22,9 @@ struct ReferenceWalk {
 
     /// False to walk as if the runtime's field metadata could not be read (every step `unknown`).
     let readsFieldMetadata: Bool
-    private var layouts: [ObjectIdentifier: ClassFieldLayout?] = [:]
+    private var layouts: [ObjectIdentifier: FieldLayout?] = [:]
     private var known: [UInt: AnyObject] = [:]
+    private var structLayouts: [ObjectIdentifier: FieldLayout?] = [:]
 
     init(valueBudget: Int, readsFieldMetadata: Bool = true) {
         self.valueBudget = valueBudget
@@ -144,6 +145,21 @@ struct ReferenceWalk {
             }
             return
         }
+        // Structs from their field metadata, as classes: a custom `Mirror` hides nothing.
+        if let layout = structLayout(of: valueType) {
+            func load<Value>(_ value: Value) -> [Any] {
+                withUnsafeBytes(of: value) { bytes in
+                    guard let base = bytes.baseAddress else { return [] }
+                    return layout.fields.map { $0.load(from: base) }
+                }
+            }
+            let fields = _openExistential(value, do: load)
+            for (field, fieldValue) in zip(layout.fields, fields) {
+                walk(fieldValue, holder: holder, path: Self.extend(path, field.name, kind), kind: kind,
+                     nesting: nesting + 1, into: &edges)
+            }
+            return
+        }
         let mirror = Mirror(reflecting: value)
         switch mirror.displayStyle {
         case .struct?:
@@ -186,11 +202,20 @@ struct ReferenceWalk {
         known[address]
     }
 
-    private mutating func layout(of type: AnyObject.Type) -> ClassFieldLayout? {
+    private mutating func structLayout(of type: Any.Type) -> FieldLayout? {
+        guard readsFieldMetadata else { return nil }
+        let key = ObjectIdentifier(type)
+        if let layout = structLayouts[key] { return layout }
+        let layout = TypeMetadata.kind(of: type) == .struct ? FieldLayout(struct: type) : nil
+        structLayouts[key] = layout
+        return layout
+    }
+
+    private mutating func layout(of type: AnyObject.Type) -> FieldLayout? {
         guard readsFieldMetadata else { return nil }
         let key = ObjectIdentifier(type)
         if let layout = layouts[key] { return layout }
-        let layout = ClassFieldLayout(type)
+        let layout = FieldLayout(type)
         layouts[key] = layout
         return layout
     }

@@ -1,13 +1,14 @@
 @_spi(Reflection) import Swift
 
-/// The stored fields of a class that may hold references — superclasses' fields included, `weak`,
-/// `unowned` and plain-data fields left out — with where each lies in an instance.
+/// The stored fields of a class or struct that may hold references — a class's superclasses'
+/// fields included, `weak`, `unowned` and plain-data fields left out — with where each lies in an
+/// instance or value. A custom `Mirror` does not hide them.
 ///
-/// Worked out once per class from the runtime (`_forEachField` for names, offsets and types,
+/// Worked out once per type from the runtime (`_forEachField` for names, offsets and types,
 /// `TypeMetadata` for ownership), so the walk reads each field straight from the instance instead
 /// of building a `Mirror` for every object it visits. Nil when either source is unavailable or
 /// they disagree; the walk then falls back to `Mirror`.
-struct ClassFieldLayout {
+struct FieldLayout {
     struct Field {
         /// As people read it: lazy storage under the property's name.
         let name: String
@@ -43,8 +44,22 @@ struct ClassFieldLayout {
             guard let stored = TypeMetadata.storedFields(of: current) else { return nil }
             ownership += stored
         }
+        self.init(type, options: Self.classType, ownership: ownership)
+    }
+
+    /// The stored fields of a struct.
+    init?(struct type: Any.Type) {
+        guard #available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *) else { return nil }
+        guard TypeMetadata.kind(of: type) == .struct, let ownership = TypeMetadata.storedFields(of: type) else { return nil }
+        self.init(type, options: [], ownership: ownership)
+    }
+
+    @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
+    private init?(
+        _ type: Any.Type, options: _EachFieldOptions, ownership: [(name: String, ownership: TypeMetadata.Ownership)]
+    ) {
         var listed: [(name: String, offset: Int, type: Any.Type)] = []
-        let complete = _forEachField(of: type, options: Self.classType) { name, offset, fieldType, _ in
+        let complete = _forEachField(of: type, options: options) { name, offset, fieldType, _ in
             listed.append((String(cString: name), offset, fieldType))
             return true
         }
