@@ -21,13 +21,18 @@ enum DeallocationCheck {
     }
 
     /// Reports each object's fate. A leaked object is still alive here, so what holds it is
-    /// searched for (a cycle back to it, or a path from `roots`) and named in the message and
+    /// searched for (a cycle back to it, or a path from `roots` or from the other survivors) and named in the message and
     /// the report line, with the leak's fingerprint.
     static func report(
         _ fates: [ReleasePoller.Fate], of references: [WeakReference], context: CheckContext, roots: [Any] = [],
         testCase: AnyObject?
     ) {
         var survivors: [(typeName: String, waited: Duration, retainPath: String?)] = []
+        // Each survivor is searched for from the others too: one leaked object often holds the rest.
+        let alive = zip(references, fates).compactMap { reference, fate -> AnyObject? in
+            if case .leaked = fate { return reference.object }
+            return nil
+        }
         var records: [CheckRecord] = []
         for (reference, fate) in zip(references, fates) {
             var record = self.record(for: reference.typeName, context: context, waited: fate.waited)
@@ -42,7 +47,7 @@ enum DeallocationCheck {
                 record.outcome = .leaked
                 var explanation: String?
                 if let survivor = reference.object {
-                    let path = findRetainPath(to: survivor, roots: roots)
+                    let path = findRetainPath(to: survivor, roots: roots + alive.filter { $0 !== survivor })
                     record.retainPath = path.steps
                     record.fingerprint = path.fingerprint
                     explanation = path.readable + (path.limitReached.map { " (search \($0))" } ?? "")
