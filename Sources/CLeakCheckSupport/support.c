@@ -2,6 +2,7 @@
 // every function reports that it is unsupported and the search walks stored values only.
 #if defined(__linux__)
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <link.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -65,6 +66,11 @@ static int visit_image(struct dl_phdr_info *info, size_t size, void *data) {
     return 0;
 }
 
+int lc_in_image(uintptr_t address) {
+    Dl_info info;
+    return dladdr((void *)address, &info) != 0 && info.dli_fbase != 0;
+}
+
 int lc_writable_segments(void *context, lc_segment_visitor visitor) {
     struct segment_walk walk = { context, visitor };
     dl_iterate_phdr(visit_image, &walk);
@@ -72,6 +78,11 @@ int lc_writable_segments(void *context, lc_segment_visitor visitor) {
 }
 
 #else
+
+int lc_in_image(uintptr_t address) {
+    (void)address;
+    return 0;
+}
 
 int lc_copy_memory(uintptr_t address, void *buffer, size_t length) {
     (void)address; (void)buffer; (void)length;

@@ -20,6 +20,9 @@ typedef void (*lc_segment_visitor)(void *context, const char *path, uintptr_t ba
 /// Lists the writable PT_LOAD segments of every loaded image. Returns 0 where unsupported.
 int lc_writable_segments(void *context, lc_segment_visitor visitor);
 
+/// 1 when `address` lies inside a loaded image (code or data), 0 otherwise.
+int lc_in_image(uintptr_t address);
+
 /// The Swift runtime's type for a mangled type name (no generic context): nil when it cannot
 /// build one. Wraps swift_getTypeByMangledNameInContext, which uses the Swift calling convention.
 const void *lc_type_by_mangled_name(const char *name, size_t length);

@@ -11,8 +11,12 @@ public struct RetainPathReport: Sendable, Hashable {
     public enum Origin: String, Sendable, Hashable {
         /// The path leads from the object back to itself: a retain cycle.
         case cycle
-        /// The path leads from one of the roots the caller passed.
+        /// The path leads from one of the roots the caller passed, or from another object the
+        /// check knows (another survivor, the container a service was resolved from).
         case root
+        /// The path leads from a global or static variable of the process (its first step has
+        /// the kind `global`).
+        case global
         /// No path was found.
         case none
     }

@@ -18,6 +18,8 @@ struct RetainPathSearch {
     private var seen: Set<ObjectIdentifier> = []
     private var depthReached = false
     private var visitsReached = false
+    private var timeReached = false
+    private var deadline: ContinuousClock.Instant?
 
     /// - Parameter readsFieldMetadata: False to search as on a platform whose field metadata
     ///   cannot be read, where every step is `unknown`.
@@ -36,6 +38,9 @@ struct RetainPathSearch {
         }
         if !roots.isEmpty, let path = searchRoots(roots) {
             return report(steps: path, origin: .root)
+        }
+        if limits.searchesGlobals, !walk.budgetExhausted, !visitsReached, let path = searchGlobals() {
+            return report(steps: path, origin: .global)
         }
         return report(steps: nil, origin: .none)
     }
@@ -76,6 +81,35 @@ struct RetainPathSearch {
         return breadthFirst()
     }
 
+    /// From every global and static variable of the process at once, breadth first: the
+    /// shortest path from any of them, within the time budget.
+    private mutating func searchGlobals() -> [RetainPathStep]? {
+        reset()
+        let clock = ContinuousClock()
+        deadline = clock.now + limits.timeBudget
+        seen.insert(ObjectIdentifier(target))
+        for root in GlobalRoots.collect() {
+            if TypeMetadata.kind(of: type(of: root.value)) == .class {
+                let object = root.value as AnyObject
+                let step = RetainPathStep(holder: root.name, property: "", kind: .global)
+                if object === target { return [step] }
+                guard seen.insert(ObjectIdentifier(object)).inserted else { continue }
+                nodes.append(Node(object: object, parent: -1, step: step, depth: 1))
+                walk.know(object)
+                continue
+            }
+            for edge in walk.edges(ofRoot: root.value, holder: root.name) {
+                let step = RetainPathStep(holder: root.name, property: edge.property, kind: .global)
+                if edge.target === target { return [step] }
+                guard seen.insert(ObjectIdentifier(edge.target)).inserted else { continue }
+                nodes.append(Node(object: edge.target, parent: -1, step: step, depth: 1))
+                walk.know(edge.target)
+            }
+        }
+        defer { deadline = nil }
+        return breadthFirst()
+    }
+
     /// Expands nodes in order until an edge reaches the target.
     private mutating func breadthFirst() -> [RetainPathStep]? {
         var next = 0
@@ -87,6 +121,10 @@ struct RetainPathSearch {
                 continue
             }
             if walk.budgetExhausted { break }
+            if let deadline, next % 64 == 0, ContinuousClock().now > deadline {
+                timeReached = true
+                break
+            }
             let holder = walk.typeName(type(of: node.object))
             for edge in walk.edges(of: node.object) {
                 let step = RetainPathStep(holder: holder, property: edge.property, kind: edge.kind)
@@ -125,7 +163,9 @@ struct RetainPathSearch {
         let suspects = steps == nil ? walk.suspects : []
         var limit: String?
         if steps == nil {
-            if visitsReached {
+            if timeReached {
+                limit = "stopped the search from globals after \(limits.timeBudget)"
+            } else if visitsReached {
                 limit = "stopped after \(limits.maxVisited) objects"
             } else if walk.budgetExhausted {
                 limit = "stopped after \(walk.valueBudget) values"
@@ -137,7 +177,7 @@ struct RetainPathSearch {
         switch (origin, steps) {
         case (.cycle, let steps?):
             fingerprint = .cycle(steps)
-        case (.root, let steps?):
+        case (.root, let steps?), (.global, let steps?):
             fingerprint = .path(steps, to: targetType)
         default:
             fingerprint = .unexplained(type: targetType, suspects: suspects.map { $0.holder + "." + $0.property })

@@ -1,0 +1,67 @@
+import Foundation
+import LeakCheck
+import LeakReport
+import Testing
+
+// Leaks through what the process holds: globals, statics, runtime-owned holders. Each shape
+// has its own variable, so the tests may run in parallel.
+
+final class RegisteredSession {}
+nonisolated(unsafe) var sessionRegistry: [RegisteredSession] = []
+
+final class Thumbnail {}
+enum ThumbnailStore {
+    nonisolated(unsafe) static var cache: [String: Thumbnail] = [:]
+}
+
+final class CachedSession {}
+final class SessionCache: @unchecked Sendable {
+    static let shared = SessionCache()
+    var sessions: [CachedSession] = []
+}
+
+final class SettingsObserver: @unchecked Sendable {
+    var token: NSObjectProtocol?
+    var changes = 0
+    init(center: NotificationCenter) {
+        token = center.addObserver(forName: Notification.Name("LeakCheckCorpus.settings"), object: nil, queue: nil) { _ in
+            self.changes += 1
+        }
+    }
+}
+
+@Suite("Global leak shapes")
+struct GlobalShapeTests {
+    @Test func globalArray() {
+        let session = RegisteredSession()
+        sessionRegistry.append(session)
+        defer { sessionRegistry.removeAll() }
+        let report = findRetainPath(to: session)
+        #expect(report.origin == .global)
+        #expect(report.readable == "LeakCheckCorpusTests.sessionRegistry[0] → RegisteredSession")
+        #expect(report.steps?.first?.kind == .global)
+    }
+
+    @Test func staticDictionary() {
+        let thumbnail = Thumbnail()
+        ThumbnailStore.cache["avatar"] = thumbnail
+        defer { ThumbnailStore.cache.removeAll() }
+        let report = findRetainPath(to: thumbnail)
+        #expect(report.readable == "ThumbnailStore.cache[\"avatar\"] → Thumbnail")
+    }
+
+    @Test func staticLetShared() {
+        let session = CachedSession()
+        SessionCache.shared.sessions = [session]
+        defer { SessionCache.shared.sessions = [] }
+        let report = findRetainPath(to: session)
+        #expect(report.readable == "SessionCache.shared → SessionCache.sessions[0] → CachedSession")
+    }
+
+    @Test func notificationCenterBlock() {
+        let observer = SettingsObserver(center: .default)
+        defer { observer.token.map(NotificationCenter.default.removeObserver) }
+        let report = findRetainPath(to: observer)
+        #expect(report.readable == "")
+    }
+}
