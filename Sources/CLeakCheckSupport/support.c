@@ -13,10 +13,17 @@
 // Both always exported by the Swift runtime the module links.
 __attribute__((swiftcall)) extern const void *swift_getTypeByMangledNameInContext(
     const char *name, size_t length, const void *context, const void *const *arguments);
+// The form that builds `~Copyable` types too (the first gives `()` for them, as old reflection
+// expects); weak, since older runtimes lack it.
+__attribute__((swiftcall, weak)) extern const void *swift_getTypeByMangledNameInContext2(
+    const char *name, size_t length, const void *context, const void *const *arguments);
 extern char *swift_demangle(const char *name, size_t length, char *buffer, size_t *size, uint32_t flags);
 
-const void *lc_type_by_mangled_name(const char *name, size_t length) {
-    return swift_getTypeByMangledNameInContext(name, length, 0, 0);
+const void *lc_type_by_mangled_name(const char *name, size_t length, const void *context, const void *const *arguments) {
+    if (swift_getTypeByMangledNameInContext2) {
+        return swift_getTypeByMangledNameInContext2(name, length, context, arguments);
+    }
+    return swift_getTypeByMangledNameInContext(name, length, context, arguments);
 }
 
 char *lc_demangle(const char *name, size_t length) {

@@ -23,9 +23,11 @@ int lc_writable_segments(void *context, lc_segment_visitor visitor);
 /// 1 when `address` lies inside a loaded image (code or data), 0 otherwise.
 int lc_in_image(uintptr_t address);
 
-/// The Swift runtime's type for a mangled type name (no generic context): nil when it cannot
+/// The Swift runtime's type for a mangled type name ; nil when it cannot
 /// build one. Wraps swift_getTypeByMangledNameInContext, which uses the Swift calling convention.
-const void *lc_type_by_mangled_name(const char *name, size_t length);
+/// `context` (a type's context descriptor) and `arguments` (its metadata's generic arguments)
+/// resolve generic parameters; both may be null.
+const void *lc_type_by_mangled_name(const char *name, size_t length, const void *context, const void *const *arguments);
 
 /// The Swift runtime's demangling of `name` (malloc'd; the caller frees it), or nil.
 char *lc_demangle(const char *name, size_t length);

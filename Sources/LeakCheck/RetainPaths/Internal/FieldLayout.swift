@@ -39,24 +39,29 @@ struct FieldLayout {
             levels.append(current)
             level = _getSuperclass(current)
         }
-        var ownership: [(name: String, ownership: TypeMetadata.Ownership)] = []
+        var ownership: [TypeMetadata.StoredField] = []
         for current in levels.reversed() {
             guard let stored = TypeMetadata.storedFields(of: current) else { return nil }
             ownership += stored
         }
-        self.init(type, options: Self.classType, ownership: ownership)
+        self.init(type, options: Self.classType, ownership: ownership, nesting: 0)
     }
 
     /// The stored fields of a struct.
     init?(struct type: Any.Type) {
         guard #available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *) else { return nil }
+        self.init(struct: type, nesting: 0)
+    }
+
+    @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
+    private init?(struct type: Any.Type, nesting: Int) {
         guard TypeMetadata.kind(of: type) == .struct, let ownership = TypeMetadata.storedFields(of: type) else { return nil }
-        self.init(type, options: [], ownership: ownership)
+        self.init(type, options: [], ownership: ownership, nesting: nesting)
     }
 
     @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
     private init?(
-        _ type: Any.Type, options: _EachFieldOptions, ownership: [(name: String, ownership: TypeMetadata.Ownership)]
+        _ type: Any.Type, options: _EachFieldOptions, ownership: [TypeMetadata.StoredField], nesting: Int
     ) {
         var listed: [(name: String, offset: Int, type: Any.Type)] = []
         let complete = _forEachField(of: type, options: options) { name, offset, fieldType, _ in
@@ -67,12 +72,32 @@ struct FieldLayout {
         var fields: [Field] = []
         for (field, held) in zip(listed, ownership) {
             guard field.name == held.name else { return nil }
-            // `~Copyable` fields (a `Mutex`) cannot be copied out; like `Mirror`, the walk passes them by.
             guard held.ownership == .strong else { continue }
+            // Reflection shows a `~Copyable` field (a `Mutex`) as `()`: its own fields, read in
+            // place, are what it holds.
+            if ObjectIdentifier(field.type) == ObjectIdentifier(Void.self), held.typeName.plain != Array("yt".utf8), nesting < 4 {
+                fields += Self.fieldsInPlace(of: held.typeName, in: type, named: field.name, at: field.offset, nesting: nesting)
+                continue
+            }
             let role = ValueRole(field.type)
             guard role != .plain, role == .object || TypeMetadata.isCopyable(field.type) else { continue }
             fields.append(Field(name: RetainPathNames.property(field.name), offset: field.offset, type: field.type))
         }
         self.fields = fields
+    }
+
+    /// The copyable fields inside a `~Copyable` struct field, each under the field's own name.
+    @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
+    private static func fieldsInPlace(
+        of typeName: MangledName, in container: Any.Type, named name: String, at offset: Int, nesting: Int
+    ) -> [Field] {
+        let metadata = TypeMetadata.metadataPointer(container)
+        // A struct's generic arguments follow its kind and descriptor words; a class's are found
+        // elsewhere, so only non-generic classes resolve here.
+        let arguments = TypeMetadata.kind(of: container) == .struct ? metadata + 2 * MemoryLayout<UInt>.size : nil
+        guard let type = typeName.resolved(context: TypeMetadata.nominalDescriptor(of: container), arguments: arguments),
+              ObjectIdentifier(type) != ObjectIdentifier(Void.self), let inner = FieldLayout(struct: type, nesting: nesting + 1)
+        else { return [] }
+        return inner.fields.map { Field(name: RetainPathNames.property(name), offset: offset + $0.offset, type: $0.type) }
     }
 }

@@ -79,9 +79,14 @@ struct MangledName {
 
     /// The type the runtime builds from this name, for non-generic names; nil when it cannot
     /// (lowered SIL types, generic parameters).
-    func resolved(droppingSuffix suffix: Int = 0) -> Any.Type? {
+    /// Within a generic type, its descriptor and its metadata's generic arguments resolve its parameters.
+    func resolved(
+        droppingSuffix suffix: Int = 0, context: UnsafeRawPointer? = nil, arguments: UnsafeRawPointer? = nil
+    ) -> Any.Type? {
         guard length > suffix else { return nil }
-        guard let metadata = lc_type_by_mangled_name(start.assumingMemoryBound(to: CChar.self), length - suffix)
+        guard let metadata = lc_type_by_mangled_name(
+            start.assumingMemoryBound(to: CChar.self), length - suffix, context,
+            arguments?.assumingMemoryBound(to: UnsafeRawPointer?.self))
         else { return nil }
         return unsafeBitCast(metadata, to: Any.Type.self)
     }

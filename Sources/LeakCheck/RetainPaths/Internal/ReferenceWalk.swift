@@ -15,7 +15,7 @@ struct ReferenceWalk {
     private var typeNames: [ObjectIdentifier: String] = [:]
     private var roles: [ObjectIdentifier: ValueRole] = [:]
     private var customReflectable: [ObjectIdentifier: Bool] = [:]
-    private var fieldCache: [ObjectIdentifier: [(name: String, ownership: TypeMetadata.Ownership)]?] = [:]
+    private var fieldCache: [ObjectIdentifier: [TypeMetadata.StoredField]?] = [:]
 
     static let maxNesting = 48
     private static let maxSuspects = 32
@@ -246,7 +246,7 @@ struct ReferenceWalk {
         return custom
     }
 
-    private mutating func storedFields(of type: Any.Type) -> [(name: String, ownership: TypeMetadata.Ownership)]? {
+    private mutating func storedFields(of type: Any.Type) -> [TypeMetadata.StoredField]? {
         let key = ObjectIdentifier(type)
         if let cached = fieldCache[key] { return cached }
         let fields = TypeMetadata.storedFields(of: type)

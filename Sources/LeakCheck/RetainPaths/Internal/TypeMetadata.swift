@@ -73,28 +73,30 @@ enum TypeMetadata {
 
     /// The ownership of each stored field of a class (its own fields, not its superclass's) or
     /// struct, in declaration order, as `Mirror` lists them; nil where the metadata cannot be read.
-    static func storedFields(of type: Any.Type) -> [(name: String, ownership: Ownership)]? {
+    struct StoredField {
+        let name: String
+        let ownership: Ownership
+        let typeName: MangledName
+    }
+
+    static func storedFields(of type: Any.Type) -> [StoredField]? {
         guard let descriptor = nominalDescriptor(of: type), let fields = relative(descriptor + 16) else {
             return nil
         }
         let recordSize = Int(fields.load(fromByteOffset: 10, as: UInt16.self))
         let count = Int(fields.load(fromByteOffset: 12, as: UInt32.self))
         guard recordSize >= 12, count < 100_000 else { return nil }
-        var result: [(name: String, ownership: Ownership)] = []
+        var result: [StoredField] = []
         result.reserveCapacity(count)
         for index in 0..<count {
             let record = fields + 16 + index * recordSize
             guard let namePointer = relative(record + 8) else { return nil }
             let name = String(cString: namePointer.assumingMemoryBound(to: CChar.self))
             guard let mangled = relative(record + 4) else { return nil }
-            result.append((name, ownership(ofMangledType: mangled)))
+            let typeName = MangledName(mangled)
+            result.append(StoredField(name: name, ownership: typeName.ownership, typeName: typeName))
         }
         return result
-    }
-
-    /// Reads the suffix of a mangled type name, stepping over symbolic references.
-    static func ownership(ofMangledType start: UnsafeRawPointer) -> Ownership {
-        MangledName(start).ownership
     }
 
     static func metadataPointer(_ type: Any.Type) -> UnsafeRawPointer {
@@ -102,7 +104,7 @@ enum TypeMetadata {
     }
 
     /// The nominal type descriptor of a class or struct, checked against the type's own name.
-    private static func nominalDescriptor(of type: Any.Type) -> UnsafeRawPointer? {
+    static func nominalDescriptor(of type: Any.Type) -> UnsafeRawPointer? {
         let metadata = metadataPointer(type)
         let expectedKind: UInt32
         let descriptorOffset: Int
