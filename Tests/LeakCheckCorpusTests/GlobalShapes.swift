@@ -40,6 +40,7 @@ struct GlobalShapeTests {
         #expect(report.origin == .global)
         #expect(report.readable == "LeakCheckCorpusTests.sessionRegistry[0] → RegisteredSession")
         #expect(report.steps?.first?.kind == .global)
+        #expect(report.isProven)
     }
 
     @Test func staticDictionary() {
@@ -62,6 +63,11 @@ struct GlobalShapeTests {
         let observer = SettingsObserver(center: .default)
         defer { observer.token.map(NotificationCenter.default.removeObserver) }
         let report = findRetainPath(to: observer)
-        #expect(report.readable == "")
+        // The center keeps its observers behind a `Mutex`, whose type the runtime does not build:
+        // that one hop is read as words, so the path is possible, not proven.
+        #expect(report.origin == .global)
+        #expect(report.readable == "FoundationEssentials._defaultCenter → NotificationCenter.registrar[\"LeakCheckCorpus.settings\"][nil].storage[0] (closure) → captures SettingsObserver"
+            + " (possible: a reference on it was read from memory without its type, and may be weak)")
+        #expect(report.isProven == false)
     }
 }

@@ -51,7 +51,7 @@ extension ReferenceWalk {
         case 0, 0x800...:
             // One captured object and nothing else: the context is the object.
             let object = Unmanaged<AnyObject>.fromOpaque(context).takeUnretainedValue()
-            edges.append(ReferenceEdge(target: object, property: path, kind: .closure))
+            edges.append(ReferenceEdge(target: object, property: path, kind: .closure, proven: untypedDepth == 0))
             return true
         case 0x400:
             return walkCaptures(of: context, metadata: metadata, holder: holder, path: path, nesting: nesting, into: &edges)
@@ -151,7 +151,7 @@ extension ReferenceWalk {
         var found = false
         while position + MemoryLayout<UInt>.size <= size {
             if let word = ProcessMemory.word(at: address + UInt(position)), let object = knownObject(at: word) {
-                edges.append(ReferenceEdge(target: object, property: path, kind: .unknown))
+                edges.append(ReferenceEdge(target: object, property: path, kind: .unknown, proven: false))
                 found = true
             }
             position += MemoryLayout<UInt>.size

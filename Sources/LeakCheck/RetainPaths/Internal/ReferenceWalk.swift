@@ -24,6 +24,8 @@ struct ReferenceWalk {
     let readsFieldMetadata: Bool
     private var layouts: [ObjectIdentifier: FieldLayout?] = [:]
     private var known: [UInt: AnyObject] = [:]
+    /// Above zero while walking what was found without type information: its edges are not proven.
+    private(set) var untypedDepth = 0
     private var structLayouts: [ObjectIdentifier: FieldLayout?] = [:]
 
     init(valueBudget: Int, readsFieldMetadata: Bool = true) {
@@ -42,6 +44,15 @@ struct ReferenceWalk {
             let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
             for field in layout.fields {
                 walk(field.load(from: base), holder: holder, path: field.name, kind: .strong, nesting: 1, into: &edges)
+            }
+            for range in layout.opaqueRanges {
+                let start = UInt(bitPattern: base) + UInt(range.offset)
+                for word in stride(from: start, to: start + UInt(range.size), by: MemoryLayout<UInt>.size) {
+                    guard let address = ProcessMemory.word(at: word), let found = LiveObject.validated(at: address) else { continue }
+                    untypedDepth += 1
+                    walk(LiveObject.value(of: found), holder: holder, path: range.name, kind: .strong, nesting: 1, into: &edges)
+                    untypedDepth -= 1
+                }
             }
             withExtendedLifetime(object) {}
             return edges
@@ -93,7 +104,8 @@ struct ReferenceWalk {
         let valueType = type(of: value)
         switch role(of: valueType) {
         case .object:
-            edges.append(ReferenceEdge(target: value as AnyObject, property: path, kind: kind))
+            edges.append(ReferenceEdge(target: value as AnyObject, property: path, kind: kind,
+                                       proven: kind != .unknown && untypedDepth == 0))
             return
         case .plain:
             return

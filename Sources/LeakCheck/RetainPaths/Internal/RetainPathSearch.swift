@@ -8,6 +8,8 @@ struct RetainPathSearch {
         let parent: Int
         let step: RetainPathStep?
         let depth: Int
+        /// Every reference from the root to here was read with its type.
+        var proven = true
     }
 
     private let target: AnyObject
@@ -19,6 +21,8 @@ struct RetainPathSearch {
     private var depthReached = false
     private var visitsReached = false
     private var timeReached = false
+    /// Whether the path found was read with types all the way.
+    private var foundProven = true
     private var deadline: ContinuousClock.Instant?
 
     /// - Parameter readsFieldMetadata: False to search as on a platform whose field metadata
@@ -69,13 +73,16 @@ struct RetainPathSearch {
             for edge in walk.edges(ofRoot: root, holder: holder) {
                 let property = edge.property.isEmpty ? "roots[\(position)]" : edge.property
                 let step = RetainPathStep(holder: holder, property: property, kind: edge.kind)
-                if edge.target === target { return [step] }
+                if edge.target === target {
+                    foundProven = edge.proven
+                    return [step]
+                }
                 guard seen.insert(ObjectIdentifier(edge.target)).inserted else { continue }
                 guard nodes.count < limits.maxVisited else {
                     visitsReached = true
                     return nil
                 }
-                nodes.append(Node(object: edge.target, parent: -1, step: step, depth: 1))
+                nodes.append(Node(object: edge.target, parent: -1, step: step, depth: 1, proven: edge.proven))
             }
         }
         return breadthFirst()
@@ -100,9 +107,12 @@ struct RetainPathSearch {
             }
             for edge in walk.edges(ofRoot: root.value, holder: root.name) {
                 let step = RetainPathStep(holder: root.name, property: edge.property, kind: .global)
-                if edge.target === target { return [step] }
+                if edge.target === target {
+                    foundProven = edge.proven
+                    return [step]
+                }
                 guard seen.insert(ObjectIdentifier(edge.target)).inserted else { continue }
-                nodes.append(Node(object: edge.target, parent: -1, step: step, depth: 1))
+                nodes.append(Node(object: edge.target, parent: -1, step: step, depth: 1, proven: edge.proven))
                 walk.know(edge.target)
             }
         }
@@ -129,6 +139,7 @@ struct RetainPathSearch {
             for edge in walk.edges(of: node.object) {
                 let step = RetainPathStep(holder: holder, property: edge.property, kind: edge.kind)
                 if edge.target === target {
+                    foundProven = node.proven && edge.proven
                     return path(to: next - 1) + [step]
                 }
                 guard seen.insert(ObjectIdentifier(edge.target)).inserted else { continue }
@@ -136,7 +147,8 @@ struct RetainPathSearch {
                     visitsReached = true
                     return nil
                 }
-                nodes.append(Node(object: edge.target, parent: next - 1, step: step, depth: node.depth + 1))
+                nodes.append(Node(object: edge.target, parent: next - 1, step: step, depth: node.depth + 1,
+                                  proven: node.proven && edge.proven))
                 walk.know(edge.target)
             }
         }
@@ -185,8 +197,12 @@ struct RetainPathSearch {
         return RetainPathReport(
             steps: steps, origin: origin, suspects: suspects.map(\.sentence), limitReached: limit,
             readable: readable(steps: steps, suspects: suspects, limit: limit),
-            fingerprint: fingerprint.value
+            fingerprint: fingerprint.value, isProven: steps.map(isProven) ?? false
         )
+    }
+
+    private func isProven(_ steps: [RetainPathStep]) -> Bool {
+        foundProven && !steps.contains { $0.kind == .unknown }
     }
 
     private func readable(steps: [RetainPathStep]?, suspects: [RetainSuspect], limit: String?) -> String {
@@ -200,6 +216,8 @@ struct RetainPathSearch {
         var text = RetainPathStep.readable(steps, leakedType: targetType)
         if steps.contains(where: { $0.kind == .unknown }) {
             text += " (a step of kind unknown may be weak or unowned: its metadata could not be read)"
+        } else if !foundProven {
+            text += " (possible: a reference on it was read from memory without its type, and may be weak)"
         }
         return text
     }
