@@ -41,7 +41,8 @@ extension ReferenceWalk {
     /// captures (then the context is that object). Returns whether anything in it is held strongly.
     @discardableResult
     mutating func walkContext(
-        _ address: UInt, holder: String, path: String, nesting: Int, into edges: inout [ReferenceEdge]
+        _ address: UInt, holder: String, path: String, as kind: RetainPathStep.Kind = .closure, nesting: Int,
+        into edges: inout [ReferenceEdge]
     ) -> Bool {
         guard nesting <= Self.maxNesting, !budgetExhausted, address != 0 else { return false }
         valuesVisited += 1
@@ -51,16 +52,16 @@ extension ReferenceWalk {
         case 0, 0x800...:
             // One captured object and nothing else: the context is the object.
             let object = Unmanaged<AnyObject>.fromOpaque(context).takeUnretainedValue()
-            edges.append(ReferenceEdge(target: object, property: path, kind: .closure, proven: untypedDepth == 0))
+            edges.append(ReferenceEdge(target: object, property: path, kind: kind, proven: untypedDepth == 0))
             return true
         case 0x400:
-            return walkCaptures(of: context, metadata: metadata, holder: holder, path: path, nesting: nesting, into: &edges)
+            return walkCaptures(of: context, metadata: metadata, holder: holder, path: path, as: kind, nesting: nesting, into: &edges)
         case 0x500:
             // A generic box (swift_allocBox): the value's offset, then its type.
             let offset = Int(metadata.load(fromByteOffset: 8, as: UInt32.self))
             let boxed = unsafeBitCast(metadata.load(fromByteOffset: 16, as: UnsafeRawPointer.self), to: Any.Type.self)
             guard TypeMetadata.isCopyable(boxed) else { return true }
-            walkStored(at: context + offset, type: boxed, holder: holder, path: path, nesting: nesting, into: &edges)
+            walkStored(at: context + offset, type: boxed, holder: holder, path: path, as: kind, nesting: nesting, into: &edges)
             return true
         default:
             return true
@@ -70,8 +71,8 @@ extension ReferenceWalk {
     /// The captures listed by a context's capture descriptor, each read at its offset; what the
     /// descriptor cannot lay out (generic captures) is scanned conservatively.
     private mutating func walkCaptures(
-        of context: UnsafeRawPointer, metadata: UnsafeRawPointer, holder: String, path: String, nesting: Int,
-        into edges: inout [ReferenceEdge]
+        of context: UnsafeRawPointer, metadata: UnsafeRawPointer, holder: String, path: String,
+        as kind: RetainPathStep.Kind, nesting: Int, into edges: inout [ReferenceEdge]
     ) -> Bool {
         let word = MemoryLayout<UInt>.size
         var offset = Int(metadata.load(fromByteOffset: 8, as: UInt32.self))
@@ -104,7 +105,7 @@ extension ReferenceWalk {
                 offset = align(offset, word)
                 let inner = context.load(fromByteOffset: offset + word, as: UInt.self)
                 if inner != 0 {
-                    strong = walkContext(inner, holder: holder, path: path, nesting: nesting + 1, into: &edges) || strong
+                    strong = walkContext(inner, holder: holder, path: path, as: kind, nesting: nesting + 1, into: &edges) || strong
                 }
                 offset += words * word
             case .opaqueWord:
@@ -112,7 +113,7 @@ extension ReferenceWalk {
             case .box:
                 offset = align(offset, word)
                 let box = context.load(fromByteOffset: offset, as: UInt.self)
-                strong = walkContext(box, holder: holder, path: path, nesting: nesting + 1, into: &edges) || strong
+                strong = walkContext(box, holder: holder, path: path, as: kind, nesting: nesting + 1, into: &edges) || strong
                 offset += word
             case .formal:
                 guard !generic, let type = name.resolved() else {
@@ -122,7 +123,7 @@ extension ReferenceWalk {
                 offset = align(offset, layout.alignment)
                 if !TypeMetadata.isPlainData(type), TypeMetadata.isCopyable(type) {
                     strong = true
-                    walkStored(at: context + offset, type: type, holder: holder, path: path, nesting: nesting, into: &edges)
+                    walkStored(at: context + offset, type: type, holder: holder, path: path, as: kind, nesting: nesting, into: &edges)
                 }
                 offset += layout.size
             }
@@ -132,12 +133,12 @@ extension ReferenceWalk {
 
     /// A value of `type` stored at `address`, copied out (retained, as a field load would) and walked.
     mutating func walkStored(
-        at address: UnsafeRawPointer, type: Any.Type, holder: String, path: String, nesting: Int,
-        into edges: inout [ReferenceEdge]
+        at address: UnsafeRawPointer, type: Any.Type, holder: String, path: String, as kind: RetainPathStep.Kind,
+        nesting: Int, into edges: inout [ReferenceEdge]
     ) {
         func copy<Value>(_: Value.Type) -> Any { address.assumingMemoryBound(to: Value.self).pointee }
         let value = _openExistential(type, do: copy)
-        walk(value, holder: holder, path: path, kind: .closure, nesting: nesting + 1, into: &edges)
+        walk(value, holder: holder, path: path, kind: kind, nesting: nesting + 1, into: &edges)
     }
 
     /// The words of a context past `offset`, up to the end of its malloc block, compared with the
@@ -164,5 +165,49 @@ extension ReferenceWalk {
     private func align(_ offset: Int, _ alignment: Int) -> Int {
         let mask = max(alignment, 1) - 1
         return (offset + mask) & ~mask
+    }
+}
+
+// Holders LeakCheck has no types for — a running task's memory, a dispatch source's C structures —
+// read as words: every word is compared with the objects the search holds, and followed when it
+// is a closure context (its captures then read by type) or the start of another malloc block.
+// Edges found so are possible, not proven.
+extension ReferenceWalk {
+    /// The most malloc blocks one untyped scan reads, and the bytes it reads of each.
+    private static let untypedBlocks = 256
+    private static let untypedBlockBytes = 1024
+
+    /// Scans the block at `address` and the blocks it points to, `depth` levels deep.
+    mutating func scanUntyped(
+        _ address: UInt, holder: String, path: String, as kind: RetainPathStep.Kind, depth: Int,
+        into edges: inout [ReferenceEdge]
+    ) {
+        var visited: Set<UInt> = [address]
+        var level = [address]
+        var blocks = 0
+        untypedDepth += 1
+        defer { untypedDepth -= 1 }
+        for remaining in stride(from: depth, through: 0, by: -1) {
+            var nextLevel: [UInt] = []
+            for block in level {
+                guard blocks < Self.untypedBlocks, !budgetExhausted else { return }
+                blocks += 1
+                valuesVisited += 1
+                let size = min(ProcessMemory.blockSize(at: block), Self.untypedBlockBytes)
+                guard size >= MemoryLayout<UInt>.size else { continue }
+                var words = [UInt](repeating: 0, count: size / MemoryLayout<UInt>.size)
+                guard words.withUnsafeMutableBytes({ ProcessMemory.copy(from: block, into: $0) }) else { continue }
+                for word in words where word >= 0x10000 && word % 8 == 0 && visited.insert(word).inserted {
+                    if let object = knownObject(at: word) {
+                        edges.append(ReferenceEdge(target: object, property: path, kind: kind, proven: false))
+                    } else if LiveObject.isClosureContext(at: word) {
+                        walkContext(word, holder: holder, path: path, as: kind, nesting: 1, into: &edges)
+                    } else if remaining > 0, word % 16 == 0, ProcessMemory.blockSize(at: word) > 0 {
+                        nextLevel.append(word)
+                    }
+                }
+            }
+            level = nextLevel
+        }
     }
 }

@@ -136,6 +136,16 @@ enum LiveObject {
         return Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).takeUnretainedValue()
     }
 
+    /// Whether `address` holds a closure context (HeapLocalVariable metadata, kind 0x400, emitted
+    /// in an image, with its capture descriptor in an image too), checked by copying.
+    static func isClosureContext(at address: UInt) -> Bool {
+        guard let metadata = ProcessMemory.word(at: address), metadata >= 0x10000, metadata % 8 == 0,
+              ProcessMemory.word(at: metadata) == 0x400, lc_in_image(UInt(metadata)) == 1,
+              let descriptor = ProcessMemory.word(at: metadata + 16)
+        else { return false }
+        return descriptor == 0 || lc_in_image(UInt(descriptor)) == 1
+    }
+
     /// An array's, dictionary's or set's storage as the collection it backs, so the walk names
     /// elements (`registry[0]`, `cache["a"]`); any other object as itself.
     static func value(of object: AnyObject) -> Any {

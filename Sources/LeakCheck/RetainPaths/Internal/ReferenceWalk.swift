@@ -25,7 +25,7 @@ struct ReferenceWalk {
     private var layouts: [ObjectIdentifier: FieldLayout?] = [:]
     private var known: [UInt: AnyObject] = [:]
     /// Above zero while walking what was found without type information: its edges are not proven.
-    private(set) var untypedDepth = 0
+    var untypedDepth = 0
     private var structLayouts: [ObjectIdentifier: FieldLayout?] = [:]
 
     init(valueBudget: Int, readsFieldMetadata: Bool = true) {
@@ -121,10 +121,23 @@ struct ReferenceWalk {
             suspect(holder, path, .timer)
             return
         case .dispatchSource:
-            suspect(holder, path, .dispatchSource)
+            // Its handlers live in libdispatch's C structures, behind the wrapped source.
+            let found = edges.count
+            let object = value as AnyObject
+            scanUntyped(UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque()), holder: holder, path: path,
+                        as: .closure, depth: 5, into: &edges)
+            withExtendedLifetime(object) {}
+            if edges.count == found { suspect(holder, path, .dispatchSource) }
             return
         case .task:
-            suspect(holder, path, .task)
+            // A task's closure context and its suspended frames live in its own allocation.
+            func taskAddress<Value>(_ task: Value) -> UInt { withUnsafeBytes(of: task) { $0.load(as: UInt.self) } }
+            let found = edges.count
+            let address = _openExistential(value, do: taskAddress)
+            withExtendedLifetime(value) {
+                scanUntyped(address, holder: holder, path: path, as: .task, depth: 1, into: &edges)
+            }
+            if edges.count == found { suspect(holder, path, .task) }
             return
         case .value:
             break
@@ -200,7 +213,7 @@ struct ReferenceWalk {
     /// Where a value inside a holder is: the path grows with each field and element, except
     /// inside a closure, whose step is named by where the closure is stored.
     static func extend(_ path: String, _ label: String, _ kind: RetainPathStep.Kind) -> String {
-        if kind == .closure { return path }
+        if kind == .closure || kind == .task { return path }
         if label.hasPrefix("[") { return path + label }
         return RetainPathNames.join(path, label)
     }
