@@ -6,7 +6,6 @@ enum DiffRoute {
     @Sendable
     static func handle(_ request: Request, _ context: RequestContext) throws -> any ResponseGenerator {
         let project = request.parameter("project")
-        try QueryInput.authorizeRead(request, context, project: project)
         let base = try QueryInput.commit(request.query["base"], field: "base")
         let head = try QueryInput.commit(request.query["head"], field: "head")
         let environment = try QueryInput.environment(request)
