@@ -10,6 +10,7 @@ enum DiffPage {
     static let sections: [(category: LeakDiff.Category, heading: String)] = [
         (.new, "New"), (.fixed, "Fixed"), (.persisting, "Persisting"), (.flaky, "Flaky"),
         (.lateRelease, "Late releases"), (.suppressed, "Suppressed"), (.notRun, "Not run at head"),
+        (.inherited, "Inherited (came in without data)"), (.known, "Known issues"), (.unverified, "Unverified (no base)"),
     ]
 
     static func render(_ request: Request, store: LeakStore, project: String) throws -> Response {
@@ -47,11 +48,11 @@ enum DiffPage {
                 """
         }, separator: "\n")
         let sides: HTML = """
-            <p>Base \(DashboardPage.commitLink(diff.base.commit, links: links)) (\(diff.base.runs) run\(diff.base.runs == 1 ? "" : "s")) \
+            <p>Base \(DashboardPage.commitLink(diff.base?.commit ?? base, links: links)) (\(diff.base?.runs ?? 0) run\(diff.base?.runs == 1 ? "" : "s")) \
             → head \(DashboardPage.commitLink(diff.head.commit, links: links)) (\(diff.head.runs) run\(diff.head.runs == 1 ? "" : "s")) \
             in <code>\(diff.environment)</code></p>
             """
-        let warning: HTML = diff.base.runs == 0 || diff.head.runs == 0
+        let warning: HTML = (diff.base?.runs ?? 0) == 0 || diff.head.runs == 0
             ? "<p class=\"problem\">A side has no usable runs in this environment: nothing can be compared there.</p>" : ""
         let here = links.diff(base: base, head: head, environment: scope.environment)
         let body: HTML = """
@@ -67,7 +68,8 @@ enum DiffPage {
     private static func row(_ entry: LeakDiff.Entry, links: DashboardLinks, scope: DashboardScope) -> HTML {
         let path = entry.retainPath.map { RetainPathStep.readable($0, leakedType: entry.type) } ?? ""
         let firstSeen: HTML = entry.firstSeen.map { DashboardPage.commitLink($0, links: links) } ?? ""
-        let note = entry.suppressedBecause.map { "suppressed: \($0)" } ?? entry.message ?? ""
+        let note = entry.suppressedBecause.map { "suppressed: \($0)" }
+            ?? entry.inheritedFrom.map { "leaks on the base branch at \($0.prefix(10))" } ?? entry.message ?? ""
         return """
             <tr data-category="\(entry.category.rawValue)" data-type="\(entry.type)">\
             <td><a href="\(links.type(entry.type, branch: scope.branch, environment: scope.environment))">\(entry.type)</a></td>\
