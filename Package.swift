@@ -21,7 +21,10 @@ let package = Package(
         // No dependencies beyond Foundation.
         .target(name: "LeakReport"),
         // What users add to their test targets: Foundation, Testing and XCTest only.
-        .target(name: "LeakCheck", dependencies: ["LeakReport"]),
+        .target(name: "LeakCheck", dependencies: ["LeakReport", "CLeakCheckSupport"]),
+        // Reads this process's memory without faulting and lists its images' writable segments,
+        // for the retain-path search (Linux with glibc; empty elsewhere). No system library.
+        .target(name: "CLeakCheckSupport"),
         // View-controller lifecycles (UIKit, AppKit, SwiftUI hosting) and the view-controller
         // watcher, apart so that a problem there never breaks LeakCheck. Their sequencing and
         // rules are platform-neutral and tested on Linux; the UIKit/AppKit adapters are thin.
@@ -64,6 +67,8 @@ let package = Package(
         .testTarget(name: "LeakReportTests", dependencies: ["LeakReport", "ReportAppendProbe"]),
         .testTarget(name: "LeakCheckTests", dependencies: ["LeakCheck", "LeakReport"]),
         .testTarget(name: "LeakCheckUIKitTests", dependencies: ["LeakCheckUIKit", "LeakCheck"]),
+        // Leak shapes from real code, each with the exact path LeakCheck must name.
+        .testTarget(name: "LeakCheckCorpusTests", dependencies: ["LeakCheck", "LeakReport"]),
         // The same call shapes compiled in Swift 5 language mode.
         .testTarget(
             name: "LeakCheckSwift5Tests",

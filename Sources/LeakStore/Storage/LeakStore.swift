@@ -34,7 +34,8 @@ public final class LeakStore: Sendable {
         try connection.execute("PRAGMA foreign_keys = ON")
         try Migrator(migrations: Migration.all).migrate(connection)
         writer = WriterConnection(connection)
-        readers = ReaderPool(path: path, limit: options.readerCount, busyTimeoutMs: options.busyTimeoutMs)
+        readers = ReaderPool(path: path, limit: options.readerCount, busyTimeoutMs: options.busyTimeoutMs,
+                             budget: options.queryTimeBudget)
     }
 
     /// Runs `body` on the writer connection, on the writer queue.
@@ -42,9 +43,11 @@ public final class LeakStore: Sendable {
         try writerQueue.sync { try body(writer) }
     }
 
-    /// Runs `body` with a read-only connection from the pool. Tests and read routes use it.
+    /// Runs `body` with a read-only connection from the pool, in one read transaction: every
+    /// statement in it sees the same snapshot, also while uploads commit. Tests and read routes
+    /// use it.
     public func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        try readers.withReader(body)
+        try readers.withReader { reader in try reader.transaction(.deferred) { try body(reader) } }
     }
 
     /// The schema version of the file (the highest applied migration).
