@@ -161,7 +161,9 @@ enum OpenAPIDocument {
                       "type": { "type": "string" },
                       "file": { "type": "string" },
                       "line": { "type": "integer" },
-                      "fingerprint": { "type": "string" }
+                      "fingerprint": { "type": "string" },
+                      "retainPath": { "type": "array", "items": { "$ref": "#/components/schemas/RetainPathStep" } },
+                      "message": { "type": "string" }
                     }
                   }
                 }
@@ -204,7 +206,20 @@ enum OpenAPIDocument {
           "retainPath": { "type": "array", "items": { "$ref": "#/components/schemas/RetainPathStep" } },
           "message": { "type": "string" },
           "firstSeen": { "type": "string", "description": "The first commit of the base branch where the key leaked." },
-          "suppressedBecause": { "type": "string" }
+          "suppressedBecause": { "type": "string" },
+          "suppression": { "$ref": "#/components/schemas/SuppressionNote" }
+        }
+      },
+      "SuppressionNote": {
+        "type": "object",
+        "description": "The suppression that covers the entry, or the expired one that would have (then the entry is new).",
+        "required": ["reason", "expired"],
+        "properties": {
+          "id": { "type": "integer" },
+          "reason": { "type": "string" },
+          "expiresAt": { "type": "string", "format": "date-time" },
+          "createdBy": { "type": "string" },
+          "expired": { "type": "boolean" }
         }
       },
       "DiffSide": {
@@ -322,6 +337,7 @@ enum OpenAPIDocument {
           "scenario": { "type": ["string", "null"], "minLength": 1, "maxLength": 1024 },
           "fingerprint": { "type": ["string", "null"], "minLength": 1, "maxLength": 1024 },
           "reason": { "type": "string", "minLength": 1, "maxLength": 1024 },
+          "createdBy": { "type": ["string", "null"], "minLength": 1, "maxLength": 1024, "description": "Who adds it: a git e-mail address or a CI actor." },
           "expiresAt": { "type": ["string", "null"], "format": "date-time", "description": "Absent or null: never expires. RFC 3339 with its fields in range.", "pattern": "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?([Zz]|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$" }
         }
       },
@@ -335,6 +351,8 @@ enum OpenAPIDocument {
           "fingerprint": { "type": "string" },
           "reason": { "type": "string" },
           "expiresAt": { "type": "string", "format": "date-time" },
+          "createdBy": { "type": "string" },
+          "createdAt": { "type": "string", "format": "date-time" },
           "active": { "type": "boolean", "description": "False once expiresAt has passed." }
         }
       },

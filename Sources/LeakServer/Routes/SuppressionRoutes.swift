@@ -13,6 +13,8 @@ enum SuppressionRoutes {
         var fingerprint: String?
         var reason: String
         var expiresAt: String?
+        /// Who adds it: the CLI sends git's user.email or the CI actor.
+        var createdBy: String?
     }
 
     /// What the server answers for one suppression.
@@ -23,6 +25,8 @@ enum SuppressionRoutes {
         var fingerprint: String?
         var reason: String
         var expiresAt: String?
+        var createdBy: String?
+        var createdAt: String?
         /// False once `expiresAt` has passed: the rule no longer applies.
         var active: Bool
 
@@ -33,7 +37,9 @@ enum SuppressionRoutes {
             fingerprint = rule.fingerprint
             reason = rule.reason
             expiresAt = rule.expiresAt.map(ReportTimestamp.string(from:))
-            active = rule.expiresAt.map { $0 > now } ?? true
+            createdBy = rule.createdBy
+            createdAt = rule.createdAt.map(ReportTimestamp.string(from:))
+            active = rule.isActive(at: now)
         }
     }
 
@@ -53,6 +59,7 @@ enum SuppressionRoutes {
             throw HTTPFailure.badRequest("type, scenario, fingerprint: give at least one pattern")
         }
         let reason = try QueryInput.text(draft.reason, field: "reason")
+        let createdBy = try draft.createdBy.map { try QueryInput.text($0, field: "createdBy") }
         var expiresAt: Date?
         if let text = draft.expiresAt {
             guard isDateTime(text), let date = ReportTimestamp.date(from: text) else {
@@ -62,7 +69,8 @@ enum SuppressionRoutes {
             expiresAt = date
         }
         let stored = try context.store.addSuppression(project: project, LeakSuppression(
-            type: draft.type, scenario: draft.scenario, fingerprint: draft.fingerprint, reason: reason, expiresAt: expiresAt))
+            type: draft.type, scenario: draft.scenario, fingerprint: draft.fingerprint, reason: reason, expiresAt: expiresAt,
+            createdBy: createdBy))
         return try Response.json(Body(stored, now: Date()), status: 201)
     }
 

@@ -38,20 +38,3 @@ struct DiffOutcome: Sendable {
 
     func short(_ sha: String) -> String { String(sha.prefix(10)) }
 }
-
-extension LeakDiff.Category {
-    /// Headings, in the order they are printed: what fails a build first.
-    var heading: String {
-        switch self {
-        case .new: "New leaks"
-        case .flaky: "Flaky"
-        case .persisting: "Persisting"
-        case .notRun: "Leaked at base, not checked at head"
-        case .fixed: "Fixed"
-        case .lateRelease: "Late releases (warnings)"
-        case .suppressed: "Suppressed"
-        }
-    }
-
-    static let printOrder: [LeakDiff.Category] = [.new, .flaky, .persisting, .notRun, .fixed, .lateRelease, .suppressed]
-}
