@@ -57,8 +57,7 @@ enum ProjectPage {
                 return expired ? "<span class=\"warn\">expired</span> <time datetime=\"\(text)\">\(text)</time>"
                                : "<time datetime=\"\(text)\">\(text)</time>"
             } ?? "never"
-            let patterns = [("type", rule.type), ("scenario", rule.scenario), ("fingerprint", rule.fingerprint)]
-                .compactMap { name, pattern in pattern.map { "\(name) \($0)" } }.joined(separator: " · ")
+            let patterns = SuppressionRecord(rule, now: now).patterns
             return DashboardPage.Row("data-suppression=\"\(rule.id ?? 0)\" data-active=\"\(expired ? "false" : "true")\"", [
                 "#\(rule.id ?? 0)", "<code class=\"\(expired ? "expired" : "")\">\(patterns)</code>", "\(rule.reason)", expiry,
                 "\(rule.createdBy ?? "unknown")",

@@ -27,7 +27,9 @@ struct DiffFlow: Sendable {
         let resolved = try await client.resolve(ResolveRequest(environment: environment, candidates: candidates))
         guard let base = resolved.base, let distance = resolved.distance else {
             return DiffOutcome(environment: environment, base: nil, head: headCommit, diff: LeakDiff(entries: []),
-                               strict: strict, ifNoBase: ifNoBase)
+                               strict: strict, ifNoBase: ifNoBase,
+                               dashboardURL: client.settings.diffPage(base: mergeBase, head: headCommit),
+                               repositoryRoot: repository.directory)
         }
         let answer = try await client.diff(base: base, head: headCommit)
         guard answer.head.runs > 0 else {
@@ -38,6 +40,7 @@ struct DiffFlow: Sendable {
         return DiffOutcome(
             environment: environment,
             base: DiffOutcome.BaseChoice(commit: base, distance: distance, mergeBase: mergeBase),
-            head: headCommit, diff: answer.diff, strict: strict, ifNoBase: ifNoBase)
+            head: headCommit, diff: answer.diff, strict: strict, ifNoBase: ifNoBase,
+            dashboardURL: client.settings.diffPage(base: base, head: headCommit), repositoryRoot: repository.directory)
     }
 }

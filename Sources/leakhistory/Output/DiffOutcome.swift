@@ -21,6 +21,10 @@ struct DiffOutcome: Sendable {
     /// Labels for local comparisons: the two report files.
     var baseLabel: String?
     var headLabel: String?
+    /// The dashboard's page for this comparison; nil for a local comparison.
+    var dashboardURL: String? = nil
+    /// The repository's top folder: SARIF names files relative to it.
+    var repositoryRoot: String? = nil
 
     var exitCode: ExitCode {
         if base == nil && baseLabel == nil { return ifNoBase == "fail" ? .unavailable : .success }
@@ -37,4 +41,12 @@ struct DiffOutcome: Sendable {
     var headDescription: String { headLabel ?? short(head) }
 
     func short(_ sha: String) -> String { String(sha.prefix(10)) }
+
+    /// `file` relative to the repository's top folder when it lies inside it (as code
+    /// scanning and annotations want it), else as it is.
+    func relativePath(_ file: String) -> String {
+        guard let root = repositoryRoot, !root.isEmpty else { return file }
+        let prefix = root.hasSuffix("/") ? root : root + "/"
+        return file.hasPrefix(prefix) ? String(file.dropFirst(prefix.count)) : file
+    }
 }
