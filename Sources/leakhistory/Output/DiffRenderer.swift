@@ -176,7 +176,7 @@ struct DiffRenderer {
                 let scenarios = group.scenarios.count == 1 ? cell(group.scenarios[0])
                     : "\(group.scenarios.count): " + group.scenarios.map(cell).joined(separator: ", ")
                 let place = cell("\(outcome.relativePath(group.file)):\(group.line)")
-                text += "| \(leak) | \(scenarios) | \(place) | \(cell(group.readablePath ?? "")) | \(group.firstSeen.map { cell(outcome.short($0)) } ?? "") |\n"
+                text += "| \(leak) | \(scenarios) | \(place) | \(group.readablePath.map(cell) ?? "—") | \(group.firstSeen.map { cell(outcome.short($0)) } ?? "—") |\n"
             }
             text += open ? "\n" : "\n</details>\n\n"
         }
