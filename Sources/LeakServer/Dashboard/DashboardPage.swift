@@ -178,7 +178,7 @@ enum DashboardPage {
         --card:#1b2029;--accent:#7ea6ff;--leak:#ff7b7b;--ok:#5fd38d;--warn:#e8b84a}}
         *{box-sizing:border-box}
         body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif}
-        header{padding:.6rem 1rem;border-bottom:1px solid var(--line);background:var(--card)}
+        header{padding:.6rem 1rem;border-bottom:1px solid var(--line);background:var(--card);overflow-wrap:anywhere}
         header .sep{color:var(--muted)}
         main{max-width:1100px;margin:0 auto;padding:1rem}
         h1{font-size:1.4rem;margin:.2rem 0 1rem;overflow-wrap:anywhere}
@@ -197,7 +197,7 @@ enum DashboardPage {
         .covered{font-size:.85rem;margin:.2rem 0 0}
         @media (max-width:48rem){
         table.cards,table.cards tbody,table.cards tr{display:block;width:100%}
-        table.cards thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+        table.cards thead{display:none}
         table.cards tr{border:1px solid var(--line);border-radius:6px;margin:0 0 .6rem;padding:.3rem .5rem}
         table.cards td{display:grid;grid-template-columns:6.5rem minmax(0,1fr);gap:.5rem;border:0;padding:.15rem 0;text-align:left}
         table.cards td::before{content:attr(data-label);color:var(--muted);font-size:.8rem}
@@ -208,7 +208,7 @@ enum DashboardPage {
         .note,.empty{color:var(--muted)}
         .problem{font-size:1.05rem;padding:.8rem 1rem;background:var(--card);border-left:4px solid var(--leak)}
         .pickers{display:flex;flex-wrap:wrap;gap:.6rem;align-items:end;margin:0 0 1rem}
-        .pickers label{display:flex;flex-direction:column;font-size:.85rem;color:var(--muted)}
+        .pickers label{display:flex;flex-direction:column;font-size:.85rem;color:var(--muted);min-width:0;max-width:100%}
         select,input,button{font:inherit;padding:.25rem .4rem;max-width:100%}
         .chart{width:100%;height:auto;max-width:720px;display:block;background:var(--card);border-radius:6px}
         .chart .axis{stroke:var(--muted)}.chart .grid{stroke:var(--line);stroke-dasharray:4 4}
