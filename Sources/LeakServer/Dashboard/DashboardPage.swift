@@ -118,7 +118,8 @@ enum DashboardPage {
         let body = HTML.joined(rows.map { row -> HTML in
             let cells = HTML.joined(zip(columns, row.cells).map { column, cell -> HTML in
                 let cellClass: HTML = column.cellClass.map { " class=\"\($0)\"" } ?? ""
-                return "<td data-label=\"\(column.name)\"\(cellClass)>\(cell)</td>"
+                // One wrapper, so that on a phone the label and the content are the card row's two columns.
+                return "<td data-label=\"\(column.name)\"\(cellClass)><div>\(cell)</div></td>"
             })
             let attributes: HTML = row.attributes.rendered.isEmpty ? "" : " \(row.attributes)"
             return "<tr\(attributes)>\(cells)</tr>"
@@ -189,17 +190,19 @@ enum DashboardPage {
         table{border-collapse:collapse;width:100%}
         th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
         th{font-weight:600;color:var(--muted);font-size:.85rem;white-space:nowrap}
-        td .sha,td time,.where{white-space:nowrap}
+        td .sha,td time,.where,.fingerprint{white-space:nowrap}
         .chain{font-family:ui-monospace,monospace;font-size:.85rem}
         details summary{cursor:pointer;color:var(--muted);font-size:.85rem}
         details pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:.85rem;margin:.3rem 0;padding:.4rem;background:var(--card)}
         details ul{margin:.3rem 0;padding-left:1.2rem}
         .covered{font-size:.85rem;margin:.2rem 0 0}
+        table.cards td:first-child{min-width:12rem}
         @media (max-width:48rem){
         table.cards,table.cards tbody,table.cards tr{display:block;width:100%}
         table.cards thead{display:none}
         table.cards tr{border:1px solid var(--line);border-radius:6px;margin:0 0 .6rem;padding:.3rem .5rem}
-        table.cards td{display:grid;grid-template-columns:6.5rem minmax(0,1fr);gap:.5rem;border:0;padding:.15rem 0;text-align:left}
+        table.cards td{display:grid;grid-template-columns:6.5rem minmax(0,1fr);gap:.5rem;border:0;padding:.15rem 0;text-align:left;min-width:0}
+        table.cards td:first-child{min-width:0}
         table.cards td::before{content:attr(data-label);color:var(--muted);font-size:.8rem}
         td .where{white-space:normal;overflow-wrap:anywhere}
         }

@@ -123,6 +123,22 @@ struct DashboardBrowserTests {
         #expect(tag.text.contains("no branch named &quot;v1.2.0&quot;"))
     }
 
+    @Test func theProjectPageListsSuppressionsWithTheirExpiry() throws {
+        guard let (server, chromium) = try setUp() else { return }
+        try Fixture.seedFeature(server)
+        let dom = try chromium.dumpDOM(url(server, "/p/app"))
+        #expect(rows(in: dom, table: "suppressions") == 2)
+        let active = try #require(row(in: dom, containing: "data-suppression=\"1\""))
+        #expect(active.contains("data-active=\"true\""))
+        #expect(active.contains("type App.Legacy*"))
+        #expect(active.contains("2099-01-01T00:00:00.000Z"))
+        #expect(active.contains("ana@example.com"))
+        let expired = try #require(row(in: dom, containing: "data-suppression=\"2\""))
+        #expect(expired.contains("data-active=\"false\""))
+        #expect(expired.contains("<span class=\"warn\">expired</span>"))
+        #expect(expired.contains("unknown"), "no author was given")
+    }
+
     /// Every page at a laptop's and a phone's width: nothing sticks out sideways (the
     /// document's scrollWidth within its clientWidth, and no element scrolling sideways).
     @Test func noPageScrollsSidewaysAt1280Or390Pixels() throws {

@@ -68,6 +68,13 @@ enum DashboardFixture {
             let reply = try server.upload(RunFixture.data(run))
             guard reply.status == 201 else { throw ClientError("feature upload answered \(reply.status): \(reply.text)") }
         }
+        // Two rules that cover nothing here, for the project page: one in force, one expired.
+        for rule in [#"{"type":"App.Legacy*","reason":"legacy module, removed in Q1","expiresAt":"2099-01-01T00:00:00Z","createdBy":"ana@example.com"}"#,
+                     #"{"fingerprint":"fp-old","reason":"until the rewrite","expiresAt":"2020-01-01T00:00:00Z"}"#] {
+            let reply = try server.client.post("/v1/projects/app/suppressions", body: Data(rule.utf8),
+                                               headers: ["Authorization": "Bearer \(server.token)", "Content-Type": "application/json"])
+            guard reply.status == 201 else { throw ClientError("suppression answered \(reply.status): \(reply.text)") }
+        }
     }
 
     private static func check(_ scenario: String, _ type: String, _ outcome: String, fingerprint: String? = nil,
