@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The objects a test handed to `trackForDeallocation`, checked together when the test ends.
 ///
 /// The `.checksDeallocation` trait puts one in `DeallocationTracker.current` for each test (each
@@ -10,7 +8,7 @@ public final class DeallocationTracker: Sendable {
         var context: CheckContext
     }
 
-    private let entries = Mutex<[Entry]>([])
+    private let entries = Locked<[Entry]>([])
 
     /// The tracker of the running test, if its trait set one.
     @TaskLocal public static var current: DeallocationTracker?
@@ -32,7 +30,7 @@ public final class DeallocationTracker: Sendable {
         var poller = ReleasePoller(tracked.map(\.reference), timeouts: Self.longest(tracked.map(\.context.timeouts)))
         let fates = await poller.run()
         for (entry, fate) in zip(tracked, fates) {
-            DeallocationCheck.report(
+            await DeallocationCheck.report(
                 [entry.context.timeouts.judge(fate)], of: [entry.reference], context: entry.context, testCase: nil)
         }
     }

@@ -1,6 +1,8 @@
 extension LeakDiff.Category {
     /// The order every output lists categories in: what fails a build first.
-    public static let printOrder: [LeakDiff.Category] = [.new, .flaky, .persisting, .notRun, .fixed, .lateRelease, .suppressed]
+    public static let printOrder: [LeakDiff.Category] = [
+        .new, .unverified, .flaky, .persisting, .inherited, .known, .notRun, .fixed, .lateRelease, .suppressed,
+    ]
 
     /// The heading of the category's section.
     public var heading: String {
@@ -12,6 +14,9 @@ extension LeakDiff.Category {
         case .fixed: "Fixed"
         case .lateRelease: "Late releases (warnings)"
         case .suppressed: "Suppressed"
+        case .inherited: "Inherited (leaks on the base branch; came in with commits that have no upload)"
+        case .known: "Known issues (leaked inside withKnownIssue)"
+        case .unverified: "Leaks at head, unverified (no base to compare with)"
         }
     }
 
@@ -25,6 +30,9 @@ extension LeakDiff.Category {
         case .fixed: "fixed"
         case .lateRelease: "late releases"
         case .suppressed: "suppressed"
+        case .inherited: "inherited"
+        case .known: "known"
+        case .unverified: "unverified"
         }
     }
 }

@@ -24,6 +24,16 @@ public struct LeakDiff: Codable, Sendable, Hashable {
         case lateRelease
         /// Would be new, but a suppression covers it.
         case suppressed
+        /// Would be new, but the base had to fall back past commits without usable uploads and the
+        /// base branch's own upload after the merge-base (`inheritedFrom`) shows it leaking: it most
+        /// likely came in with the commits that had no data, not with this change. Shown, not failing.
+        case inherited
+        /// Would be new, but every check that leaked it at head leaked inside `withKnownIssue`:
+        /// the team already knows of it. Shown, not failing.
+        case known
+        /// Leaked at head with no base to compare with: nothing says whether the change brought it
+        /// in. Shown (a warning), not failing.
+        case unverified
     }
 
     public struct Entry: Codable, Sendable, Hashable {
@@ -41,6 +51,11 @@ public struct LeakDiff: Codable, Sendable, Hashable {
         public var suppressedBecause: String?
         /// The rule that covers it, or the expired rule that would have: shown next to it.
         public var suppression: SuppressionNote?
+        /// For `inherited`: the base branch's commit after the merge-base that shows it leaking.
+        public var inheritedFrom: String?
+        /// When the base did not check the key, or its check there errored: the nearest first-parent
+        /// ancestor of the base that checked it, whose state stood in for the base's.
+        public var baseStateFrom: String?
 
         public var key: LeakKey { LeakKey(scenario: scenario, type: type) }
     }
@@ -81,19 +96,25 @@ public struct LeakDiff: Codable, Sendable, Hashable {
 
     /// Classifies every key seen at base or head.
     /// - Parameters:
-    ///   - flakyKeys: keys known to flip in the base branch's recent history.
+    ///   - flakyKeys: keys known to be intermittent in the base branch's recent history.
+    ///   - inherited: keys that the base branch shows leaking after the merge-base, when the base
+    ///     had to fall back past commits without data, with the commit that shows each.
     ///   - suppressions: rules that move matching leaks out of "new".
     public init(base: [LeakKey: KeyObservation], head: [LeakKey: KeyObservation],
-                flakyKeys: Set<LeakKey> = [], suppressions: [LeakSuppression] = [], now: Date = Date()) {
+                flakyKeys: Set<LeakKey> = [], inherited: [LeakKey: String] = [:],
+                suppressions: [LeakSuppression] = [], now: Date = Date()) {
         var entries: [Entry] = []
         for key in Set(base.keys).union(head.keys).sorted() {
             let before = base[key], after = head[key]
-            guard let category = Self.category(before: before?.state, after: after?.state, knownFlaky: flakyKeys.contains(key))
+            guard var category = Self.category(before: before?.state, after: after?.state, knownFlaky: flakyKeys.contains(key))
             else { continue }
+            if category == .new, after?.knownIssue == true { category = .known }
+            if category == .new, inherited[key] != nil { category = .inherited }
             let shown = (category == .notRun || category == .fixed) ? (before ?? after)! : (after ?? before)!
             var entry = Entry(
                 category: category, scenario: key.scenario, type: key.type, file: shown.file, line: shown.line,
                 fingerprint: shown.fingerprint, retainPath: shown.retainPath, message: shown.message)
+            if category == .inherited { entry.inheritedFrom = inherited[key] }
             if category == .new {
                 let covering = suppressions.filter { $0.covers(key, fingerprint: shown.fingerprint) }
                 if let rule = covering.first(where: { $0.isActive(at: now) }) {
@@ -107,6 +128,22 @@ public struct LeakDiff: Codable, Sendable, Hashable {
             entries.append(entry)
         }
         self.entries = entries
+    }
+
+    /// No base to compare with: every key that leaked (or flaked) at head is `unverified`, late
+    /// releases stay warnings.
+    public init(unverifiedHead head: [LeakKey: KeyObservation]) {
+        entries = head.keys.sorted().compactMap { key in
+            let shown = head[key]!
+            let category: Category
+            switch shown.state {
+            case .leaked, .flaky: category = .unverified
+            case .lateRelease: category = .lateRelease
+            case .clean, .error: return nil
+            }
+            return Entry(category: category, scenario: key.scenario, type: key.type, file: shown.file, line: shown.line,
+                         fingerprint: shown.fingerprint, retainPath: shown.retainPath, message: shown.message)
+        }
     }
 
     /// The category of a key from its states at base and head; nil when there is nothing to say

@@ -34,6 +34,8 @@ public struct LeakGroup: Codable, Sendable, Hashable {
     public var firstSeen: String?
     /// The first occurrence's failure message.
     public var message: String?
+    /// For `inherited`: the base branch's commit after the merge-base that shows it leaking.
+    public var inheritedFrom: String?
     /// The suppression that covers it (or lapsed), when one does.
     public var suppression: LeakDiff.SuppressionNote?
     /// Every key of the group, the first occurrence first.
@@ -74,6 +76,7 @@ public struct LeakGroup: Codable, Sendable, Hashable {
         pathType = withPath?.type
         firstSeen = first.firstSeen ?? sorted.lazy.compactMap(\.firstSeen).first
         message = first.message
+        inheritedFrom = sorted.lazy.compactMap(\.inheritedFrom).first
         suppression = sorted.lazy.compactMap(\.suppression).first
         occurrences = sorted.map { Occurrence(scenario: $0.scenario, type: $0.type, file: $0.file, line: $0.line) }
     }

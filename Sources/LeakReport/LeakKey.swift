@@ -38,22 +38,25 @@ public struct KeyObservation: Codable, Sendable, Hashable {
     public var fingerprint: String?
     public var retainPath: [RetainPathStep]?
     public var message: String?
+    /// True when it leaked and every check that leaked it did so inside `withKnownIssue`.
+    public var knownIssue: Bool?
 
     public init(state: KeyState, file: String, line: Int, fingerprint: String? = nil,
-                retainPath: [RetainPathStep]? = nil, message: String? = nil) {
+                retainPath: [RetainPathStep]? = nil, message: String? = nil, knownIssue: Bool? = nil) {
         self.state = state
         self.file = file
         self.line = line
         self.fingerprint = fingerprint
         self.retainPath = retainPath
         self.message = message
+        self.knownIssue = knownIssue
     }
 
     /// Folds the checks of every run at one commit into one observation per key.
     ///
     /// A key is leaked if runs leaked it and none released it, flaky if some did and some did
     /// not, a late release if its worst outcome was one, clean if every check passed, and an
-    /// error if its checks only errored.
+    /// error if its checks only errored. It is a known issue when every leaking check was one.
     public static func fold(_ checks: [CheckRecord]) -> [LeakKey: KeyObservation] {
         var grouped: [LeakKey: [CheckRecord]] = [:]
         for check in checks {
@@ -75,7 +78,8 @@ public struct KeyObservation: Codable, Sendable, Hashable {
             let telling = leaked.first ?? checks.first { $0.outcome == .lateRelease } ?? checks[0]
             return KeyObservation(
                 state: state, file: telling.file, line: telling.line, fingerprint: telling.fingerprint,
-                retainPath: telling.retainPath, message: telling.message)
+                retainPath: telling.retainPath, message: telling.message,
+                knownIssue: !leaked.isEmpty && leaked.allSatisfy { $0.knownIssue == true } ? true : nil)
         }
     }
 }

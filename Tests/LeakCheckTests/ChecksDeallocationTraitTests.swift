@@ -1,12 +1,11 @@
 import Foundation
 import LeakReport
-import Synchronization
 import Testing
 @testable import LeakCheck
 
 /// Trackers seen by trait-scoped tests, kept alive so that no address is reused: each test
 /// case must get its own.
-let trackersSeen = Mutex<[DeallocationTracker]>([])
+let trackersSeen = Locked<[DeallocationTracker]>([])
 
 /// True when the current test runs under a tracker no other test case had.
 private func recordTracker() -> Bool {

@@ -83,4 +83,52 @@ private func check(_ scenario: String, _ type: String, _ outcome: CheckOutcome, 
         let entry = diff.entries[0]
         #expect((entry.file, entry.line, entry.fingerprint, entry.retainPath) == ("ProfileTests.swift", 42, "abc", path))
     }
+
+    @Test(arguments: [
+        // head checks (true: inside withKnownIssue), base has it clean, expected category
+        ([(CheckOutcome.leaked, true)], LeakDiff.Category.known),
+        ([(.leaked, true), (.leaked, true)], .known),
+        ([(.leaked, true), (.leaked, false)], .new),         // one plain leak is enough to be new
+        ([(.leaked, false)], .new),
+    ])
+    func knownLeaksAreShownButDoNotFail(head: [(CheckOutcome, Bool)], expected: LeakDiff.Category) {
+        let checks = head.map { outcome, known in
+            var record = check("S/t()", "M.T", outcome)
+            record.knownIssue = known ? true : nil
+            return record
+        }
+        let diff = LeakDiff(base: KeyObservation.fold([check("S/t()", "M.T", .deallocated)]), head: KeyObservation.fold(checks))
+        #expect(diff.entries.map(\.category) == [expected])
+        #expect(diff.failsBuild(strict: true) == (expected == .new))
+    }
+
+    @Test func aKnownLeakThatAlsoLeakedAtBaseIsPersisting() {
+        var known = check("S/t()", "M.T", .leaked)
+        known.knownIssue = true
+        let diff = LeakDiff(base: KeyObservation.fold([check("S/t()", "M.T", .leaked)]), head: KeyObservation.fold([known]))
+        #expect(diff.entries.map(\.category) == [.persisting])
+    }
+
+    @Test func inheritedKeysAreNotNewAndNameTheCommitThatShowsThem() {
+        let head = KeyObservation.fold([check("S/a()", "M.T", .leaked), check("S/b()", "M.T", .leaked)])
+        let base = KeyObservation.fold([check("S/a()", "M.T", .deallocated), check("S/b()", "M.T", .deallocated)])
+        let diff = LeakDiff(base: base, head: head, inherited: [LeakKey(scenario: "S/a()", type: "M.T"): "abc123"])
+        #expect(diff.entries.map(\.category) == [.inherited, .new])
+        #expect(diff.entries.map(\.inheritedFrom) == ["abc123", nil])
+        #expect(diff.failsBuild(strict: false))
+        // Inherited only replaces "new": a key that also leaked at the base is persisting.
+        let persisting = LeakDiff(base: head, head: head, inherited: [LeakKey(scenario: "S/a()", type: "M.T"): "abc123"])
+        #expect(persisting.entries.map(\.category) == [.persisting, .persisting])
+    }
+
+    @Test func withoutABaseEveryLeakAtHeadIsUnverifiedAndNothingFails() {
+        let head = KeyObservation.fold([
+            check("S/a()", "M.A", .leaked), check("S/b()", "M.B", .leaked), check("S/b()", "M.B", .deallocated),
+            check("S/c()", "M.C", .lateRelease), check("S/d()", "M.D", .deallocated), check("S/e()", "M.E", .error),
+        ])
+        let diff = LeakDiff(unverifiedHead: head)
+        #expect(diff.entries.map(\.category) == [.unverified, .unverified, .lateRelease])
+        #expect(diff.entries.map(\.type) == ["M.A", "M.B", "M.C"])
+        #expect(!diff.failsBuild(strict: true))
+    }
 }

@@ -10,23 +10,44 @@ enum DeallocationCheck {
     ) async {
         var poller = ReleasePoller(references, timeouts: context.timeouts)
         let fates = await poller.run()
-        report(fates, of: references, context: context, roots: roots, testCase: testCase)
+        await report(fates, of: references, context: context, roots: roots, testCase: testCase)
     }
 
-    /// Waits (pumping the run loop) for `references` and reports their fates.
+    /// Waits (pumping the run loop) for `references` and reports their fates. XCTest only.
     static func verifyPumpingRunLoop(_ references: [WeakReference], context: CheckContext, roots: [Any] = [], testCase: AnyObject? = nil) {
         var poller = ReleasePoller(references, timeouts: context.timeouts)
         let fates = poller.runPumpingRunLoop()
-        report(fates, of: references, context: context, roots: roots, testCase: testCase)
+        let outcome = judge(fates, of: references, context: context, roots: roots, testCase: testCase)
+        if let leak = outcome.leakMessage {
+            IssueReporter.recordLeakOutsideSwiftTesting(leak, at: context.location, in: testCase)
+        }
+        outcome.records.forEach(ReportSink.record)
     }
 
-    /// Reports each object's fate. A leaked object is still alive here, so what holds it is
-    /// searched for (a cycle back to it, or a path from `roots`) and named in the message and
-    /// the report line, with the leak's fingerprint.
+    /// Reports each object's fate: issues at the caller's location, one report line per object.
+    /// A leak recorded inside `withKnownIssue` is marked `knownIssue` in its lines.
     static func report(
         _ fates: [ReleasePoller.Fate], of references: [WeakReference], context: CheckContext, roots: [Any] = [],
+        testCase: AnyObject?, isolation: isolated (any Actor)? = #isolation
+    ) async {
+        var outcome = judge(fates, of: references, context: context, roots: roots, testCase: testCase)
+        if let leak = outcome.leakMessage,
+           await IssueReporter.recordLeak(leak, at: context.location, in: testCase) {
+            for index in outcome.records.indices where outcome.records[index].outcome == .leaked {
+                outcome.records[index].knownIssue = true
+            }
+        }
+        outcome.records.forEach(ReportSink.record)
+    }
+
+    /// The report lines of a check and the message of its leak, if any. A leaked object is still
+    /// alive here, so what holds it is searched for (a cycle back to it, or a path from `roots`)
+    /// and named in the message and the lines, with the leak's fingerprint. Late releases are
+    /// recorded as warnings here; the leak is left to the caller, which knows how to wait.
+    private static func judge(
+        _ fates: [ReleasePoller.Fate], of references: [WeakReference], context: CheckContext, roots: [Any],
         testCase: AnyObject?
-    ) {
+    ) -> (records: [CheckRecord], leakMessage: String?) {
         var survivors: [(typeName: String, waited: Duration, retainPath: String?)] = []
         var records: [CheckRecord] = []
         for (reference, fate) in zip(references, fates) {
@@ -51,14 +72,12 @@ enum DeallocationCheck {
             }
             records.append(record)
         }
-        if !survivors.isEmpty {
-            let message = LeakMessage.leaked(survivors, groupSize: references.count, timeouts: context.timeouts)
-            IssueReporter.record(message, severity: .error, at: context.location, in: testCase)
-            for index in records.indices where records[index].outcome == .leaked {
-                records[index].message = message
-            }
+        guard !survivors.isEmpty else { return (records, nil) }
+        let message = LeakMessage.leaked(survivors, groupSize: references.count, timeouts: context.timeouts)
+        for index in records.indices where records[index].outcome == .leaked {
+            records[index].message = message
         }
-        records.forEach(ReportSink.record)
+        return (records, message)
     }
 
     /// Reports a check that could not run to its end: an issue, and an `error` report line.

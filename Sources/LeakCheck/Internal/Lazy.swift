@@ -1,8 +1,6 @@
-import Synchronization
-
 /// A value computed on first use, once, safely from any thread.
 final class Lazy<Value: Sendable>: Sendable {
-    private let state: Mutex<Value?> = Mutex(nil)
+    private let state = Locked<Value?>(nil)
     private let make: @Sendable () -> Value
 
     init(_ make: @escaping @Sendable () -> Value) {
@@ -21,7 +19,7 @@ final class Lazy<Value: Sendable>: Sendable {
 
 /// Runs a block the first time only.
 final class Once: Sendable {
-    private let done = Mutex(false)
+    private let done = Locked(false)
 
     func run(_ body: () -> Void) {
         let first = done.withLock { done in

@@ -29,6 +29,17 @@ enum LeakMessage {
         return text + "\n" + usualHolders
     }
 
+    /// A leak under `LEAKHISTORY_REPORT_ONLY=1`: the leak's own message, then why it is a warning.
+    static func reportOnly(_ leak: String) -> String {
+        leak + "\nReport-only (\(ReportOnlyMode.variable)=1): recorded in the leak report as leaked, not failing "
+            + "the test. `leakhistory check` is the gate that fails the build on a new leak."
+    }
+
+    static func reportOnlyNotUnderstood(_ value: String) -> String {
+        "LeakCheck: \(ReportOnlyMode.variable)=\(value) is not understood (use 1 to record leaks as warnings, "
+            + "0 to fail tests on them); leaks fail tests as usual."
+    }
+
     static func lateRelease(_ typeName: String, waited: Duration, timeout: Duration) -> String {
         "\(typeName) was deallocated late: \(format(waited)) after release, past the \(format(timeout)) timeout "
             + "but within the grace period. Not a leak; something released it asynchronously (a Task, a timer, a queued block)."

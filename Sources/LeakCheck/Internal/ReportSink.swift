@@ -1,6 +1,5 @@
 import Foundation
 import LeakReport
-import Synchronization
 
 /// Where this process writes its leak report, decided once:
 /// 1. `LEAKHISTORY_REPORT` — a file, or a folder (an existing one, or a path ending in `/`) to
@@ -76,7 +75,7 @@ enum ReportSink {
 
 /// Collects report records in memory (see `ReportSink.capture`).
 final class CheckCapture: Sendable {
-    private let records = Mutex<[CheckRecord]>([])
+    private let records = Locked<[CheckRecord]>([])
 
     func append(_ record: CheckRecord) {
         records.withLock { $0.append(record) }

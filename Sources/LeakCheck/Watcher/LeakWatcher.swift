@@ -76,10 +76,10 @@ public final class LeakWatcher: Sendable {
     private let onLeak: (@Sendable (LeakWatcherFinding) -> Void)?
     private let onLateRelease: (@Sendable (LeakWatcherFinding) -> Void)?
     /// Requests from callers, taken by the next check. Held only to append or swap.
-    private let inbox = WatcherLock(WatcherInbox())
+    private let inbox = Locked(WatcherInbox())
     /// The watched objects; held for the bookkeeping part of a check only.
-    private let state = WatcherLock(WatcherState())
-    private let timer = WatcherLock<(any DispatchSourceTimer)?>(nil)
+    private let state = Locked(WatcherState())
+    private let timer = Locked<(any DispatchSourceTimer)?>(nil)
 
     /// - Parameters:
     ///   - configuration: Interval, strikes, allowlist, budgets and report.

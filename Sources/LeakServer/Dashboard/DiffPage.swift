@@ -100,7 +100,7 @@ enum DiffPage {
         }
         if let distance = comparison.distance {
             let how: HTML = distance == 0 ? "the merge-base itself" : "\(distance) first-parent commit\(distance == 1 ? "" : "s") before it, the nearest with an upload"
-            lines.append("<li>Compared with: \(DashboardPage.commitLink(compared, links: links)) (\(how)), \(runs(diff.base.runs))</li>")
+            lines.append("<li>Compared with: \(DashboardPage.commitLink(compared, links: links)) (\(how)), \(runs(diff.base?.runs ?? 0))</li>")
         } else {
             lines.append("""
                 <li class="problem">No base: neither it nor its first-parent ancestors have a usable run in \
@@ -124,10 +124,13 @@ enum DiffPage {
             ? "\(group.scenarios[0])"
             : "<details><summary>\(group.scenarios.count) scenarios</summary><ul>\(scenarioList)</ul></details>"
         let message: HTML = group.message.map { "<details><summary>Message</summary><pre>\($0)</pre></details>" } ?? ""
+        let inherited: HTML = group.inheritedFrom.map {
+            "<p class=\"covered\">Leaks on the base branch at \(DashboardPage.commitLink($0, links: links))</p>"
+        } ?? ""
         let firstSeen: HTML = group.firstSeen.map { DashboardPage.commitLink($0, links: links) } ?? "<span class=\"note\">—</span>"
         return DashboardPage.Row(
             "data-category=\"\(group.category.rawValue)\" data-fingerprint=\"\(group.fingerprint)\" data-type=\"\(group.types.joined(separator: " "))\"",
-            ["\(types) \(DashboardPage.fingerprint(group.fingerprint))\(suppression(group.suppression))\(message)",
+            ["\(types) \(DashboardPage.fingerprint(group.fingerprint))\(suppression(group.suppression))\(inherited)\(message)",
              scenarios, DashboardPage.place(file: group.file, line: group.line),
              DashboardPage.retainPath(group.readablePath), firstSeen])
     }

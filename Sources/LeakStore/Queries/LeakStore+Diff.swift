@@ -76,7 +76,7 @@ extension LeakStore {
                 }
             }
             return DiffResponse(project: project, environment: environment,
-                                base: .init(commit: base.lowercased(), runs: baseRuns),
+                                base: DiffResponse.Side(commit: base.lowercased(), runs: baseRuns),
                                 head: .init(commit: head.lowercased(), runs: headRuns), diff: diff)
         }
     }

@@ -41,6 +41,7 @@ struct DiffRenderer {
                 var details: [String] = []
                 if let fingerprint = group.fingerprint { details.append("fingerprint \(fingerprint)") }
                 if let firstSeen = group.firstSeen { details.append("first leaked at \(outcome.short(firstSeen))") }
+                if let commit = group.inheritedFrom { details.append("leaks on the base branch at \(outcome.short(commit))") }
                 if !details.isEmpty { lines.append("      " + palette.dim(details.joined(separator: ", "))) }
                 if let note = group.suppression { lines.append("      " + Self.suppressionLine(note)) }
             }
@@ -99,7 +100,7 @@ struct DiffRenderer {
         switch category {
         case .new: palette.red(text)
         case .fixed: palette.green(text)
-        case .flaky, .lateRelease: palette.yellow(text)
+        case .flaky, .lateRelease, .unverified: palette.yellow(text)
         default: text
         }
     }
@@ -173,6 +174,7 @@ struct DiffRenderer {
             for group in inCategory {
                 var leak = group.types.map(cell).joined(separator: ", ")
                 if let note = group.suppression { leak += "<br>" + Self.suppressionLine(note).replacingOccurrences(of: "|", with: "\\|") }
+                if let commit = group.inheritedFrom { leak += "<br>leaks on the base branch at \(cell(outcome.short(commit)))" }
                 let scenarios = group.scenarios.count == 1 ? cell(group.scenarios[0])
                     : "\(group.scenarios.count): " + group.scenarios.map(cell).joined(separator: ", ")
                 let place = cell("\(outcome.relativePath(group.file)):\(group.line)")
@@ -200,7 +202,7 @@ struct DiffRenderer {
             switch group.category {
             case .new: level = "error"
             case .flaky where outcome.strict: level = "error"
-            case .flaky, .lateRelease: level = "warning"
+            case .flaky, .lateRelease, .unverified: level = "warning"
             default: continue
             }
             var message = "\(group.category.heading): \(group.title)."
