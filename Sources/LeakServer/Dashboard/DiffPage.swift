@@ -31,7 +31,9 @@ enum DiffPage {
         let head = try commit(comparison.head, asked: headText, field: "head", project: project)
         let base = try commit(comparison.base, asked: baseText, field: "base", project: project)
         let compared = comparison.compared ?? comparison.mergeBase ?? base
-        let diff = try store.diff(project: project, base: compared, head: head, environment: scope.environment)
+        // No base with data: the head's leaks, unverified — as the CLI lists them.
+        let diff = try store.diff(project: project, base: comparison.compared, head: head, environment: scope.environment,
+                                  after: comparison.after, tip: comparison.tip)
         let groups = LeakGroup.grouping(diff.entries)
 
         let counts = HTML.joined(LeakDiff.Category.printOrder.map { category -> HTML in
@@ -93,13 +95,16 @@ enum DiffPage {
             "<li>Head: \(side(comparison.head, headText)), \(runs(diff.head.runs)) in <code>\(diff.environment)</code></li>",
             "<li>Base asked for: \(side(comparison.base, baseText))</li>",
         ]
-        if let mergeBase = comparison.mergeBase {
+        if comparison.onBaseBranch {
+            lines.append("<li>The head is on the base branch itself: it is compared with its first parent's line.</li>")
+        } else if let mergeBase = comparison.mergeBase {
             lines.append("<li>Merge-base along the uploaded parents: \(DashboardPage.commitLink(mergeBase, links: links))</li>")
         } else {
             lines.append("<li class=\"warn\">The uploaded history holds no common ancestor of the two: the base is compared as it is.</li>")
         }
         if let distance = comparison.distance {
-            let how: HTML = distance == 0 ? "the merge-base itself" : "\(distance) first-parent commit\(distance == 1 ? "" : "s") before it, the nearest with an upload"
+            let how: HTML = distance == 0 ? (comparison.onBaseBranch ? "the first parent" : "the merge-base itself")
+                : "\(distance) first-parent commit\(distance == 1 ? "" : "s") before it, the nearest with an upload"
             lines.append("<li>Compared with: \(DashboardPage.commitLink(compared, links: links)) (\(how)), \(runs(diff.base?.runs ?? 0))</li>")
         } else {
             lines.append("""

@@ -16,12 +16,27 @@ extension LeakStore {
             var result = RevisionComparison(base: baseSide, head: headSide)
             guard let baseCommit = baseSide.commit, let headCommit = headSide.commit else { return result }
             result.mergeBase = try mergeBase(baseCommit, headCommit, history)
-            let start = result.mergeBase ?? baseCommit
-            for (distance, candidate) in try firstParentLine(from: start, limit: depth, history).enumerated()
-            where try hasUsableRun(candidate, environment: environment, history) {
+            var start = result.mergeBase ?? baseCommit
+            if start == headCommit {
+                // A push to the base branch: compare with the head's first parent, as the CLI does.
+                result.onBaseBranch = true
+                guard let parent = try parents(of: headCommit, history).first else { return result }
+                start = parent
+            }
+            let usable = { (sha: String) throws -> Bool in try self.hasUsableRun(sha, environment: environment, history) }
+            for (distance, candidate) in try firstParentLine(from: start, limit: depth, history).enumerated() where try usable(candidate) {
                 result.compared = candidate
                 result.distance = distance
                 break
+            }
+            // The base branch's uploads after the merge-base, nearest first.
+            if let mergeBase = result.mergeBase, !result.onBaseBranch, baseCommit != mergeBase, result.compared != nil {
+                let line = try firstParentLine(from: baseCommit, limit: Self.revisionSearchLimit, history)
+                if let end = line.firstIndex(of: mergeBase) {
+                    let later = line[..<end].reversed()
+                    if (result.distance ?? 0) > 0 { result.after = try later.first(where: usable) }
+                    result.tip = try line[..<end].first(where: usable)
+                }
             }
             return result
         }

@@ -31,6 +31,15 @@ public struct RevisionComparison: Sendable, Hashable {
     public var compared: String?
     /// First-parent steps from the merge-base (or the base) to `compared`.
     public var distance: Int?
+    /// True when the head is on the base branch itself (the merge-base is the head): the change
+    /// is the head's own, and `compared` starts from its first parent.
+    public var onBaseBranch = false
+    /// The base branch's nearest usable upload after the merge-base, when the base fell back
+    /// (`distance > 0`): it tells an inherited leak from a new one.
+    public var after: String?
+    /// The base branch's newest usable upload after the merge-base: where the window that
+    /// shows intermittence starts.
+    public var tip: String?
 }
 
 extension RevisionComparison.Resolution {

@@ -21,10 +21,8 @@ struct DiffRenderer {
         var lines: [String] = []
         lines.append("Base: \(outcome.baseDescription)   Head: \(outcome.headDescription)   Environment: \(outcome.environment)")
         if let link = outcome.dashboardURL { lines.append("Dashboard: \(link)") }
-        if outcome.base == nil && outcome.baseLabel == nil {
-            lines.append(noBaseMessage(outcome))
-            return lines.joined(separator: "\n") + "\n"
-        }
+        if outcome.hasNoBase { lines.append(noBaseMessage(outcome)) }
+        for message in outcome.suspectMessages { lines.append(palette.red("FAIL: suspect head, \(message)")) }
         let groups = outcome.diff.groups
         for category in LeakDiff.Category.printOrder {
             let inCategory = groups.filter { $0.category == category }
@@ -67,10 +65,17 @@ struct DiffRenderer {
         let parts = LeakDiff.Category.printOrder.map { "\(counts[$0] ?? 0) \($0.countLabel)" }
         let verdict: String
         switch outcome.exitCode {
+        case _ where !outcome.suspectRuns.isEmpty:
+            verdict = palette.red("FAIL: a run at head is suspect (see above).")
+        case _ where outcome.hasNoBase:
+            let unverified = counts[.unverified] ?? 0
+            verdict = outcome.exitCode == .unavailable
+                ? palette.red("FAIL: no base, and --if-no-base fail was given.")
+                : palette.yellow("No base: \(unverified) leak\(unverified == 1 ? "" : "s") at head, unverified.")
         case .newLeaks:
             verdict = palette.red(outcome.strict && (counts[.new] ?? 0) == 0
                 ? "FAIL: flaky leaks and --strict was given."
-                : "FAIL: this change brings in \(counts[.new] ?? 0) new leak\((counts[.new] ?? 0) == 1 ? "" : "s"). Fix \((counts[.new] ?? 0) == 1 ? "it" : "them"), or suppress a known one on the server.")
+                : "FAIL: this change brings in \(counts[.new] ?? 0) new leak\((counts[.new] ?? 0) == 1 ? "" : "s"). Fix \((counts[.new] ?? 0) == 1 ? "it" : "them"), or suppress a known one (leakhistory suppress add).")
         default:
             verdict = palette.green("OK: no new leaks.")
         }
@@ -78,11 +83,11 @@ struct DiffRenderer {
     }
 
     func noBaseMessage(_ outcome: DiffOutcome) -> String {
-        let what = "No base: neither the merge-base nor its first-parent ancestors searched have an upload for environment '\(outcome.environment)'."
+        let what = "neither the merge-base nor its first-parent ancestors searched have an upload for environment '\(outcome.environment)'"
         switch outcome.ifNoBase {
-        case "fail": return palette.red("FAIL: \(what) Upload from the base branch first (leakhistory upload on main), or pass --if-no-base warn.")
-        case "pass": return "\(what) Passing, as --if-no-base pass asks."
-        default: return palette.yellow("WARNING: \(what) Nothing was compared; upload from the base branch to compare next time.")
+        case "fail": return palette.red("FAIL: no base: \(what). Upload from the base branch first (leakhistory check on main), or pass --if-no-base warn.")
+        case "pass": return "No base: \(what). Passing, as --if-no-base pass asks; the leaks at head are listed as unverified."
+        default: return palette.yellow("WARNING: no base: \(what). Nothing was compared; the leaks at head are listed as unverified. Run leakhistory check on the base branch too, to compare next time.")
         }
     }
 
@@ -118,6 +123,7 @@ struct DiffRenderer {
             var headLabel: String?
             var result: String
             var exitCode: Int32
+            var suspectRuns: [DiffResponse.SuspectRun]?
             var counts: [String: Int]
             var dashboardUrl: String?
             var groups: [LeakGroup]
@@ -129,11 +135,12 @@ struct DiffRenderer {
         switch outcome.exitCode {
         case .newLeaks: result = "fail"
         case .unavailable: result = "noBase"
-        default: result = (outcome.base == nil && outcome.baseLabel == nil) ? "noBase" : "pass"
+        default: result = outcome.hasNoBase ? "noBase" : "pass"
         }
         let document = Document(
             environment: outcome.environment, base: outcome.base, baseLabel: outcome.baseLabel, head: outcome.head,
-            headLabel: outcome.headLabel, result: result, exitCode: outcome.exitCode.rawValue, counts: counts,
+            headLabel: outcome.headLabel, result: result, exitCode: outcome.exitCode.rawValue,
+            suspectRuns: outcome.suspectRuns.isEmpty ? nil : outcome.suspectRuns, counts: counts,
             dashboardUrl: outcome.dashboardURL, groups: outcome.diff.groups, entries: outcome.diff.entries)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -149,10 +156,12 @@ struct DiffRenderer {
         let new = counts[.new] ?? 0
         let groups = outcome.diff.groups
         let newGroups = groups.filter { $0.category == .new }.count
-        let verdict = outcome.exitCode == .newLeaks
-            ? (new == 0 ? "❌ flaky leaks (--strict)" : "❌ \(new) new leak\(new == 1 ? "" : "s")\(newGroups == new ? "" : " in \(newGroups) root cause\(newGroups == 1 ? "" : "s")")")
-            : "✅ no new leaks"
-        var text = "### LeakHistory: \(outcome.base == nil && outcome.baseLabel == nil ? "⚠️ no base" : verdict)\n\n"
+        let headline = !outcome.suspectRuns.isEmpty ? "❌ suspect run at head"
+            : outcome.hasNoBase ? (outcome.exitCode == .unavailable ? "❌ no base" : "⚠️ no base")
+            : outcome.exitCode != .newLeaks ? "✅ no new leaks"
+            : new == 0 ? "❌ flaky leaks (--strict)"
+            : "❌ \(new) new leak\(new == 1 ? "" : "s")\(newGroups == new ? "" : " in \(newGroups) root cause\(newGroups == 1 ? "" : "s")")"
+        var text = "### LeakHistory: \(headline)\n\n"
         let shown = LeakDiff.Category.printOrder.filter { $0 == .new || $0 == .fixed || $0 == .persisting || (counts[$0] ?? 0) > 0 }
         text += shown.map { category in
             let part = "\(counts[category] ?? 0) \(category.countLabel)"
@@ -161,9 +170,9 @@ struct DiffRenderer {
         text += "Base \(code(outcome.baseDescription)) · head \(code(outcome.headDescription)) · environment \(code(outcome.environment))"
         if let link = outcome.dashboardURL { text += " · [open on the dashboard](\(link))" }
         text += "\n\n"
-        if outcome.base == nil && outcome.baseLabel == nil {
-            return text + DiffRenderer(palette: Palette(enabled: false)).noBaseMessage(outcome) + "\n"
-        }
+        let plain = DiffRenderer(palette: Palette(enabled: false))
+        if outcome.hasNoBase { text += plain.noBaseMessage(outcome) + "\n\n" }
+        for message in outcome.suspectMessages { text += "**Suspect head:** \(message)\n\n" }
         for category in LeakDiff.Category.printOrder {
             let inCategory = groups.filter { $0.category == category }
             guard !inCategory.isEmpty else { continue }
@@ -193,10 +202,14 @@ struct DiffRenderer {
 
     // MARK: github
 
-    /// One `::error file=…,line=…::` per new root cause, at its first occurrence, listing the
-    /// others; `::warning` for flaky ones and late releases; each with the dashboard link.
+    /// One `::error file=…,line=…::` per new root cause (and per suspect run), at its first
+    /// occurrence, listing the others; `::warning` for flaky ones, late releases and the
+    /// unverified leaks of a head without a base; each with the dashboard link.
     func githubAnnotations(_ outcome: DiffOutcome) -> String {
         var text = ""
+        for message in outcome.suspectMessages {
+            text += "::error title=\(property("LeakHistory: suspect run"))::\(data(message))\n"
+        }
         for group in outcome.diff.groups {
             let level: String
             switch group.category {
