@@ -88,8 +88,6 @@ enum ServerTool {
 
     /// Opens (creating and migrating) the configured database.
     static func openStore(_ configuration: ServerConfiguration) throws -> LeakStore {
-        try LeakStore(path: configuration.database,
-                      options: StoreOptions(synchronous: configuration.synchronous,
-                                            readerCount: configuration.readerConnections))
+        try LeakStore(path: configuration.database, options: configuration.storeOptions)
     }
 }

@@ -162,7 +162,9 @@ enum OpenAPIDocument {
                       "type": { "type": "string" },
                       "file": { "type": "string" },
                       "line": { "type": "integer" },
-                      "fingerprint": { "type": "string" }
+                      "fingerprint": { "type": "string" },
+                      "retainPath": { "type": "array", "items": { "$ref": "#/components/schemas/RetainPathStep" } },
+                      "message": { "type": "string" }
                     }
                   }
                 }
@@ -207,7 +209,20 @@ enum OpenAPIDocument {
           "firstSeen": { "type": "string", "description": "Where the head's current leaking stretch began, along its first parents." },
           "suppressedBecause": { "type": "string" },
           "inheritedFrom": { "type": "string", "description": "For inherited: the base branch's commit after the merge-base that shows the key leaking." },
-          "baseStateFrom": { "type": "string", "description": "When the base did not check the key or only errored: the first-parent ancestor whose state stood in." }
+          "baseStateFrom": { "type": "string", "description": "When the base did not check the key or only errored: the first-parent ancestor whose state stood in." },
+          "suppression": { "$ref": "#/components/schemas/SuppressionNote" }
+        }
+      },
+      "SuppressionNote": {
+        "type": "object",
+        "description": "The suppression that covers the entry, or the expired one that would have (then the entry is new).",
+        "required": ["reason", "expired"],
+        "properties": {
+          "id": { "type": "integer" },
+          "reason": { "type": "string" },
+          "expiresAt": { "type": "string", "format": "date-time" },
+          "createdBy": { "type": "string" },
+          "expired": { "type": "boolean" }
         }
       },
       "DiffSide": {
@@ -332,6 +347,7 @@ enum OpenAPIDocument {
           "scenario": { "type": ["string", "null"], "minLength": 1, "maxLength": 1024 },
           "fingerprint": { "type": ["string", "null"], "minLength": 1, "maxLength": 1024 },
           "reason": { "type": "string", "minLength": 1, "maxLength": 1024 },
+          "createdBy": { "type": ["string", "null"], "minLength": 1, "maxLength": 1024, "description": "Who adds it: a git e-mail address or a CI actor." },
           "expiresAt": { "type": ["string", "null"], "format": "date-time", "description": "Absent or null: never expires. RFC 3339 with its fields in range.", "pattern": "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?([Zz]|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$" }
         }
       },
@@ -345,6 +361,8 @@ enum OpenAPIDocument {
           "fingerprint": { "type": "string" },
           "reason": { "type": "string" },
           "expiresAt": { "type": "string", "format": "date-time" },
+          "createdBy": { "type": "string" },
+          "createdAt": { "type": "string", "format": "date-time" },
           "active": { "type": "boolean", "description": "False once expiresAt has passed." }
         }
       },

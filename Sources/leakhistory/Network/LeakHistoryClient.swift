@@ -54,6 +54,22 @@ struct LeakHistoryClient: Sendable {
                        query: ["branch": branch, "limit": String(limit), "environment": settings.environment])
     }
 
+    func addSuppression(_ draft: SuppressionDraft) async throws(CommandFailure) -> SuppressionRecord {
+        let body = (try? JSONEncoder().encode(draft)) ?? Data()
+        return try await send("POST", projectPath("suppressions"), body: body, headers: ["Content-Type": "application/json"])
+    }
+
+    func suppressions() async throws(CommandFailure) -> SuppressionList {
+        try await send("GET", projectPath("suppressions"))
+    }
+
+    func removeSuppression(id: Int) async throws(CommandFailure) {
+        let _: NoContent = try await send("DELETE", projectPath("suppressions", String(id)))
+    }
+
+    /// The answer of a request that returns nothing (204).
+    private struct NoContent: Decodable {}
+
     private func projectPath(_ components: String...) -> [String] {
         ["v1", "projects", settings.project] + components
     }
@@ -80,6 +96,7 @@ struct LeakHistoryClient: Sendable {
             }
             switch outcome {
             case let .success((data, response)) where (200..<300).contains(response.statusCode):
+                if data.isEmpty, let nothing = NoContent() as? Answer { return nothing }
                 do {
                     return try Self.decoder.decode(Answer.self, from: data)
                 } catch {
