@@ -37,4 +37,12 @@ import Testing
     func showsIntermittence(_ text: String, _ expected: Bool) {
         #expect(Intermittence.shows(Self.line(text)) == expected, "\(text)")
     }
+
+    /// One brief leak long ago is not enough; two are, and so is one recent one.
+    @Test func aSingleBriefLeakCountsOnlyWhenRecent() {
+        let quiet = String(repeating: "c", count: Intermittence.recentCommits)
+        #expect(!Intermittence.shows(Self.line("cLc" + quiet + "L")))
+        #expect(Intermittence.shows(Self.line("cLcLc" + quiet + "L")))
+        #expect(Intermittence.shows(Self.line(quiet + "cLc" + "L")))
+    }
 }
