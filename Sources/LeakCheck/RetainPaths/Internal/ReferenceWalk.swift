@@ -158,6 +158,8 @@ struct ReferenceWalk {
             return
         }
         if let elements = value as? any ElementSequence {
+            // `[UInt8]`, `[Int]`, `Set<String>`: nothing to look at in any element.
+            if role(of: type(of: elements).elementType) == .plain { return }
             var position = 0
             elements.forEachElement { element in
                 walk(element, holder: holder, path: Self.extend(path, "[\(position)]", kind), kind: elementKind,
