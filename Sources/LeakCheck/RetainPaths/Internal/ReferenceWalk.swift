@@ -138,10 +138,15 @@ struct ReferenceWalk {
                 break  // it has released what it captured
             case .unknown:
                 suspect(holder, path, .task)
-            case .running:
+            case let .running(closureContext):
                 let found = edges.count
                 withExtendedLifetime(value) {
-                    scanUntyped(address, holder: holder, path: path, as: .task, depth: 1, into: &edges)
+                    if let closureContext {
+                        // The task keeps its closure's context until it ends: read it by its types.
+                        walkContext(closureContext, holder: holder, path: path, as: .task, nesting: nesting + 1, into: &edges)
+                    } else {
+                        scanUntyped(address, holder: holder, path: path, as: .task, depth: 1, into: &edges)
+                    }
                 }
                 if edges.count == found { suspect(holder, path, .task) }
             }
