@@ -13,13 +13,14 @@ extension LeakStore {
                 }
                 try db.run("""
                     INSERT INTO suppressions (project_id, type_pattern, scenario_pattern, fingerprint_pattern, reason,
-                        expires_at, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                        expires_at, created_at, created_by)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """, [.integer(projectID), Self.text(rule.type), Self.text(rule.scenario), Self.text(rule.fingerprint),
                           .text(rule.reason), Self.text(rule.expiresAt.map(ReportTimestamp.string(from:))),
-                          .text(ReportTimestamp.string(from: now))])
+                          .text(ReportTimestamp.string(from: now)), Self.text(rule.createdBy)])
                 var stored = rule
                 stored.id = Int(db.lastInsertRowID)
+                stored.createdAt = ReportTimestamp.date(from: ReportTimestamp.string(from: now))
                 return stored
             }
         }
@@ -50,12 +51,13 @@ extension LeakStore {
     func suppressionRules(_ db: SQLiteConnection, projectID: Int64) throws -> [LeakSuppression] {
         var rules: [LeakSuppression] = []
         try db.query("""
-            SELECT id, type_pattern, scenario_pattern, fingerprint_pattern, reason, expires_at
+            SELECT id, type_pattern, scenario_pattern, fingerprint_pattern, reason, expires_at, created_by, created_at
             FROM suppressions WHERE project_id = ? ORDER BY id
             """, [.integer(projectID)]) { row in
             rules.append(LeakSuppression(
                 id: row.int(at: 0), type: row.string(at: 1), scenario: row.string(at: 2), fingerprint: row.string(at: 3),
-                reason: row.string(at: 4) ?? "", expiresAt: row.string(at: 5).flatMap(ReportTimestamp.date(from:))))
+                reason: row.string(at: 4) ?? "", expiresAt: row.string(at: 5).flatMap(ReportTimestamp.date(from:)),
+                createdBy: row.string(at: 6), createdAt: row.string(at: 7).flatMap(ReportTimestamp.date(from:))))
         }
         return rules
     }
