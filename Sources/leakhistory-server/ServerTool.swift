@@ -96,8 +96,6 @@ enum ServerTool {
             FileHandle.standardError.write(Data((existed ? "Database: \(path)\n"
                 : "Database: \(path) (did not exist: created it; pass --database or set it in --config to use another)\n").utf8))
         }
-        return try LeakStore(path: configuration.database,
-                      options: StoreOptions(synchronous: configuration.synchronous,
-                                            readerCount: configuration.readerConnections))
+        return try LeakStore(path: configuration.database, options: configuration.storeOptions)
     }
 }

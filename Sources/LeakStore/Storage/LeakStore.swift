@@ -34,7 +34,8 @@ public final class LeakStore: Sendable {
         try connection.execute("PRAGMA foreign_keys = ON")
         try Migrator(migrations: Migration.all).migrate(connection)
         writer = WriterConnection(connection)
-        readers = ReaderPool(path: path, limit: options.readerCount, busyTimeoutMs: options.busyTimeoutMs)
+        readers = ReaderPool(path: path, limit: options.readerCount, busyTimeoutMs: options.busyTimeoutMs,
+                             budget: options.queryTimeBudget)
     }
 
     /// Runs `body` on the writer connection, on the writer queue.

@@ -37,19 +37,20 @@ struct DiffFlow: Sendable {
             return try await noBase(environment: environment, headCommit: headCommit, near: mergeBase)
         }
         // A pull request: the base branch's uploads after the merge-base are evidence too. The
-        // nearest tells a leak that came in with commits without data (when the base fell back)
-        // from one this change brings in; the newest starts the window that shows intermittence.
+        // nearest tells a leak that came in with commits without data (where the base's data ran
+        // out) from one this change brings in; the newest starts the window that shows intermittence.
         var after: String?, tip: String?
         if !onBaseBranch, baseCommit != mergeBase {
             let later = try repository.firstParentCommits(of: baseCommit, after: mergeBase, limit: depth)
-            if distance > 0, !later.isEmpty {
+            if !later.isEmpty {
                 after = try await client.resolve(ResolveRequest(environment: environment, candidates: later)).base
             }
             if !later.isEmpty {
                 tip = try await client.resolve(ResolveRequest(environment: environment, candidates: later.reversed())).base
             }
         }
-        let answer = try await client.diff(base: base, head: headCommit, after: after, tip: tip)
+        let answer = try await client.diff(base: base, head: headCommit, mergeBase: onBaseBranch ? nil : mergeBase,
+                                           after: after, tip: tip)
         try requireHeadRuns(answer, environment: environment, headCommit: headCommit)
         return DiffOutcome(
             environment: environment,
