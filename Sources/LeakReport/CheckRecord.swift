@@ -51,7 +51,11 @@ public struct CheckRecord: Codable, Sendable, Hashable {
         self.knownIssue = knownIssue
     }
 
-    enum CodingKeys: String, CodingKey {
+    /// Every member name a check has on the wire, as the model codes it; the server's fast
+    /// parser is tested against this list.
+    public static var fieldNames: [String] { CodingKeys.allCases.map(\.rawValue) }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case schema, scenario, file, line, type, outcome, waitedMs, timeoutMs, lifecycle
         case retainPath, fingerprint, message, timestamp, source, knownIssue
     }

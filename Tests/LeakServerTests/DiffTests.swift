@@ -80,7 +80,7 @@ struct DiffTests {
         #expect(diff.entry("OldTests/a()", "App.Old")?.category == .persisting)
         #expect(diff.entry("OldTests/a()", "App.Old")?.firstSeen == HistoryFixture.sha(2))
         #expect(diff.entry("NewTests/b()", "App.New")?.category == .new)
-        #expect(diff.entry("NewTests/b()", "App.New")?.firstSeen == nil)
+        #expect(diff.entry("NewTests/b()", "App.New")?.firstSeen == HistoryFixture.sha(4), "a new leak was first seen at the head")
     }
 
     @Test func aCommitWithNoRunsIsASideWithZeroRuns() throws {
@@ -110,17 +110,17 @@ struct DiffTests {
 
     @Test func suspectRunsAreNotBaseData() throws {
         let server = try TestServer()
-        // A usable run where the key is clean, and a suspect run (every check leaked) at the same commit.
+        // A usable run where the key is clean, and a suspect run (every one of 20 checks leaked) at the same commit.
+        let many = (0..<19).map { Check.leaked("Many/t\($0)()", "App.M\($0)") }
         try server.uploadRun(commit: HistoryFixture.sha(1), checks: [.clean(Self.scenario, Self.type)])
-        try server.uploadRun(commit: HistoryFixture.sha(1), checks: [.leaked(Self.scenario, Self.type), .leaked("Other/x()", "App.X")],
-                             pad: false)
+        try server.uploadRun(commit: HistoryFixture.sha(1), checks: [.leaked(Self.scenario, Self.type)] + many, pad: false)
         // Only a suspect run here.
-        try server.uploadRun(commit: HistoryFixture.sha(2), checks: [.leaked(Self.scenario, Self.type)], pad: false)
+        try server.uploadRun(commit: HistoryFixture.sha(2), checks: [.leaked(Self.scenario, Self.type)] + many, pad: false)
         try server.uploadRun(commit: HistoryFixture.sha(3), checks: [.leaked(Self.scenario, Self.type)])
         let mixed = try server.diff(base: 1, head: 3)
         #expect(mixed.base?.runs == 1)
         #expect(mixed.entry(Self.scenario, Self.type)?.category == .new, "with the suspect run counted it would be flaky")
-        #expect(mixed.entry("Other/x()", "App.X") == nil)
+        #expect(mixed.entry("Many/t0()", "App.M0") == nil, "the suspect run's leaks are no base data")
         let onlySuspect = try server.diff(base: 2, head: 3)
         #expect(onlySuspect.base?.runs == 0)
         #expect(onlySuspect.entry(Self.scenario, Self.type)?.category == .new)

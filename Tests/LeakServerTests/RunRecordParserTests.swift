@@ -17,10 +17,10 @@ struct RunRecordParserTests {
              "outcome": "leaked", "waitedMs": 1.25E+3, "timeoutMs": 2000, "lifecycle": null, "retainPath": [
                {"holder": "App.C", "property": "children[0]", "kind": "collection", "note": 1}],
              "fingerprint": "fp", "message": "Ünïcødé 🚀 \u0000 nul", "timestamp": "2026-11-30T02:10:57Z",
-             "source": "watcher"},
+             "source": "watcher", "knownIssue": true},
             {"schema": "leakhistory.check/1", "scenario": "S/b()", "file": "", "line": 12, "type": "App.U",
              "outcome": "deallocated", "waitedMs": -0, "timeoutMs": 0, "timestamp": "2026-11-30T02:10:57.123Z",
-             "retainPath": null, "source": null}
+             "retainPath": null, "source": null, "knownIssue": false}
           ]
         }
         """#.utf8)
@@ -40,6 +40,17 @@ struct RunRecordParserTests {
         #expect(run.runKey == "k\"1\\/\u{8}\u{c}\n\r\té🚀 ok")
         #expect(run.checks[0].message == "Ünïcødé 🚀 \u{0} nul")
         #expect(run.checks[1].lifecycle == "none")
+        #expect(run.checks.map(\.knownIssue) == [true, false])
+    }
+
+    /// The fast path and the model read one list of fields: the differential body above sets
+    /// every member `CheckRecord` codes, so a field added to the model and not to the parser
+    /// makes `buildsWhatJSONDecoderBuilds` fail.
+    @Test func theDifferentialBodySetsEveryFieldOfTheModel() throws {
+        let text = String(decoding: Self.tricky, as: UTF8.self)
+        for field in CheckRecord.fieldNames {
+            #expect(text.contains("\"\(field)\":"), "the tricky body lacks the check field '\(field)'")
+        }
     }
 
     /// A run with one check whose fields end with `fragment`.

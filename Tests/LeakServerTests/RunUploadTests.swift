@@ -95,12 +95,15 @@ struct RunUploadTests {
 
     @Test func aRunThatMostlyLeaksIsMarkedSuspect() throws {
         let server = try TestServer()
-        let checks = (0..<5).map { RunFixture.check(scenario: "S/\($0)()", outcome: $0 == 0 ? "deallocated" : "leaked") }
+        let checks = (0..<20).map { RunFixture.check(scenario: "S/\($0)()", outcome: $0 < 4 ? "deallocated" : "leaked") }
         let suspect = try server.upload(RunFixture.body(runKey: "mostly-leaks", checks: checks))
-        #expect(suspect.json["suspect"] as? Bool == false, "4 of 5 is 80%, not more than 80%")
-        let worse = (0..<6).map { RunFixture.check(scenario: "S/\($0)()", outcome: $0 == 0 ? "deallocated" : "error") }
+        #expect(suspect.json["suspect"] as? Bool == false, "16 of 20 is 80%, not more than 80%")
+        let worse = (0..<20).map { RunFixture.check(scenario: "S/\($0)()", outcome: $0 < 3 ? "deallocated" : "error") }
         let reply = try server.upload(RunFixture.body(runKey: "all-errors", checks: worse))
         #expect(reply.json["suspect"] as? Bool == true)
+        let small = (0..<19).map { RunFixture.check(scenario: "S/\($0)()", outcome: "leaked") }
+        let smallReply = try server.upload(RunFixture.body(runKey: "small", checks: small))
+        #expect(smallReply.json["suspect"] as? Bool == false, "under 20 checks a run is never suspect")
     }
 
     @Test func uploadsToTheSameCommitAddUpInTheLeakState() throws {

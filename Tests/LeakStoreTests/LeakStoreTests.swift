@@ -49,13 +49,13 @@ struct LeakStoreTests {
         // A refused run in between must not disturb the next one.
         _ = try store.ingest(Self.run(key: "a"))
         _ = try? store.ingest(Self.run(key: "a", outcomes: [.error]))
-        let receipt = try store.ingest(Self.run(key: "b", outcomes: [.leaked, .leaked, .leaked, .leaked, .leaked]))
+        let receipt = try store.ingest(Self.run(key: "b", outcomes: Array(repeating: .leaked, count: 20)))
         #expect(receipt.suspect)
         let counts = try store.read { db in
             [try db.scalarInt("SELECT count(*) FROM runs"), try db.scalarInt("SELECT count(*) FROM scenarios"),
              try db.scalarInt("SELECT count(*) FROM checks WHERE scenario_id NOT IN (SELECT id FROM scenarios)")]
         }
-        #expect(counts == [2, 5, 0])
+        #expect(counts == [2, 20, 0])
     }
 
     @Test func tokensAreStoredHashedVerifiedAndRevoked() throws {
@@ -92,5 +92,22 @@ struct LeakStoreTests {
         #expect(error?.code == 1299) // SQLITE_CONSTRAINT_NOTNULL
         #expect(error?.message.contains("NOT NULL constraint failed: projects.name") == true)
         #expect(error?.sql == "INSERT INTO projects (name, created_at) VALUES (NULL, ?)")
+    }
+
+    /// A read is one snapshot: what an upload commits halfway through it is not seen by its
+    /// later statements, and is seen by the next read.
+    @Test func aReadSeesOneSnapshotWhileUploadsCommit() throws {
+        let database = try TemporaryDatabase()
+        let store = try LeakStore(path: database.path)
+        _ = try store.createProject("app")
+        _ = try store.ingest(Self.run(key: "a"))
+        let (before, during) = try store.read { db in
+            let before = try db.scalarInt("SELECT count(*) FROM runs")
+            _ = try store.ingest(Self.run(key: "b"))
+            return (before, try db.scalarInt("SELECT count(*) FROM checks") ?? -1)
+        }
+        #expect(before == 1)
+        #expect(during == 2, "the second run's checks were committed after the read began")
+        #expect(try store.read { try $0.scalarInt("SELECT count(*) FROM checks") } == 4)
     }
 }

@@ -32,7 +32,7 @@ import LeakReport
         #expect(result.stdout.contains("Persisting (1)"))
         #expect(result.stdout.contains("Fixed (1)"))
         #expect(result.stdout.contains("Late releases (warnings) (1)"))
-        #expect(result.stdout.contains("Summary: 1 new, 0 flaky, 1 persisting, 0 not run, 1 fixed, 1 late releases, 0 suppressed."))
+        #expect(result.stdout.contains("Summary: 1 new, 0 unverified, 0 flaky, 1 persisting, 0 inherited, 0 known, 0 not run, 1 fixed, 1 late releases, 0 suppressed."))
         #expect(!result.stdout.contains("\u{1B}["), "no colour when stdout is not a terminal")
     }
 
@@ -50,7 +50,8 @@ import LeakReport
         #expect(object["result"] as? String == "fail")
         #expect(object["exitCode"] as? Int == 1)
         let counts = try #require(object["counts"] as? [String: Int])
-        #expect(counts == ["new": 1, "fixed": 1, "persisting": 1, "flaky": 0, "notRun": 0, "lateRelease": 1, "suppressed": 0])
+        #expect(counts == ["new": 1, "fixed": 1, "persisting": 1, "flaky": 0, "notRun": 0, "lateRelease": 1, "suppressed": 0,
+                           "inherited": 0, "known": 0, "unverified": 0])
         let entries = try #require(object["entries"] as? [[String: Any]])
         #expect(entries.count == 4)
         let new = try #require(entries.first { $0["category"] as? String == "new" })

@@ -61,7 +61,7 @@ import LeakReport
         try upload(at: g1, [check("ProfileTests/open()", "App.ProfileViewModel", .deallocated)])
         let result = try CLI.run(["diff", "main..HEAD"], in: repository.url, environment: server.environment)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("Base: \(c2.prefix(10)) (1 first-parent commit before the merge-base \(c3.prefix(10)))"))
+        #expect(result.stdout.contains("Base: \(c2.prefix(10)) (1 first-parent commit before the merge-base \(c3.prefix(10)), which has no upload)"))
     }
 
     @Test func noBaseWarnsPassesOrFailsAsAsked() throws {
@@ -69,10 +69,10 @@ import LeakReport
         environment["LEAKHISTORY_ENVIRONMENT"] = "macos-swift6.3"   // nothing was uploaded for it
         let warn = try CLI.run(["diff", "main..HEAD"], in: repository.url, environment: environment)
         #expect(warn.status == 0)
-        #expect(warn.stdout.contains("WARNING: No base"))
+        #expect(warn.stdout.contains("WARNING: no base"))
         let fail = try CLI.run(["diff", "main..HEAD", "--if-no-base", "fail"], in: repository.url, environment: environment)
         #expect(fail.status == 3)
-        #expect(fail.stdout.contains("FAIL: No base"))
+        #expect(fail.stdout.contains("FAIL: no base"))
         let pass = try CLI.run(["diff", "main..HEAD", "--if-no-base", "pass", "--format", "json"], in: repository.url, environment: environment)
         #expect(pass.status == 0)
         #expect(pass.stdout.contains("\"result\" : \"noBase\""))

@@ -89,7 +89,8 @@ enum OpenAPIDocument {
           "fingerprint": { "type": "string", "maxLength": 1024 },
           "message": { "type": "string", "maxLength": 16384 },
           "timestamp": { "$ref": "#/components/schemas/Timestamp" },
-          "source": { "enum": ["test", "watcher"] }
+          "source": { "enum": ["test", "watcher"] },
+          "knownIssue": { "type": "boolean", "description": "The check leaked inside withKnownIssue: a known leak, not failing a diff." }
         }
       },
       "Run": {
@@ -126,7 +127,7 @@ enum OpenAPIDocument {
           "leaked": { "type": "integer" },
           "lateRelease": { "type": "integer" },
           "errors": { "type": "integer" },
-          "suspect": { "type": "boolean", "description": "More than 80% of the checks leaked or failed." }
+          "suspect": { "type": "boolean", "description": "At least 20 checks, and more than 80% of them leaked or failed: never used as a base." }
         }
       },
       "Commit": {
@@ -195,7 +196,7 @@ enum OpenAPIDocument {
         "type": "object",
         "required": ["category", "scenario", "type", "file", "line"],
         "properties": {
-          "category": { "enum": ["new", "fixed", "persisting", "flaky", "notRun", "lateRelease", "suppressed"] },
+          "category": { "enum": ["new", "fixed", "persisting", "flaky", "notRun", "lateRelease", "suppressed", "inherited", "known", "unverified"] },
           "scenario": { "type": "string" },
           "type": { "type": "string" },
           "file": { "type": "string" },
@@ -203,8 +204,10 @@ enum OpenAPIDocument {
           "fingerprint": { "type": "string" },
           "retainPath": { "type": "array", "items": { "$ref": "#/components/schemas/RetainPathStep" } },
           "message": { "type": "string" },
-          "firstSeen": { "type": "string", "description": "The first commit of the base branch where the key leaked." },
-          "suppressedBecause": { "type": "string" }
+          "firstSeen": { "type": "string", "description": "Where the head's current leaking stretch began, along its first parents." },
+          "suppressedBecause": { "type": "string" },
+          "inheritedFrom": { "type": "string", "description": "For inherited: the base branch's commit after the merge-base that shows the key leaking." },
+          "baseStateFrom": { "type": "string", "description": "When the base did not check the key or only errored: the first-parent ancestor whose state stood in." }
         }
       },
       "DiffSide": {
@@ -212,16 +215,23 @@ enum OpenAPIDocument {
         "required": ["commit", "runs"],
         "properties": {
           "commit": { "type": "string" },
-          "runs": { "type": "integer", "minimum": 0, "description": "Non-suspect runs in the environment; 0 means nothing to compare." }
+          "runs": { "type": "integer", "minimum": 0, "description": "Runs in the environment: at the base the non-suspect ones, at the head all; 0 means nothing to compare." },
+          "suspectRuns": {
+            "type": "array", "description": "At the head: its suspect runs, which fail the build with their own message. Absent when none.",
+            "items": {
+              "type": "object", "required": ["runID", "checks", "leaked", "errors"],
+              "properties": { "runID": { "type": "integer" }, "checks": { "type": "integer" }, "leaked": { "type": "integer" }, "errors": { "type": "integer" } }
+            }
+          }
         }
       },
       "Diff": {
         "type": "object",
-        "required": ["project", "environment", "base", "head", "entries", "counts"],
+        "required": ["project", "environment", "head", "entries", "counts"],
         "properties": {
           "project": { "type": "string" },
           "environment": { "type": "string" },
-          "base": { "$ref": "#/components/schemas/DiffSide" },
+          "base": { "$ref": "#/components/schemas/DiffSide", "description": "Absent when no base was asked for: every leak at head is then unverified." },
           "head": { "$ref": "#/components/schemas/DiffSide" },
           "entries": { "type": "array", "items": { "$ref": "#/components/schemas/DiffEntry" } },
           "counts": { "type": "object", "additionalProperties": { "type": "integer" } }
@@ -430,9 +440,9 @@ enum OpenAPIDocument {
     "/v1/projects/{project}/diff": {
       "get": {
         "operationId": "diff",
-        "summary": "Every leak key classified between base and head: new, fixed, persisting, flaky, notRun, lateRelease, suppressed. Needs a token only when the server sets requireReadToken.",
+        "summary": "Every leak key classified between base and head: new, fixed, persisting, flaky, notRun, lateRelease, suppressed, inherited, known; without base, every leak at head as unverified. Needs a token only when the server sets requireReadToken.",
         "security": [{}, { "bearer": [] }],
-        "parameters": [{ "$ref": "#/components/parameters/project" }, { "name": "base", "in": "query", "required": true, "description": "The base commit.", "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" } }, { "name": "head", "in": "query", "required": true, "description": "The head commit.", "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" } }, { "$ref": "#/components/parameters/environment" }],
+        "parameters": [{ "$ref": "#/components/parameters/project" }, { "name": "base", "in": "query", "required": false, "description": "The base commit; without it there is nothing to compare with.", "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" } }, { "name": "head", "in": "query", "required": true, "description": "The head commit.", "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" } }, { "name": "after", "in": "query", "required": false, "description": "The base branch's nearest upload after the merge-base, given when the base fell back past commits without data: would-be-new keys leaking there are inherited.", "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" } }, { "$ref": "#/components/parameters/environment" }],
         "responses": {
           "200": { "description": "The answer.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Diff" } } } },
           "400": { "$ref": "#/components/responses/Error" },

@@ -89,7 +89,7 @@ struct RunRecordParser {
         var schema: String?, scenario: String?, file: String?, line: Int?, type: String?
         var outcome: CheckOutcome?, waitedMs: Double?, timeoutMs: Int?, lifecycle: String?
         var retainPath: [RetainPathStep]?, fingerprint: String?, message: String?, timestamp: Date?
-        var source: CheckSource?
+        var source: CheckSource?, knownIssue: Bool?
         // Optional keys may be null, so "seen" is tracked apart from the value: one bit a key.
         var seenOptional: UInt8 = 0
         try object { key, parser in
@@ -117,6 +117,9 @@ struct RunRecordParser {
             case "source":
                 try Self.firstTime(16, &seenOptional)
                 source = try parser.optional { try CheckSource(rawValue: $0.string()).orGiveUp() }
+            case "knownIssue":
+                try Self.firstTime(32, &seenOptional)
+                knownIssue = try parser.optional { try $0.boolean() }
             case "timestamp": try Self.once(&timestamp, try parser.timestamp())
             default: try parser.skipValue()
             }
@@ -127,7 +130,7 @@ struct RunRecordParser {
         return CheckRecord(scenario: scenario, file: file, line: line, type: type, outcome: outcome,
                            waitedMs: waitedMs, timeoutMs: timeoutMs, lifecycle: lifecycle ?? "none",
                            retainPath: retainPath, fingerprint: fingerprint, message: message,
-                           timestamp: timestamp, source: source)
+                           timestamp: timestamp, source: source, knownIssue: knownIssue)
     }
 
     private mutating func step() throws -> RetainPathStep {
@@ -247,6 +250,12 @@ struct RunRecordParser {
         for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] { return false }
         index += count
         return true
+    }
+
+    private mutating func boolean() throws -> Bool {
+        if literal("true") { return true }
+        if literal("false") { return false }
+        throw GiveUp()
     }
 
     private mutating func string() throws -> String {

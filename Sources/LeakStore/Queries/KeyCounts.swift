@@ -31,3 +31,18 @@ struct KeyIDs: Hashable, Sendable {
     var scenarioID: Int64
     var typeID: Int64
 }
+
+extension KeyCounts {
+    /// Counts that fold to `state`: a key whose state an ancestor's runs stand in for.
+    init(standingFor state: KeyState, ids: KeyIDs, scenario: String, type: String) {
+        let (checked, leaked, late, errors) = switch state {
+        case .leaked: (1, 1, 0, 0)
+        case .clean: (1, 0, 0, 0)
+        case .lateRelease: (1, 0, 1, 0)
+        case .flaky: (2, 1, 0, 0)
+        case .error: (1, 0, 0, 1)
+        }
+        self.init(scenarioID: ids.scenarioID, typeID: ids.typeID, scenario: scenario, type: type, checked: checked,
+                  leaked: leaked, lateRelease: late, errors: errors)
+    }
+}

@@ -2,8 +2,14 @@ import Foundation
 import LeakReport
 
 extension LeakStore {
-    /// How many recent runs of the base branch are searched for keys that flipped.
-    public static let flakyHistoryRuns = 20
+    /// How many usable commits of the base's first-parent line the flaky window looks at: long
+    /// enough to see a leak that shows in 5% of runs a dozen times.
+    public static let flakyWindowCommits = 400
+    /// How many usable first-parent ancestors of the base may stand in for a key the base did
+    /// not check, or whose check there errored.
+    public static let fallbackCommits = 100
+    /// How far back along the head's first parents `firstSeen` looks.
+    public static let firstSeenCommits = 200
 
     /// The first candidate commit with a usable (non-suspect) run in the environment.
     /// - Throws: `LeakStoreError.projectNotFound`.
@@ -23,90 +29,151 @@ extension LeakStore {
         }
     }
 
-    /// Classifies every leak key of the environment between two commits with `LeakDiff`.
+    /// Classifies every leak key of the environment between two commits with `LeakDiff`, in
+    /// one read snapshot.
     ///
-    /// Suspect runs count on neither side. A commit with no usable runs is a side with
-    /// `runs: 0` and no keys. Keys that flipped between leaked and clean in the last
-    /// `flakyHistoryRuns` runs of the base's branch (up to the base) are flaky. Active
-    /// suppressions of the project apply.
+    /// - The base counts only its usable runs (a suspect run is never a base); the head counts
+    ///   every run, and lists its suspect runs.
+    /// - A key that leaks at head and that the base did not check (or only errored on) takes its
+    ///   state from the nearest of `fallbackCommits` usable first-parent ancestors of the base
+    ///   that checked it (`baseStateFrom`).
+    /// - A key that leaks at head is flaky when the base's first-parent line of
+    ///   `flakyWindowCommits` usable commits, followed by the head's leak, shows it intermittent
+    ///   (`Intermittence.shows`). A leak that was fixed and stayed fixed for `Intermittence.stableCommits`
+    ///   usable commits, then comes back, is new.
+    /// - `after`, the base branch's nearest upload after the merge-base (given when the base had
+    ///   to fall back past commits without data): a would-be-new key that leaks there is
+    ///   inherited.
+    /// - `firstSeen`: where the head's current leaking stretch began along its first parents.
+    /// - Without a base, every leak at head is `unverified`.
     /// - Throws: `LeakStoreError.projectNotFound`.
-    public func diff(project: String, base: String, head: String, environment: String, now: Date = Date()) throws -> DiffResponse {
+    public func diff(project: String, base: String?, head: String, environment: String, after: String? = nil,
+                     now: Date = Date()) throws -> DiffResponse {
         try read { db in
             let history = try ProjectHistory(db, project: project)
-            let baseID = try history.commitID(base), headID = try history.commitID(head)
+            let headID = try history.commitID(head)
+            let headRuns = try headID.map { try history.runCounts(commitID: $0, environment: environment) } ?? (usable: 0, suspect: 0)
+            let suspectRuns = try headID.map { try history.suspectRuns(commitID: $0, environment: environment) } ?? []
+            let headSide = DiffResponse.Side(commit: head.lowercased(), runs: headRuns.usable + headRuns.suspect,
+                                             suspectRuns: suspectRuns.isEmpty ? nil : suspectRuns)
+            let headCounts = try headID.map { try history.keyCounts(commitID: $0, environment: environment, includingSuspect: true) } ?? []
+
+            guard let base else {
+                let observations = try Self.observations(history, headID, headCounts, environment: environment,
+                                                         wanted: Set(headCounts.map(\.ids)), includingSuspect: true)
+                var diff = LeakDiff(unverifiedHead: observations.byKey)
+                try annotateFirstSeen(&diff, history, headID: headID, keys: observations.idsByKey, environment: environment)
+                return DiffResponse(project: project, environment: environment, base: nil, head: headSide, diff: diff)
+            }
+
+            let baseID = try history.commitID(base)
             let baseRuns = try baseID.map { try history.runCounts(commitID: $0, environment: environment).usable } ?? 0
-            let headRuns = try headID.map { try history.runCounts(commitID: $0, environment: environment).usable } ?? 0
-            let baseCounts = try baseID.map { try history.keyCounts(commitID: $0, environment: environment) } ?? []
-            let headCounts = try headID.map { try history.keyCounts(commitID: $0, environment: environment) } ?? []
-            let baseBranch = try baseID.flatMap { try history.branch(ofCommit: $0) }
+            var baseCounts = try baseID.map { try history.keyCounts(commitID: $0, environment: environment) } ?? []
 
             // Only keys that leaked, flaked or released late on a side can land in a category.
             let telling: Set<KeyState> = [.leaked, .flaky, .lateRelease]
             let interesting = Set((baseCounts + headCounts).filter { telling.contains($0.state) }.map(\.ids))
-            var keysByIDs: [KeyIDs: LeakKey] = [:]
-            for counts in baseCounts + headCounts where interesting.contains(counts.ids) { keysByIDs[counts.ids] = counts.key }
+            let leakingAtHead = Set(headCounts.filter { $0.state == .leaked || $0.state == .flaky }.map(\.ids))
 
-            func observations(_ commitID: Int64?, _ counts: [KeyCounts]) throws -> [LeakKey: KeyObservation] {
-                guard let commitID else { return [:] }
-                let wanted = counts.filter { interesting.contains($0.ids) }
-                let details = try history.tellingChecks(commitID: commitID, environment: environment, keys: Set(wanted.map(\.ids)))
-                var result: [LeakKey: KeyObservation] = [:]
-                for counts in wanted {
-                    var observation = details[counts.ids] ?? KeyObservation(state: counts.state, file: "", line: 0)
-                    observation.state = counts.state
-                    result[counts.key] = observation
+            // The base's first-parent line: the fallback for keys it did not check, and the flaky window.
+            let baseLine = try baseID.map {
+                try history.firstParentLine(from: $0, branch: try history.branch(ofCommit: $0), environment: environment,
+                                            limit: Self.flakyWindowCommits)
+            } ?? []
+            var baseStateFrom: [KeyIDs: String] = [:]
+            var flaky: Set<KeyIDs> = []
+            let checkedAtBase = Dictionary(baseCounts.map { ($0.ids, $0.state) }, uniquingKeysWith: { first, _ in first })
+            for ids in leakingAtHead {
+                let states = try history.keyStates(ids, environment: environment, at: Set(baseLine.map(\.id)))
+                let line = baseLine.map { states[$0.id] }
+                if checkedAtBase[ids] == nil || checkedAtBase[ids] == .error,
+                   let index = line.prefix(Self.fallbackCommits).firstIndex(where: { $0 != nil && $0 != .error }),
+                   let state = line[index], index > 0 {
+                    baseStateFrom[ids] = baseLine[index].sha
+                    let name = headCounts.first { $0.ids == ids }!
+                    baseCounts.removeAll { $0.ids == ids }
+                    baseCounts.append(KeyCounts(standingFor: state, ids: ids, scenario: name.scenario, type: name.type))
                 }
-                return result
+                // The head's own leak ends the line: a brief clean spell between leaks is intermittence.
+                if Intermittence.shows(line.reversed() + [.leaked]) { flaky.insert(ids) }
             }
 
-            var flaky: Set<LeakKey> = []
-            if let baseID, let baseBranch {
-                flaky = Set(try flippedKeys(history, baseID: baseID, branch: baseBranch, environment: environment,
-                                            among: interesting).compactMap { keysByIDs[$0] })
-            }
-            let suppressions = try suppressionRules(db, projectID: history.projectID)
-            var diff = LeakDiff(base: try observations(baseID, baseCounts), head: try observations(headID, headCounts),
-                                flakyKeys: flaky, suppressions: suppressions, now: now)
-            if let baseBranch {
-                let idsByKey = Dictionary(keysByIDs.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
-                for index in diff.entries.indices where [.new, .persisting].contains(diff.entries[index].category) {
-                    guard let ids = idsByKey[diff.entries[index].key] else { continue }
-                    diff.entries[index].firstSeen = try history.firstLeaking(
-                        typeID: ids.typeID, scenarioID: ids.scenarioID, environment: environment, branch: baseBranch)
+            var inheritedFrom: [KeyIDs: String] = [:]
+            if let after, let afterID = try history.commitID(after),
+               try history.runCounts(commitID: afterID, environment: environment).usable > 0 {
+                let states = try history.keyCounts(commitID: afterID, environment: environment)
+                for counts in states where leakingAtHead.contains(counts.ids) && (counts.state == .leaked || counts.state == .flaky) {
+                    inheritedFrom[counts.ids] = after.lowercased()
                 }
             }
+
+            let baseObservations = try Self.observations(history, baseID, baseCounts, environment: environment,
+                                                         wanted: interesting, includingSuspect: false)
+            let headObservations = try Self.observations(history, headID, headCounts, environment: environment,
+                                                         wanted: interesting, includingSuspect: true)
+            var idsByKey = baseObservations.idsByKey
+            idsByKey.merge(headObservations.idsByKey) { first, _ in first }
+            let keyOf = Dictionary(idsByKey.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
+            var diff = LeakDiff(
+                base: baseObservations.byKey, head: headObservations.byKey,
+                flakyKeys: Set(flaky.compactMap { keyOf[$0] }),
+                inherited: Dictionary(inheritedFrom.compactMap { ids, sha in keyOf[ids].map { ($0, sha) } }, uniquingKeysWith: { a, _ in a }),
+                suppressions: try suppressionRules(db, projectID: history.projectID), now: now)
+            for index in diff.entries.indices {
+                if let ids = idsByKey[diff.entries[index].key], let sha = baseStateFrom[ids] {
+                    diff.entries[index].baseStateFrom = sha
+                }
+            }
+            try annotateFirstSeen(&diff, history, headID: headID, keys: idsByKey, environment: environment)
             return DiffResponse(project: project, environment: environment,
                                 base: DiffResponse.Side(commit: base.lowercased(), runs: baseRuns),
-                                head: .init(commit: head.lowercased(), runs: headRuns), diff: diff)
+                                head: headSide, diff: diff)
         }
     }
 
-    /// Keys among `keys` that were leaked at one commit and clean at another (or flaky at one)
-    /// across the commits of the last `flakyHistoryRuns` usable runs of `branch`, up to the base.
-    private func flippedKeys(_ history: ProjectHistory, baseID: Int64, branch: String, environment: String,
-                             among keys: Set<KeyIDs>) throws -> Set<KeyIDs> {
-        guard !keys.isEmpty, let newestRun = try history.db.scalarInt(
-            "SELECT max(id) FROM runs WHERE commit_id = ? AND environment = ?", [.integer(baseID), .text(environment)])
-        else { return [] }
-        var commitIDs: [Int64] = []
-        try history.db.query("""
-            SELECT DISTINCT commit_id FROM (
-                SELECT commit_id FROM runs
-                WHERE project_id = ? AND environment = ? AND branch = ? AND suspect = 0 AND id <= ?
-                ORDER BY id DESC LIMIT ?)
-            """, [.integer(history.projectID), .text(environment), .text(branch), .integer(newestRun),
-                  .integer(Int64(Self.flakyHistoryRuns))]) { commitIDs.append($0.int64(at: 0)) }
-        var leaked: Set<KeyIDs> = [], clean: Set<KeyIDs> = [], flipped: Set<KeyIDs> = []
-        for commitID in commitIDs {
-            for counts in try history.keyCounts(commitID: commitID, environment: environment) where keys.contains(counts.ids) {
-                switch counts.state {
-                case .leaked: leaked.insert(counts.ids)
-                case .clean, .lateRelease: clean.insert(counts.ids)
-                case .flaky: flipped.insert(counts.ids)
-                case .error: break
+    /// The observations of the wanted keys at a commit, by key, with the ids of each key.
+    private static func observations(_ history: ProjectHistory, _ commitID: Int64?, _ counts: [KeyCounts], environment: String,
+                                     wanted: Set<KeyIDs>, includingSuspect: Bool) throws
+        -> (byKey: [LeakKey: KeyObservation], idsByKey: [LeakKey: KeyIDs])
+    {
+        let chosen = counts.filter { wanted.contains($0.ids) }
+        let details = try commitID.map {
+            try history.tellingChecks(commitID: $0, environment: environment, keys: Set(chosen.map(\.ids)),
+                                      includingSuspect: includingSuspect)
+        } ?? [:]
+        var byKey: [LeakKey: KeyObservation] = [:], idsByKey: [LeakKey: KeyIDs] = [:]
+        for counts in chosen {
+            var observation = details[counts.ids] ?? KeyObservation(state: counts.state, file: "", line: 0)
+            observation.state = counts.state
+            byKey[counts.key] = observation
+            idsByKey[counts.key] = counts.ids
+        }
+        return (byKey, idsByKey)
+    }
+
+    /// Sets `firstSeen` on each entry that leaks at head: the oldest commit of the leaking
+    /// stretch that ends at the head, along the head's first parents (usable commits; the head
+    /// itself counts whatever its runs).
+    private func annotateFirstSeen(_ diff: inout LeakDiff, _ history: ProjectHistory, headID: Int64?,
+                                   keys: [LeakKey: KeyIDs], environment: String) throws {
+        guard let headID else { return }
+        let leakingCategories: Set<LeakDiff.Category> = [.new, .persisting, .inherited, .known, .unverified, .suppressed]
+        guard diff.entries.contains(where: { leakingCategories.contains($0.category) }) else { return }
+        let headSha = try history.commitPoint(headID, environment: environment).sha
+        var line = try history.firstParentLine(from: headID, branch: nil, environment: environment, limit: Self.firstSeenCommits)
+        if line.first?.id != headID { line.insert(BranchCommit(id: headID, sha: headSha, at: ""), at: 0) }
+        for index in diff.entries.indices where leakingCategories.contains(diff.entries[index].category) {
+            guard let ids = keys[diff.entries[index].key] else { continue }
+            let states = try history.keyStates(ids, environment: environment, at: Set(line.map(\.id)), allRunsAt: headID)
+            var first: String?
+            walk: for commit in line {
+                switch states[commit.id] {
+                case .leaked?, .flaky?: first = commit.sha
+                case .clean?, .lateRelease?: break walk
+                case .error?, nil: continue
                 }
             }
+            diff.entries[index].firstSeen = first
         }
-        return flipped.union(leaked.intersection(clean))
     }
 }

@@ -36,12 +36,13 @@ struct ProjectHistory {
         return counts
     }
 
-    /// Every key's counts at the commit, from the usable runs only. `leak_states` answers when
-    /// no suspect run is stored there; otherwise the usable runs' checks are added up.
-    func keyCounts(commitID: Int64, environment: String, typeID: Int64? = nil) throws -> [KeyCounts] {
+    /// Every key's counts at the commit. From the usable runs only (a base side), unless
+    /// `includingSuspect` (a head side, where a suspect run hides nothing). `leak_states` answers
+    /// when it holds exactly the runs wanted; otherwise the wanted runs' checks are added up.
+    func keyCounts(commitID: Int64, environment: String, typeID: Int64? = nil, includingSuspect: Bool = false) throws -> [KeyCounts] {
         let runs = try runCounts(commitID: commitID, environment: environment)
-        guard runs.usable > 0 else { return [] }
-        let sql = runs.suspect == 0 ? """
+        guard runs.usable > 0 || (includingSuspect && runs.suspect > 0) else { return [] }
+        let sql = runs.suspect == 0 || includingSuspect ? """
             SELECT ls.scenario_id, ls.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
                    ls.late_release_count, ls.error_count
             FROM leak_states ls JOIN scenarios s ON s.id = ls.scenario_id JOIN types t ON t.id = ls.type_id
@@ -64,19 +65,74 @@ struct ProjectHistory {
         return result
     }
 
+    /// One key's state at each of `commitIDs` that checked it, from its usable runs (every run
+    /// at `allRunsAt`, a head). `leak_states` answers (one index range of the key's scenario),
+    /// except at commits that also hold a suspect run, whose usable checks are added up.
+    func keyStates(_ ids: KeyIDs, environment: String, at commitIDs: Set<Int64>, allRunsAt head: Int64? = nil) throws -> [Int64: KeyState] {
+        guard let low = commitIDs.min(), let high = commitIDs.max() else { return [:] }
+        func state(_ checked: Int, _ leaked: Int, _ late: Int, _ errors: Int) -> KeyState {
+            KeyCounts(scenarioID: ids.scenarioID, typeID: ids.typeID, scenario: "", type: "", checked: checked,
+                      leaked: leaked, lateRelease: late, errors: errors).state
+        }
+        var states: [Int64: KeyState] = [:]
+        try db.query("""
+            SELECT commit_id, checked_count, leaked_count, late_release_count, error_count
+            FROM leak_states INDEXED BY leak_states_by_scenario
+            WHERE scenario_id = ? AND environment = ? AND commit_id BETWEEN ? AND ? AND type_id = ?
+            """, [.integer(ids.scenarioID), .text(environment), .integer(low), .integer(high), .integer(ids.typeID)]) { row in
+            let commitID = row.int64(at: 0)
+            guard commitIDs.contains(commitID) else { return }
+            states[commitID] = state(row.int(at: 1), row.int(at: 2), row.int(at: 3), row.int(at: 4))
+        }
+        var tainted: [Int64] = []
+        try db.query("""
+            SELECT DISTINCT commit_id FROM runs WHERE commit_id BETWEEN ? AND ? AND environment = ? AND suspect = 1
+            """, [.integer(low), .integer(high), .text(environment)]) { row in
+            let commitID = row.int64(at: 0)
+            if commitIDs.contains(commitID), commitID != head, states[commitID] != nil { tainted.append(commitID) }
+        }
+        for commitID in tainted {
+            states[commitID] = nil
+            try db.query("""
+                SELECT count(*), coalesce(sum(k.outcome = 'leaked'), 0), coalesce(sum(k.outcome = 'lateRelease'), 0),
+                       coalesce(sum(k.outcome = 'error'), 0)
+                FROM runs r JOIN checks k ON k.run_id = r.id
+                WHERE r.commit_id = ? AND r.environment = ? AND r.suspect = 0 AND k.scenario_id = ? AND k.type_id = ?
+                """, [.integer(commitID), .text(environment), .integer(ids.scenarioID), .integer(ids.typeID)]) { row in
+                if row.int(at: 0) > 0 { states[commitID] = state(row.int(at: 0), row.int(at: 1), row.int(at: 2), row.int(at: 3)) }
+            }
+        }
+        return states
+    }
+
+    /// The head's suspect runs in the environment, oldest first.
+    func suspectRuns(commitID: Int64, environment: String) throws -> [DiffResponse.SuspectRun] {
+        var runs: [DiffResponse.SuspectRun] = []
+        try db.query("""
+            SELECT id, check_count, leaked_count, error_count FROM runs
+            WHERE commit_id = ? AND environment = ? AND suspect = 1 ORDER BY id
+            """, [.integer(commitID), .text(environment)]) { row in
+            runs.append(.init(runID: row.int64(at: 0), checks: row.int(at: 1), leaked: row.int(at: 2), errors: row.int(at: 3)))
+        }
+        return runs
+    }
+
     /// The most telling check of each wanted key at the commit (a leak before a late release
     /// before anything else, the first of each), as `KeyObservation.fold` picks it.
-    func tellingChecks(commitID: Int64, environment: String, keys: Set<KeyIDs>) throws -> [KeyIDs: KeyObservation] {
+    /// `knownIssue` is true when every leaking check of the key was a known issue.
+    func tellingChecks(commitID: Int64, environment: String, keys: Set<KeyIDs>, includingSuspect: Bool = false) throws -> [KeyIDs: KeyObservation] {
         guard !keys.isEmpty else { return [:] }
         var found: [KeyIDs: (rank: Int, observation: KeyObservation)] = [:]
+        var plainLeaks: Set<KeyIDs> = []
         try db.query("""
-            SELECT k.scenario_id, k.type_id, k.outcome, k.file, k.line, k.fingerprint, k.retain_path, k.message
+            SELECT k.scenario_id, k.type_id, k.outcome, k.file, k.line, k.fingerprint, k.retain_path, k.message, k.known_issue
             FROM runs r JOIN checks k ON k.run_id = r.id
-            WHERE r.commit_id = ? AND r.environment = ? AND r.suspect = 0
+            WHERE r.commit_id = ? AND r.environment = ? AND (r.suspect = 0 OR ?)
             ORDER BY k.id
-            """, [.integer(commitID), .text(environment)]) { row in
+            """, [.integer(commitID), .text(environment), .integer(includingSuspect ? 1 : 0)]) { row in
             let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1))
             guard keys.contains(ids) else { return }
+            if row.string(at: 2) == "leaked", row.int(at: 8) != 1 { plainLeaks.insert(ids) }
             let rank = switch row.string(at: 2) {
             case "leaked": 2
             case "lateRelease": 1
@@ -88,7 +144,11 @@ struct ProjectHistory {
                 state: .clean, file: row.string(at: 3) ?? "", line: row.int(at: 4), fingerprint: row.string(at: 5),
                 retainPath: retainPath, message: row.string(at: 7)))
         }
-        return found.mapValues(\.observation)
+        return Dictionary(uniqueKeysWithValues: found.map { ids, value in
+            var observation = value.observation
+            if value.rank == 2, !plainLeaks.contains(ids) { observation.knownIssue = true }
+            return (ids, observation)
+        })
     }
 
     /// The commit's sha and when its first usable run in the environment started; `at` is nil
@@ -107,18 +167,29 @@ struct ProjectHistory {
 
     /// Commits of `branch` with usable runs in the environment, newest first, at most `limit`.
     ///
-    /// The walk starts at the branch's newest commit with data (upload order) and follows first
-    /// parents (`commit_parents` position 0); where a commit's first parent is unknown to the
-    /// server, it continues with the branch's previous commit in upload order. Commits without
-    /// data in the environment are walked through but not listed.
+    /// The walk starts at the branch's newest commit with data (upload order) and follows
+    /// `firstParentLine`.
     func branchCommits(_ branch: String, environment: String, limit: Int) throws -> [BranchCommit] {
-        guard limit > 0, var current = try db.scalarInt("""
+        guard limit > 0, let newest = try db.scalarInt("""
             SELECT c.id FROM commits c
             WHERE c.project_id = ? AND c.branch = ?
               AND EXISTS (SELECT 1 FROM runs r WHERE r.commit_id = c.id AND r.environment = ? AND r.suspect = 0)
             ORDER BY c.id DESC LIMIT 1
             """, [.integer(projectID), .text(branch), .text(environment)])
         else { return [] }
+        return try firstParentLine(from: newest, branch: branch, environment: environment, limit: limit)
+    }
+
+    /// Commits with usable runs in the environment along first parents from `start` (included
+    /// when it has data), newest first, at most `limit`.
+    ///
+    /// The walk follows first parents (`commit_parents` position 0); where a commit's first
+    /// parent is unknown to the server (no upload there), it continues with `branch`'s previous
+    /// commit in upload order. Commits without usable data are walked through but not listed;
+    /// at most `max(limit * 20, 1,000)` commits are walked.
+    func firstParentLine(from start: Int64, branch: String?, environment: String, limit: Int) throws -> [BranchCommit] {
+        guard limit > 0 else { return [] }
+        var current = start
         var visited: Set<Int64> = []
         var result: [BranchCommit] = []
         var steps = 0
@@ -128,10 +199,13 @@ struct ProjectHistory {
             visited.insert(current)
             let point = try commitPoint(current, environment: environment)
             if let at = point.at { result.append(BranchCommit(id: current, sha: point.sha, at: at)) }
-            guard let next = try firstParent(of: current, avoiding: visited)
-                ?? previousInUploadOrder(current, branch: branch, avoiding: visited)
-            else { break }
-            current = next
+            if let next = try firstParent(of: current, avoiding: visited) {
+                current = next
+            } else if let branch, let next = try previousInUploadOrder(current, branch: branch, avoiding: visited) {
+                current = next
+            } else {
+                break
+            }
         }
         return result
     }

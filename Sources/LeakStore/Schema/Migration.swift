@@ -16,6 +16,7 @@ public struct Migration: Sendable {
         Migration(version: 2, name: "regression_queries", bytes: PackageResources._002_regression_queries_sql),
         Migration(version: 3, name: "checks_outcome_without_in_list",
                   bytes: PackageResources._003_checks_outcome_without_in_list_sql),
+        Migration(version: 4, name: "gate", bytes: PackageResources._004_gate_sql),
     ]
 
     /// The schema version this build writes.

@@ -90,8 +90,8 @@ extension LeakStore {
         var states: [LeakStateKey: LeakStateCounts] = [:]
         let insert = try db.statement("""
             INSERT INTO checks (run_id, scenario_id, type_id, outcome, waited_ms, timeout_ms, file, line,
-                lifecycle, fingerprint, retain_path, message, source, checked_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                lifecycle, fingerprint, retain_path, message, source, checked_at, known_issue)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         for (index, check) in run.checks.enumerated() {
             let scenarioID = try intern(check.scenario, table: "scenarios", cache: &writer.scenarioIDs, db: db)
@@ -111,6 +111,7 @@ extension LeakStore {
             try insert.bind(check.message, at: 12)
             try insert.bind(check.source?.rawValue, at: 13)
             try insert.bind(ReportTimestamp.string(from: check.timestamp), at: 14)
+            try insert.bind(check.knownIssue == true && check.outcome == .leaked ? 1 : nil, at: 15)
             try insert.step()
             states[LeakStateKey(scenarioID: scenarioID, typeID: typeID), default: LeakStateCounts()].add(check.outcome)
         }

@@ -42,9 +42,11 @@ public final class LeakStore: Sendable {
         try writerQueue.sync { try body(writer) }
     }
 
-    /// Runs `body` with a read-only connection from the pool. Tests and read routes use it.
+    /// Runs `body` with a read-only connection from the pool, in one read transaction: every
+    /// statement in it sees the same snapshot, also while uploads commit. Tests and read routes
+    /// use it.
     public func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        try readers.withReader(body)
+        try readers.withReader { reader in try reader.transaction(.deferred) { try body(reader) } }
     }
 
     /// The schema version of the file (the highest applied migration).

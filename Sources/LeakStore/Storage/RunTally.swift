@@ -19,6 +19,10 @@ struct RunTally: Sendable {
         }
     }
 
-    /// More than 80% of the checks leaked or ended in an error.
-    var suspect: Bool { checks > 0 && (leaked + errors) * 5 > checks * 4 }
+    /// Fewer checks than this never make a run suspect: in a small project every check leaking
+    /// is as likely to be real leaks as a broken harness.
+    static let suspectMinimumChecks = 20
+
+    /// At least `suspectMinimumChecks` checks, and more than 80% of them leaked or ended in an error.
+    var suspect: Bool { checks >= Self.suspectMinimumChecks && (leaked + errors) * 5 > checks * 4 }
 }

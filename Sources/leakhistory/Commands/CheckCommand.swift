@@ -7,14 +7,21 @@ struct CheckCommand: Command {
         abstract: "Upload this run's leak reports, then fail if they bring in new leaks.",
         discussion: """
             The one step a CI job needs after swift test: leakhistory upload, then leakhistory diff
-            BASE..COMMIT for the uploaded commit. Exit codes as for diff.
+            BASE..COMMIT for the uploaded commit. Run the tests with LEAKHISTORY_REPORT_ONLY=1 so
+            that leaks are recorded (and printed as warnings) without failing swift test: check is
+            then the one gate for leaks. On the base branch itself, HEAD is compared with its first
+            parent. Without a base the leaks at HEAD are listed as unverified and the build passes
+            (--if-no-base). A run at HEAD in which nearly every check leaked (20 checks or more)
+            fails with its own message. Exit codes: 0 no new leaks, 1 new leaks (or a suspect run,
+            or flaky with --strict), 2 usage or configuration error, 3 server unreachable or no
+            base with --if-no-base fail.
             """,
         arguments: [.init(name: "paths", help: "Report files or folders (default: LEAKHISTORY_REPORT, else .build/leakhistory/).", isRepeated: true)],
         options: ClientSettings.options + RunAssembly.options + [
             .init(name: "--base", valueName: "rev", help: "The branch to compare with (default: the pull request's base on CI, else main)."),
         ] + DiffCommand.comparisonOptions,
         examples: [
-            "swift test; leakhistory check --base origin/main --format github",
+            "LEAKHISTORY_REPORT_ONLY=1 swift test && leakhistory check --base origin/main --format github",
             "leakhistory check --if-no-base fail --strict",
         ])
 

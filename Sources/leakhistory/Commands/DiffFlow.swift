@@ -20,24 +20,51 @@ struct DiffFlow: Sendable {
             baseCommit = remote
         }
         let environment = client.settings.environment
-        guard let mergeBase = try repository.mergeBase(baseCommit, headCommit) else {
+        guard var mergeBase = try repository.mergeBase(baseCommit, headCommit) else {
             throw CommandFailure("\(baseRevision) and \(String(headCommit.prefix(10))) share no history in \(repository.directory); there is nothing to compare with.", code: .usage)
+        }
+        // On the base branch itself (a push to main), the change is HEAD's own: compare with its first parent.
+        if mergeBase == headCommit {
+            guard let parent = repository.parents(of: headCommit).first else {
+                return try await noBase(environment: environment, headCommit: headCommit)
+            }
+            mergeBase = parent
         }
         let candidates = try repository.firstParentLine(from: mergeBase, limit: depth)
         let resolved = try await client.resolve(ResolveRequest(environment: environment, candidates: candidates))
         guard let base = resolved.base, let distance = resolved.distance else {
-            return DiffOutcome(environment: environment, base: nil, head: headCommit, diff: LeakDiff(entries: []),
-                               strict: strict, ifNoBase: ifNoBase)
+            return try await noBase(environment: environment, headCommit: headCommit)
         }
-        let answer = try await client.diff(base: base, head: headCommit)
+        // The base fell back past commits without data: the base branch's nearest upload after the
+        // merge-base tells a leak that came in with those commits from one this change brings in.
+        var after: String?
+        if distance > 0, baseCommit != mergeBase {
+            let later = try repository.firstParentCommits(of: baseCommit, after: mergeBase, limit: depth)
+            if !later.isEmpty {
+                after = try await client.resolve(ResolveRequest(environment: environment, candidates: later)).base
+            }
+        }
+        let answer = try await client.diff(base: base, head: headCommit, after: after)
+        try requireHeadRuns(answer, environment: environment, headCommit: headCommit)
+        return DiffOutcome(
+            environment: environment,
+            base: DiffOutcome.BaseChoice(commit: base, distance: distance, mergeBase: mergeBase, after: after),
+            head: headCommit, diff: answer.diff, strict: strict, ifNoBase: ifNoBase,
+            suspectRuns: answer.head.suspectRuns ?? [])
+    }
+
+    /// No ancestor has data: the head's leaks, unverified (none when the head has no upload either).
+    private func noBase(environment: String, headCommit: String) async throws(CommandFailure) -> DiffOutcome {
+        let answer = try await client.diff(base: nil, head: headCommit)
+        return DiffOutcome(environment: environment, base: nil, head: headCommit, diff: answer.diff,
+                           strict: strict, ifNoBase: ifNoBase, suspectRuns: answer.head.suspectRuns ?? [])
+    }
+
+    private func requireHeadRuns(_ answer: DiffResponse, environment: String, headCommit: String) throws(CommandFailure) {
         guard answer.head.runs > 0 else {
             throw CommandFailure(
                 "Nothing is uploaded for head \(String(headCommit.prefix(10))) in environment '\(environment)'. Upload its reports first (leakhistory upload), or use leakhistory check, which uploads and compares.",
                 code: .usage)
         }
-        return DiffOutcome(
-            environment: environment,
-            base: DiffOutcome.BaseChoice(commit: base, distance: distance, mergeBase: mergeBase),
-            head: headCommit, diff: answer.diff, strict: strict, ifNoBase: ifNoBase)
     }
 }

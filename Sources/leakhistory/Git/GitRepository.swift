@@ -40,6 +40,13 @@ struct GitRepository: Sendable {
         try run(["rev-list", "--first-parent", "--max-count=\(limit)", commit]).split(separator: "\n").map(String.init)
     }
 
+    /// The first-parent commits of `tip` after `ancestor` (excluded), oldest first: the commits a
+    /// branch gained since `ancestor`, at most `limit` of the oldest.
+    func firstParentCommits(of tip: String, after ancestor: String, limit: Int) throws(CommandFailure) -> [String] {
+        Array(try run(["rev-list", "--first-parent", "--reverse", tip, "^\(ancestor)"])
+            .split(separator: "\n").prefix(limit).map(String.init))
+    }
+
     /// The parents of `commit`, first parent first; empty when it is not in this clone.
     func parents(of commit: String) -> [String] {
         guard let line = try? run(["rev-list", "--parents", "-n", "1", commit]) else { return [] }

@@ -33,8 +33,13 @@ struct LeakHistoryClient: Sendable {
         return try await send("POST", projectPath("resolve"), body: body, headers: ["Content-Type": "application/json"])
     }
 
-    func diff(base: String, head: String) async throws(CommandFailure) -> DiffResponse {
-        try await send("GET", projectPath("diff"), query: ["base": base, "head": head, "environment": settings.environment])
+    /// Without `base`, every leak at head comes back unverified. `after`: the base branch's
+    /// nearest upload after the merge-base, whose leaks are inherited rather than new.
+    func diff(base: String?, head: String, after: String? = nil) async throws(CommandFailure) -> DiffResponse {
+        var query = ["head": head, "environment": settings.environment]
+        query["base"] = base
+        query["after"] = after
+        return try await send("GET", projectPath("diff"), query: query)
     }
 
     func types(branch: String) async throws(CommandFailure) -> TypesResponse {

@@ -8,6 +8,8 @@ struct DiffOutcome: Sendable {
         /// First-parent steps from the merge-base; 0 is the merge-base itself.
         var distance: Int
         var mergeBase: String?
+        /// The base branch's nearest upload after the merge-base, asked about inherited leaks.
+        var after: String?
     }
 
     var environment: String
@@ -21,16 +23,44 @@ struct DiffOutcome: Sendable {
     /// Labels for local comparisons: the two report files.
     var baseLabel: String?
     var headLabel: String?
+    /// The head's suspect runs: they fail the build with their own message.
+    var suspectRuns: [DiffResponse.SuspectRun] = []
+
+    init(environment: String, base: BaseChoice?, head: String, diff: LeakDiff, strict: Bool, ifNoBase: String,
+         baseLabel: String? = nil, headLabel: String? = nil, suspectRuns: [DiffResponse.SuspectRun] = []) {
+        self.environment = environment
+        self.base = base
+        self.head = head
+        self.diff = diff
+        self.strict = strict
+        self.ifNoBase = ifNoBase
+        self.baseLabel = baseLabel
+        self.headLabel = headLabel
+        self.suspectRuns = suspectRuns
+    }
+
+    /// Nothing to compare with: no ancestor had data.
+    var hasNoBase: Bool { base == nil && baseLabel == nil }
 
     var exitCode: ExitCode {
-        if base == nil && baseLabel == nil { return ifNoBase == "fail" ? .unavailable : .success }
+        if !suspectRuns.isEmpty { return .newLeaks }
+        if hasNoBase { return ifNoBase == "fail" ? .unavailable : .success }
         return diff.failsBuild(strict: strict) ? .newLeaks : .success
+    }
+
+    /// Why a suspect head fails, one line a run: what happened and what to do.
+    var suspectMessages: [String] {
+        suspectRuns.map { run in
+            let bad = run.leaked + run.errors
+            let what = run.errors == 0 ? "leaked" : run.leaked == 0 ? "errored" : "leaked or errored"
+            return "run \(run.runID): \(bad) of \(run.checks) checks \(what) — every check leaking usually means the harness broke (a crash in set-up, a retained test host, a global that holds everything) rather than \(bad) separate leaks. Its leaks are listed; fix the cause and run again."
+        }
     }
 
     var baseDescription: String {
         if let baseLabel { return baseLabel }
         guard let base else { return "none" }
-        let distance = base.distance == 0 ? "the merge-base" : "\(base.distance) first-parent commit\(base.distance == 1 ? "" : "s") before the merge-base \(base.mergeBase.map(short) ?? "")"
+        let distance = base.distance == 0 ? "the merge-base" : "\(base.distance) first-parent commit\(base.distance == 1 ? "" : "s") before the merge-base \(base.mergeBase.map(short) ?? ""), which has no upload"
         return "\(short(base.commit)) (\(distance))"
     }
 

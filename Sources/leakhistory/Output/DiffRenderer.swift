@@ -19,10 +19,8 @@ struct DiffRenderer {
     func text(_ outcome: DiffOutcome) -> String {
         var lines: [String] = []
         lines.append("Base: \(outcome.baseDescription)   Head: \(outcome.headDescription)   Environment: \(outcome.environment)")
-        if outcome.base == nil && outcome.baseLabel == nil {
-            lines.append(noBaseMessage(outcome))
-            return lines.joined(separator: "\n") + "\n"
-        }
+        if outcome.hasNoBase { lines.append(noBaseMessage(outcome)) }
+        for message in outcome.suspectMessages { lines.append(palette.red("FAIL: suspect head, \(message)")) }
         for category in LeakDiff.Category.printOrder {
             let entries = outcome.diff.entries(in: category)
             guard !entries.isEmpty else { continue }
@@ -50,6 +48,13 @@ struct DiffRenderer {
         let parts = LeakDiff.Category.printOrder.map { "\(counts[$0] ?? 0) \(label($0))" }
         let verdict: String
         switch outcome.exitCode {
+        case _ where !outcome.suspectRuns.isEmpty:
+            verdict = palette.red("FAIL: a run at head is suspect (see above).")
+        case _ where outcome.hasNoBase:
+            let unverified = counts[.unverified] ?? 0
+            verdict = outcome.exitCode == .unavailable
+                ? palette.red("FAIL: no base, and --if-no-base fail was given.")
+                : palette.yellow("No base: \(unverified) leak\(unverified == 1 ? "" : "s") at head, unverified.")
         case .newLeaks:
             verdict = palette.red(outcome.strict && (counts[.new] ?? 0) == 0
                 ? "FAIL: flaky leaks and --strict was given."
@@ -61,11 +66,11 @@ struct DiffRenderer {
     }
 
     func noBaseMessage(_ outcome: DiffOutcome) -> String {
-        let what = "No base: neither the merge-base nor its first-parent ancestors searched have an upload for environment '\(outcome.environment)'."
+        let what = "neither the merge-base nor its first-parent ancestors searched have an upload for environment '\(outcome.environment)'"
         switch outcome.ifNoBase {
-        case "fail": return palette.red("FAIL: \(what) Upload from the base branch first (leakhistory upload on main), or pass --if-no-base warn.")
-        case "pass": return "\(what) Passing, as --if-no-base pass asks."
-        default: return palette.yellow("WARNING: \(what) Nothing was compared; upload from the base branch to compare next time.")
+        case "fail": return palette.red("FAIL: no base: \(what). Upload from the base branch first (leakhistory check on main), or pass --if-no-base warn.")
+        case "pass": return "No base: \(what). Passing, as --if-no-base pass asks; the leaks at head are listed as unverified."
+        default: return palette.yellow("WARNING: no base: \(what). Nothing was compared; the leaks at head are listed as unverified. Run leakhistory check on the base branch too, to compare next time.")
         }
     }
 
@@ -116,6 +121,7 @@ struct DiffRenderer {
             var headLabel: String?
             var result: String
             var exitCode: Int32
+            var suspectRuns: [DiffResponse.SuspectRun]?
             var counts: [String: Int]
             var entries: [LeakDiff.Entry]
         }
@@ -125,11 +131,12 @@ struct DiffRenderer {
         switch outcome.exitCode {
         case .newLeaks: result = "fail"
         case .unavailable: result = "noBase"
-        default: result = (outcome.base == nil && outcome.baseLabel == nil) ? "noBase" : "pass"
+        default: result = outcome.hasNoBase ? "noBase" : "pass"
         }
         let document = Document(
             environment: outcome.environment, base: outcome.base, baseLabel: outcome.baseLabel, head: outcome.head,
-            headLabel: outcome.headLabel, result: result, exitCode: outcome.exitCode.rawValue, counts: counts,
+            headLabel: outcome.headLabel, result: result, exitCode: outcome.exitCode.rawValue,
+            suspectRuns: outcome.suspectRuns.isEmpty ? nil : outcome.suspectRuns, counts: counts,
             entries: outcome.diff.entries)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -139,11 +146,14 @@ struct DiffRenderer {
     // MARK: markdown
 
     func markdown(_ outcome: DiffOutcome) -> String {
-        var text = "### LeakHistory: \(outcome.exitCode == .newLeaks ? "❌ new leaks" : "✅ no new leaks")\n\n"
+        let headline = !outcome.suspectRuns.isEmpty ? "❌ suspect run at head"
+            : outcome.hasNoBase ? (outcome.exitCode == .unavailable ? "❌ no base" : "⚠️ no base")
+            : outcome.exitCode == .newLeaks ? "❌ new leaks" : "✅ no new leaks"
+        var text = "### LeakHistory: \(headline)\n\n"
         text += "Base \(code(outcome.baseDescription)) · head \(code(outcome.headDescription)) · environment \(code(outcome.environment))\n\n"
-        if outcome.base == nil && outcome.baseLabel == nil {
-            return text + DiffRenderer(palette: Palette(enabled: false)).noBaseMessage(outcome) + "\n"
-        }
+        let plain = DiffRenderer(palette: Palette(enabled: false))
+        if outcome.hasNoBase { text += plain.noBaseMessage(outcome) + "\n\n" }
+        for message in outcome.suspectMessages { text += "**Suspect head:** \(message)\n\n" }
         for category in LeakDiff.Category.printOrder {
             let entries = outcome.diff.entries(in: category)
             guard !entries.isEmpty else { continue }
@@ -167,9 +177,13 @@ struct DiffRenderer {
 
     // MARK: github
 
-    /// `::error file=…,line=…::` for new leaks, `::warning` for flaky ones and late releases.
+    /// `::error file=…,line=…::` for new leaks and suspect runs, `::warning` for flaky ones,
+    /// late releases and the unverified leaks of a head without a base.
     func githubAnnotations(_ outcome: DiffOutcome) -> String {
         var text = ""
+        for message in outcome.suspectMessages {
+            text += "::error title=\(property("LeakHistory: suspect run"))::\(data(message))\n"
+        }
         for entry in outcome.diff.entries {
             let level: String
             switch entry.category {

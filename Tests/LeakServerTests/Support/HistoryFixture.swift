@@ -16,6 +16,7 @@ enum HistoryFixture {
         var type: String
         var outcome: String
         var fingerprint: String? = nil
+        var knownIssue = false
 
         static func leaked(_ scenario: String, _ type: String, fingerprint: String? = nil) -> Check {
             Check(scenario: scenario, type: type, outcome: "leaked", fingerprint: fingerprint)
@@ -29,6 +30,7 @@ enum HistoryFixture {
                 "timestamp": "2026-11-30T02:10:57.123Z",
             ]
             if let fingerprint { object["fingerprint"] = fingerprint }
+            if knownIssue { object["knownIssue"] = true }
             return object
         }
     }
@@ -65,9 +67,25 @@ extension TestServer {
         return try JSONDecoder().decode(type, from: reply.body)
     }
 
-    func diff(base: Int, head: Int, environment: String = "linux") throws -> DiffResponse {
-        try get("/v1/projects/app/diff?base=\(HistoryFixture.sha(base))&head=\(HistoryFixture.sha(head))&environment=\(environment)",
-                as: DiffResponse.self)
+    /// `base: nil` asks for the head alone (every leak unverified); `after` names the base
+    /// branch's upload after the merge-base.
+    func diff(base: Int?, head: Int, after: Int? = nil, environment: String = "linux") throws -> DiffResponse {
+        var query = "head=\(HistoryFixture.sha(head))&environment=\(environment)"
+        if let base { query += "&base=\(HistoryFixture.sha(base))" }
+        if let after { query += "&after=\(HistoryFixture.sha(after))" }
+        return try get("/v1/projects/app/diff?" + query, as: DiffResponse.self)
+    }
+
+    /// Uploads a first-parent line of runs on `branch`: commit `first + i` gets `runs[i]` (nil:
+    /// no upload there), its parent the commit before.
+    func uploadLine(from first: Int, branch: String = "main", parentOfFirst: Int? = nil, _ runs: [[HistoryFixture.Check]?]) throws {
+        for (offset, checks) in runs.enumerated() {
+            guard let checks else { continue }
+            let number = first + offset
+            let parent = offset == 0 ? parentOfFirst : number - 1
+            try uploadRun(commit: HistoryFixture.sha(number), branch: branch, parents: parent.map { [HistoryFixture.sha($0)] } ?? [],
+                          checks: checks)
+        }
     }
 
     func resolve(_ candidates: [String], environment: String = "linux") throws -> HTTPClient.Reply {

@@ -1,0 +1,151 @@
+import Foundation
+import LeakReport
+import Testing
+
+/// The CI gate's rules on the server: which runs count, where a key's base state comes from,
+/// which leaks are new.
+@Suite("The CI gate: diff rules")
+struct GateTests {
+    typealias Check = HistoryFixture.Check
+    static let scenario = "ProfileTests/open()"
+    static let type = "App.ProfileModel"
+    static func key(_ outcome: String) -> [Check] { [Check(scenario: scenario, type: type, outcome: outcome)] }
+    static let other = [Check.clean("Other/x()", "App.Other")]
+
+    /// Main's states of the key, oldest first (`-` no upload, `.` uploaded without the key, `L`
+    /// leaked, `c` clean, `e` errored, `F` runs disagree), then a feature commit that leaks it:
+    /// where the feature's leak lands against main's newest commit.
+    struct HistoryCase: CustomTestStringConvertible, Sendable {
+        var name: String
+        var main: String
+        var expected: LeakDiff.Category
+        var baseStateFrom: Int? = nil
+        var testDescription: String { name }
+    }
+
+    static let histories: [HistoryCase] = [
+        HistoryCase(name: "never leaked before: new", main: "cccccc", expected: .new),
+        HistoryCase(name: "leaked once, then clean again: flaky", main: "ccLccc", expected: .flaky),
+        HistoryCase(name: "leaked twice briefly: flaky", main: "cLcccLcc", expected: .flaky),
+        HistoryCase(name: "leaking with a one-commit gap: flaky", main: "LLLcLLL", expected: .flaky),
+        HistoryCase(name: "runs at one commit disagreed: flaky", main: "ccFccc", expected: .flaky),
+        HistoryCase(name: "fixed and stayed fixed, then back: new", main: "ccLLLLcccc", expected: .new),
+        HistoryCase(name: "leaking all along: persisting", main: "cLLLLL", expected: .persisting),
+        HistoryCase(name: "fixed for only two commits, then back: flaky", main: "cLLLLcc", expected: .flaky),
+        HistoryCase(name: "fixed for three commits, then back: new", main: "cLLLLccc", expected: .new),
+        HistoryCase(name: "base did not check it: the ancestor that did says clean", main: "ccc..", expected: .new, baseStateFrom: 3),
+        HistoryCase(name: "base did not check it: the ancestor that did says leaked", main: "cLL..", expected: .persisting, baseStateFrom: 3),
+        HistoryCase(name: "base errored: the ancestor says leaked", main: "cLLe", expected: .persisting, baseStateFrom: 3),
+        HistoryCase(name: "commits without uploads are walked through", main: "cLL--.", expected: .persisting, baseStateFrom: 3),
+        HistoryCase(name: "no ancestor checked it: new", main: "...", expected: .new),
+    ]
+
+    @Test(arguments: histories)
+    func aFeatureLeakAgainstMainsHistory(_ row: HistoryCase) throws {
+        let server = try TestServer()
+        let runs: [[[Check]]?] = row.main.map { symbol in
+            switch symbol {
+            case "-": nil
+            case ".": [Self.other]
+            case "L": [Self.key("leaked")]
+            case "c": [Self.key("deallocated")]
+            case "e": [Self.key("error")]
+            default: [Self.key("leaked"), Self.key("deallocated")]
+            }
+        }
+        for (offset, commitRuns) in runs.enumerated() {
+            for checks in commitRuns ?? [] {
+                try server.uploadRun(commit: HistoryFixture.sha(offset + 1), parents: offset == 0 ? [] : [HistoryFixture.sha(offset)],
+                                     checks: checks + Self.other)
+            }
+        }
+        let base = row.main.count, head = 100
+        try server.uploadRun(commit: HistoryFixture.sha(head), branch: "feature", parents: [HistoryFixture.sha(base)], checks: Self.key("leaked"))
+        let diff = try server.diff(base: base, head: head)
+        let entry = try #require(diff.entry(Self.scenario, Self.type))
+        #expect(entry.category == row.expected)
+        #expect(entry.baseStateFrom == row.baseStateFrom.map(HistoryFixture.sha))
+    }
+
+    @Test func aLeakTheBaseBranchShowsAfterTheMergeBaseIsInheritedNotNew() throws {
+        let server = try TestServer()
+        // main: 1 clean, 2 and 3 without uploads (the merge-base is 3), 4 leaks (main's own upload after it).
+        try server.uploadRun(commit: HistoryFixture.sha(1), checks: Self.key("deallocated") + [Check.clean("S/b()", "App.B")])
+        try server.uploadRun(commit: HistoryFixture.sha(4), parents: [HistoryFixture.sha(3)], checks: Self.key("leaked"))
+        try server.uploadRun(commit: HistoryFixture.sha(10), branch: "feature", parents: [HistoryFixture.sha(3)],
+                             checks: Self.key("leaked") + [Check.leaked("S/b()", "App.B")])
+        let diff = try server.diff(base: 1, head: 10, after: 4)
+        #expect(diff.entry(Self.scenario, Self.type)?.category == .inherited)
+        #expect(diff.entry(Self.scenario, Self.type)?.inheritedFrom == HistoryFixture.sha(4))
+        #expect(diff.entry("S/b()", "App.B")?.category == .new, "main after the merge-base does not leak it: the change did")
+        #expect(diff.diff.failsBuild(strict: false))
+        let without = try server.diff(base: 1, head: 10)
+        #expect(without.entry(Self.scenario, Self.type)?.category == .new)
+    }
+
+    @Test func withoutABaseTheHeadsLeaksAreUnverified() throws {
+        let server = try TestServer()
+        try server.uploadRun(commit: HistoryFixture.sha(1), checks: Self.key("leaked") + [Check.clean("S/b()", "App.B")])
+        let diff = try server.diff(base: nil, head: 1)
+        #expect(diff.base == nil)
+        #expect(diff.head.runs == 1)
+        #expect(diff.entries.map(\.category) == [.unverified])
+        #expect(diff.entries.first?.firstSeen == HistoryFixture.sha(1))
+        #expect(!diff.diff.failsBuild(strict: true))
+    }
+
+    @Test func aSmallRunIsNeverSuspect() throws {
+        let server = try TestServer()
+        let body = HistoryFixture.runBody(commit: HistoryFixture.sha(1), runKey: "small",
+                                          checks: [.leaked("S/a()", "App.A"), .leaked("S/b()", "App.B")], pad: false)
+        let receipt = try JSONDecoder().decode(UploadReceipt.self, from: try server.upload(body).body)
+        #expect(!receipt.suspect)
+        let diff = try server.diff(base: nil, head: 1)
+        #expect(diff.head.suspectRuns == nil)
+        #expect(diff.entries.count == 2)
+    }
+
+    @Test func aSuspectHeadStillShowsItsLeaksAndNamesItsRun() throws {
+        let server = try TestServer()
+        let many = (0..<24).map { Check.leaked("Many/t\($0)()", "App.M\($0)") }
+        try server.uploadRun(commit: HistoryFixture.sha(1), checks: Self.key("deallocated"))
+        try server.uploadRun(commit: HistoryFixture.sha(2), branch: "feature", parents: [HistoryFixture.sha(1)],
+                             checks: many + Self.key("leaked"), pad: false)
+        let diff = try server.diff(base: 1, head: 2)
+        #expect(diff.head.runs == 1)
+        let suspect = try #require(diff.head.suspectRuns?.first)
+        #expect((suspect.checks, suspect.leaked, suspect.errors) == (25, 25, 0))
+        #expect(diff.diff.entries(in: .new).count == 25)
+        // As a base it never counts: the same run is no base data.
+        let asBase = try server.diff(base: 2, head: 1)
+        #expect(asBase.base?.runs == 0)
+        let resolved = try JSONDecoder().decode(ResolveResponse.self, from: try server.resolve([HistoryFixture.sha(2)]).body)
+        #expect(resolved.base == nil)
+    }
+
+    @Test func aLeakInsideWithKnownIssueIsKnownNotNew() throws {
+        let server = try TestServer()
+        var known = Check.leaked(Self.scenario, Self.type)
+        known.knownIssue = true
+        try server.uploadRun(commit: HistoryFixture.sha(1), checks: Self.key("deallocated") + [Check.clean("S/b()", "App.B")])
+        try server.uploadRun(commit: HistoryFixture.sha(2), branch: "feature", parents: [HistoryFixture.sha(1)],
+                             checks: [known, Check.leaked("S/b()", "App.B")])
+        let diff = try server.diff(base: 1, head: 2)
+        #expect(diff.entry(Self.scenario, Self.type)?.category == .known)
+        #expect(diff.entry("S/b()", "App.B")?.category == .new)
+        let stored = try server.store.read { db in
+            try db.scalarInt("SELECT count(*) FROM checks WHERE known_issue = 1")
+        }
+        #expect(stored == 1)
+    }
+
+    @Test func firstSeenFollowsFirstParentsNotBranchLabels() throws {
+        let server = try TestServer()
+        // main leaks from 2 on; a branch started at 3 carries it, and says nothing new about it.
+        try server.uploadLine(from: 1, [Self.key("deallocated"), Self.key("leaked"), Self.key("leaked")])
+        try server.uploadLine(from: 10, branch: "feature", parentOfFirst: 3, [Self.key("leaked"), Self.key("leaked")])
+        let diff = try server.diff(base: 3, head: 11)
+        #expect(diff.entry(Self.scenario, Self.type)?.category == .persisting)
+        #expect(diff.entry(Self.scenario, Self.type)?.firstSeen == HistoryFixture.sha(2))
+    }
+}

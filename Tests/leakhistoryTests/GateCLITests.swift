@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+import LeakReport
+
+/// The CI gate end to end: `leakhistory check` as a CI job runs it, the real binary in a real
+/// git history, against a real server.
+@Suite struct GateCLITests {
+    let repository: GitFixture
+    let server: TestServer
+    static let profile = ("ProfileTests/open()", "App.ProfileViewModel")
+    static let cache = ("CacheTests/fill()", "App.ImageCache")
+
+    init() throws {
+        repository = try GitFixture()
+        server = try TestServer()
+    }
+
+    static func profile(_ outcome: CheckOutcome) -> CheckRecord { check(profile.0, profile.1, outcome) }
+    static func cache(_ outcome: CheckOutcome) -> CheckRecord { check(cache.0, cache.1, outcome) }
+
+    /// Commits, then uploads `checks` for the new commit through the CLI (nil: no upload).
+    @discardableResult
+    func commit(_ name: String, _ checks: [CheckRecord]?) throws -> String {
+        let sha = try repository.commit(name)
+        if let checks {
+            let report = try repository.folder.report("upload-\(sha.prefix(8)).ndjson", checks)
+            let result = try CLI.run(["upload", report, "--commit", sha], in: repository.url, environment: server.environment)
+            guard result.status == 0 else { throw FixtureError("upload failed: \(result.stderr)") }
+        }
+        return sha
+    }
+
+    /// `leakhistory check --base main` with this run's report, as the CI step.
+    func runCheck(_ checks: [CheckRecord], format: String = "text", extra: [String] = []) throws -> CLIResult {
+        let report = try repository.folder.report("head-\(UUID().uuidString).ndjson", checks)
+        return try CLI.run(["check", report, "--base", "main", "--format", format] + extra, in: repository.url, environment: server.environment)
+    }
+
+    @Test func aPullRequestThatBringsInALeakFails() throws {
+        try commit("c1", [Self.profile(.deallocated), Self.cache(.leaked)])
+        try repository.git("checkout", "-q", "-b", "feature")
+        try repository.commit("f1")
+        let result = try runCheck([Self.profile(.leaked), Self.cache(.leaked)])
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("New leaks (1)"))
+        #expect(result.stdout.contains("Persisting (1)"))
+    }
+
+    @Test func aPushToMainIsComparedWithItsFirstParent() throws {
+        let c1 = try commit("c1", [Self.profile(.deallocated)])
+        try commit("c2", nil)
+        let c2 = try repository.git("rev-parse", "HEAD")
+        let result = try runCheck([Self.profile(.leaked)])
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("Base: \(c1.prefix(10))"))
+        #expect(result.stdout.contains("Head: \(c2.prefix(10))"))
+        #expect(result.stdout.contains("New leaks (1)"))
+        // The same commit checked again is still compared with its parent, not with itself.
+        let again = try runCheck([Self.profile(.leaked)], extra: ["--run-key", "again"])
+        #expect(again.status == 1, "\(again.stdout)")
+    }
+
+    @Test func withoutABaseTheLeaksAtHeadAreListedAsUnverifiedInEveryFormat() throws {
+        try repository.commit("c1")
+        let text = try runCheck([Self.profile(.leaked), Self.cache(.deallocated)])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("WARNING: no base"))
+        #expect(text.stdout.contains("Leaks at head, unverified (no base to compare with) (1)"))
+        #expect(text.stdout.contains("App.ProfileViewModel  in ProfileTests/open()"))
+        #expect(!text.stdout.contains("no new leaks"))
+        let github = try runCheck([Self.profile(.leaked)], format: "github", extra: ["--run-key", "gh"])
+        #expect(github.status == 0)
+        #expect(github.stdout.contains("::warning file=Tests/AppTests/ProfileTests.swift,line=12,title=LeakHistory%3A unverified leak::"))
+        let markdown = try runCheck([Self.profile(.leaked)], format: "markdown", extra: ["--run-key", "md"])
+        #expect(markdown.stdout.hasPrefix("### LeakHistory: ⚠️ no base"))
+        #expect(markdown.stdout.contains("`App.ProfileViewModel`"))
+        let json = try runCheck([Self.profile(.leaked)], format: "json", extra: ["--run-key", "json"])
+        #expect(json.stdout.contains("\"result\" : \"noBase\""))
+        #expect(json.stdout.contains("\"category\" : \"unverified\""))
+        let fail = try runCheck([Self.profile(.leaked)], extra: ["--run-key", "fail", "--if-no-base", "fail"])
+        #expect(fail.status == 3)
+    }
+
+    @Test func aPartialBaseRunDoesNotMakeWhatItMissedNew() throws {
+        try commit("c1", [Self.profile(.leaked), Self.cache(.deallocated)])
+        let c2 = try commit("c2", [Self.cache(.deallocated)])          // crashed before the profile test
+        try repository.git("checkout", "-q", "-b", "feature")
+        try repository.commit("f1")
+        let result = try runCheck([Self.profile(.leaked), Self.cache(.deallocated)], format: "json")
+        #expect(result.status == 0, "\(result.stdout)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let entries = try #require(object["entries"] as? [[String: Any]])
+        #expect(entries.first?["category"] as? String == "persisting")
+        #expect((object["base"] as? [String: Any])?["commit"] as? String == c2)
+    }
+
+    @Test func aSuspectHeadFailsAndSaysWhyInsteadOfNothingUploaded() throws {
+        try commit("c1", [Self.profile(.deallocated)])
+        try repository.git("checkout", "-q", "-b", "feature")
+        try repository.commit("f1")
+        let broken = (0..<24).map { check("Broken/t\($0)()", "App.Part\($0)", .leaked) } + [Self.profile(.leaked)]
+        let result = try runCheck(broken)
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("of 25 checks leaked — every check leaking usually means"))
+        #expect(result.stdout.contains("New leaks (25)"))
+        #expect(!result.stderr.contains("Nothing is uploaded"))
+        // Two checks that both leak are two leaks, not a broken run.
+        try repository.commit("f2")
+        let small = try runCheck([Self.profile(.leaked), check("Other/t()", "App.Other", .leaked)], extra: ["--run-key", "small"])
+        #expect(small.status == 1)
+        #expect(!small.stdout.contains("suspect"))
+        #expect(small.stdout.contains("New leaks (2)"))
+    }
+
+    @Test func aLeakThatWasFixedAndComesBackIsNew() throws {
+        try commit("c1", [Self.profile(.leaked)])
+        try commit("c2", [Self.profile(.leaked)])
+        try commit("c3", [Self.profile(.leaked)])
+        try commit("c4", [Self.profile(.deallocated)])
+        try commit("c5", [Self.profile(.deallocated)])
+        try commit("c6", [Self.profile(.deallocated)])
+        try repository.git("checkout", "-q", "-b", "feature")
+        try repository.commit("f1")
+        let result = try runCheck([Self.profile(.leaked)])
+        #expect(result.status == 1, "\(result.stdout)")
+        #expect(result.stdout.contains("New leaks (1)"))
+    }
+
+    @Test func anIntermittentKeyIsFlakyNotNew() throws {
+        try commit("c1", [Self.profile(.deallocated)])
+        try commit("c2", [Self.profile(.leaked)])
+        try commit("c3", [Self.profile(.deallocated)])
+        try commit("c4", [Self.profile(.deallocated)])
+        try repository.git("checkout", "-q", "-b", "feature")
+        try repository.commit("f1")
+        let result = try runCheck([Self.profile(.leaked)])
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(result.stdout.contains("Flaky (1)"))
+        let strict = try runCheck([Self.profile(.leaked)], extra: ["--strict", "--run-key", "strict"])
+        #expect(strict.status == 1)
+    }
+
+    @Test func aLeakThatCameInWithCommitsWithoutUploadsIsInherited() throws {
+        try commit("c1", [Self.profile(.deallocated), Self.cache(.deallocated)])
+        let c2 = try commit("c2", nil)                                  // the merge-base: no upload
+        try repository.git("checkout", "-q", "-b", "feature")
+        try repository.commit("f1")
+        try repository.git("checkout", "-q", "main")
+        let c3 = try commit("c3", [Self.profile(.leaked), Self.cache(.deallocated)])   // main's own upload shows it
+        try repository.git("checkout", "-q", "feature")
+        let result = try runCheck([Self.profile(.leaked), Self.cache(.leaked)])
+        #expect(result.status == 1, "\(result.stdout)")
+        #expect(result.stdout.contains("before the merge-base \(c2.prefix(10))"))
+        #expect(result.stdout.contains("Inherited (leaks on the base branch; came in with commits that have no upload) (1)"))
+        #expect(result.stdout.contains("New leaks (1)"))
+        #expect(result.stdout.contains("App.ImageCache  in CacheTests/fill()"))
+        _ = c3
+    }
+}
