@@ -8,6 +8,7 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var host = "127.0.0.1"
     /// 0 asks the system for any free port; the listening line says which.
     public var port = 8080
+    /// A SQLite file path (or `sqlite:///path`), or a `postgres://user@host:port/db` URL.
     public var database = "./leakhistory.sqlite"
     public var synchronous = StoreOptions.Synchronous.normal
     /// When true, read routes need a token of the project too (any scope).
@@ -30,7 +31,7 @@ public struct ServerConfiguration: Sendable, Hashable {
         threads > 0 ? threads : ProcessInfo.processInfo.activeProcessorCount
     }
 
-    var storeOptions: StoreOptions {
+    public var storeOptions: StoreOptions {
         StoreOptions(synchronous: synchronous, readerCount: max(readerConnections, 1))
     }
 }

@@ -30,7 +30,7 @@ enum IngestBenchmark {
         let token = try store.createProject("bench").secret
         var configuration = ServerConfiguration()
         configuration.port = 0
-        configuration.database = store.path
+        configuration.database = store.location
         configuration.logRequests = false
         let server = LeakServer(configuration: configuration, store: store)
         let port = try server.start()

@@ -5,7 +5,7 @@ import LeakStore
 /// `leakhistory-server` and its subcommands.
 enum ServerTool {
     static let usage = """
-        OVERVIEW: Ingests leak reports into SQLite over HTTP.
+        OVERVIEW: Ingests leak reports over HTTP into SQLite (the default) or PostgreSQL.
 
         USAGE: leakhistory-server [--config <path>] [--host <address>] [--port <port>] [--database <path>]
                leakhistory-server projects create <name>
@@ -18,7 +18,10 @@ enum ServerTool {
                                defaults when that file is missing).
           --host <address>     The IPv4 address to listen on (default 127.0.0.1).
           --port <port>        The port; 0 picks a free one (default 8080).
-          --database <path>    The SQLite file (default ./leakhistory.sqlite).
+          --database <path|url>
+                               The SQLite file (default ./leakhistory.sqlite; also sqlite:///path),
+                               or a PostgreSQL URL, postgres://user@host:port/db, which any number
+                               of servers can share.
           --read               With `tokens create`: a read-only token.
           -h, --help           Show this help.
 
@@ -29,6 +32,7 @@ enum ServerTool {
 
         EXAMPLES:
           leakhistory-server --port 0 --database /tmp/leaks.sqlite
+          leakhistory-server --database postgres://leakhistory@db.internal:5432/leaks
           leakhistory-server projects create app
           leakhistory-server tokens revoke 3
 
@@ -88,8 +92,6 @@ enum ServerTool {
 
     /// Opens (creating and migrating) the configured database.
     static func openStore(_ configuration: ServerConfiguration) throws -> LeakStore {
-        try LeakStore(path: configuration.database,
-                      options: StoreOptions(synchronous: configuration.synchronous,
-                                            readerCount: configuration.readerConnections))
+        try LeakStore(database: configuration.database, options: configuration.storeOptions)
     }
 }

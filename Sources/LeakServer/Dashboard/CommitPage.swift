@@ -3,7 +3,7 @@ import LeakStore
 /// `/p/{project}/commits/{sha}`: the commit's runs with their check counts and leaks, and a
 /// diff link against its first parent for each environment.
 enum CommitPage {
-    static func render(_ request: Request, store: LeakStore, project: String) throws -> Response {
+    static func render(_ request: Request, store: any LeakStorage, project: String) throws -> Response {
         let sha = try QueryInput.commit(request.parameter("sha"), field: "sha")
         let links = DashboardLinks(project: project)
         guard let commit = try store.commit(project: project, sha: sha) else {

@@ -13,7 +13,7 @@ enum DiffPage {
         (.inherited, "Inherited (came in without data)"), (.known, "Known issues"), (.unverified, "Unverified (no base)"),
     ]
 
-    static func render(_ request: Request, store: LeakStore, project: String) throws -> Response {
+    static func render(_ request: Request, store: any LeakStorage, project: String) throws -> Response {
         let scope = try DashboardScope(request, store: store, project: project)
         let links = scope.links
         let crumbs: [DashboardPage.Crumb] = [

@@ -23,6 +23,11 @@ final class Dispatcher: Sendable {
         do {
             response = try route(incoming, routeLabel: &routeLabel)
         } catch let error as any HTTPError {
+            if error.status >= 500 {
+                // A full disk or a database that went away: the operator must hear of it first.
+                note = error.message
+                RequestLog.problem("\(incoming.method) \(incoming.path): \(error)")
+            }
             response = .error(error)
         } catch let error as DecodingError {
             response = .error(HTTPFailure.badRequest(error.keyPathDescription, code: "invalid_report"))
@@ -30,9 +35,7 @@ final class Dispatcher: Sendable {
             // The cause goes to the log only: a client learns nothing about the internals.
             note = "internal error: \(error)"
             RequestLog.problem("\(incoming.method) \(incoming.path): \(error)")
-            // A full disk is still logged (the operator must hear of it first) but answered as what it is.
-            response = .error((error as? SQLiteError)?.httpFailure ?? HTTPFailure(
-                500, "internal_error", "the server failed to answer this request; the server log says why"))
+            response = .error(HTTPFailure(500, "internal_error", "the server failed to answer this request; the server log says why"))
         }
         let elapsed = clock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

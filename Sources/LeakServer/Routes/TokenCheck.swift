@@ -4,7 +4,7 @@ import LeakStore
 enum TokenCheck {
     /// Requires a live token of `project`; `scope: .write` also refuses read tokens.
     /// 401 without a token or with an unknown or revoked one; 403 for another project's token.
-    static func require(_ scope: TokenScope, for project: String, request: Request, store: LeakStore) throws {
+    static func require(_ scope: TokenScope, for project: String, request: Request, store: any LeakStorage) throws {
         let what = scope == .write ? "write token" : "token"
         guard let token = request.bearerToken else {
             throw HTTPFailure.unauthorized(

@@ -4,11 +4,11 @@ import LeakReport
 /// The read-side queries of one project on one reader connection. Every query filters by the
 /// project id, so one project's data never answers for another.
 struct ProjectHistory {
-    let db: SQLiteConnection
+    let db: any SQLConnection
     let projectID: Int64
 
     /// - Throws: `LeakStoreError.projectNotFound`.
-    init(_ db: SQLiteConnection, project: String) throws {
+    init(_ db: any SQLConnection, project: String) throws {
         guard let id = try db.scalarInt("SELECT id FROM projects WHERE name = ?", [.text(project)]) else {
             throw LeakStoreError.projectNotFound(project)
         }
@@ -56,7 +56,7 @@ struct ProjectHistory {
             GROUP BY k.scenario_id, k.type_id
             """
         var result: [KeyCounts] = []
-        try db.query(sql, [.integer(commitID), .text(environment), typeID.map(SQLiteValue.integer) ?? .null]) { row in
+        try db.query(sql, [.integer(commitID), .text(environment), typeID.map(SQLValue.integer) ?? .null]) { row in
             result.append(KeyCounts(
                 scenarioID: row.int64(at: 0), typeID: row.int64(at: 1), scenario: row.string(at: 2) ?? "",
                 type: row.string(at: 3) ?? "", checked: row.int(at: 4), leaked: row.int(at: 5),

@@ -19,6 +19,12 @@ public struct Migration: Sendable {
         Migration(version: 4, name: "gate", bytes: PackageResources._004_gate_sql),
     ]
 
+    /// Every PostgreSQL migration this build knows, oldest first (`Migrations/postgres/`): the
+    /// same schema concept, numbered on its own.
+    public static let postgres: [Migration] = [
+        Migration(version: 1, name: "pg_initial", bytes: PackageResources._001_pg_initial_sql),
+    ]
+
     /// The schema version this build writes.
     public static var latestVersion: Int { all.last?.version ?? 0 }
 
