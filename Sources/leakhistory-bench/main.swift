@@ -13,6 +13,8 @@ let usage = """
       retain    retain-path search over 100,000 objects vs. a plain Mirror walk; the watcher's check
       queries   diff, trend, types and resolve over HTTP on a seeded database vs. one indexed lookup
       cli       leakhistory diff main..HEAD in a 10,000-commit repository vs. git rev-parse HEAD
+      gate      a seeded 1,000-commit history with ground truth, every build judged by leakhistory check:
+                missed new leaks and false failures by cause
       all       every suite above
 
     RELIABILITY (not part of all; they need the leakhistory-server binary built beside this one):
@@ -65,8 +67,8 @@ if arguments.first == "load" {
         exit(1)
     }
 }
-guard let suite = arguments.first, arguments.count == 1, ["library", "ingest", "retain", "queries", "cli", "all"].contains(suite) else {
-    FileHandle.standardError.write(Data("Error: expected one suite: library, ingest, retain, queries, cli or all\n\n\(usage)\n".utf8))
+guard let suite = arguments.first, arguments.count == 1, ["library", "ingest", "retain", "queries", "cli", "gate", "all"].contains(suite) else {
+    FileHandle.standardError.write(Data("Error: expected one suite: library, ingest, retain, queries, cli, gate or all\n\n\(usage)\n".utf8))
     exit(2)
 }
 
@@ -104,6 +106,14 @@ if suite == "cli" || suite == "all" {
         print(try CLIBenchmark.run(quick: quick).render())
     } catch {
         FileHandle.standardError.write(Data("Error: the cli benchmark failed: \(error)\n".utf8))
+        exit(1)
+    }
+}
+if suite == "gate" || suite == "all" {
+    do {
+        print(try GateBenchmark.run(quick: quick).render())
+    } catch {
+        FileHandle.standardError.write(Data("Error: the gate benchmark failed: \(error)\n".utf8))
         exit(1)
     }
 }

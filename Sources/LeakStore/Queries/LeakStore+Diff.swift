@@ -38,7 +38,8 @@ extension LeakStore {
     ///   state from the nearest of `fallbackCommits` usable first-parent ancestors of the base
     ///   that checked it (`baseStateFrom`).
     /// - A key that leaks at head is flaky when the base's first-parent line of
-    ///   `flakyWindowCommits` usable commits, followed by the head's leak, shows it intermittent
+    ///   `flakyWindowCommits` usable commits (from `tip`, the base branch's newest upload, when
+    ///   given), followed by the head's leak, shows it intermittent
     ///   (`Intermittence.shows`). A leak that was fixed and stayed fixed for `Intermittence.stableCommits`
     ///   usable commits, then comes back, is new.
     /// - `after`, the base branch's nearest upload after the merge-base (given when the base had
@@ -48,7 +49,7 @@ extension LeakStore {
     /// - Without a base, every leak at head is `unverified`.
     /// - Throws: `LeakStoreError.projectNotFound`.
     public func diff(project: String, base: String?, head: String, environment: String, after: String?,
-                     now: Date) throws -> DiffResponse {
+                     tip: String?, now: Date) throws -> DiffResponse {
         try read { db in
             let history = try ProjectHistory(db, project: project)
             let headID = try history.commitID(head)
@@ -75,16 +76,23 @@ extension LeakStore {
             let interesting = Set((baseCounts + headCounts).filter { telling.contains($0.state) }.map(\.ids))
             let leakingAtHead = Set(headCounts.filter { $0.state == .leaked || $0.state == .flaky }.map(\.ids))
 
-            // The base's first-parent line: the fallback for keys it did not check, and the flaky window.
+            // The base's first-parent line: the fallback for keys it did not check, and the flaky
+            // window — from the base branch's newest upload when the client named it.
+            let baseBranch = try baseID.flatMap { try history.branch(ofCommit: $0) }
             let baseLine = try baseID.map {
-                try history.firstParentLine(from: $0, branch: try history.branch(ofCommit: $0), environment: environment,
-                                            limit: Self.flakyWindowCommits)
+                try history.firstParentLine(from: $0, branch: baseBranch, environment: environment, limit: Self.flakyWindowCommits)
             } ?? []
+            var windowLine = baseLine
+            if let tip, let tipID = try history.commitID(tip), tipID != baseID {
+                windowLine = try history.firstParentLine(from: tipID, branch: baseBranch, environment: environment,
+                                                         limit: Self.flakyWindowCommits)
+            }
             var baseStateFrom: [KeyIDs: String] = [:]
             var flaky: Set<KeyIDs> = []
             let checkedAtBase = Dictionary(baseCounts.map { ($0.ids, $0.state) }, uniquingKeysWith: { first, _ in first })
             for ids in leakingAtHead {
-                let states = try history.keyStates(ids, environment: environment, at: Set(baseLine.map(\.id)))
+                let states = try history.keyStates(ids, environment: environment,
+                                                   at: Set(baseLine.map(\.id)).union(windowLine.map(\.id)))
                 let line = baseLine.map { states[$0.id] }
                 if checkedAtBase[ids] == nil || checkedAtBase[ids] == .error,
                    let index = line.prefix(Self.fallbackCommits).firstIndex(where: { $0 != nil && $0 != .error }),
@@ -95,7 +103,7 @@ extension LeakStore {
                     baseCounts.append(KeyCounts(standingFor: state, ids: ids, scenario: name.scenario, type: name.type))
                 }
                 // The head's own leak ends the line: a brief clean spell between leaks is intermittence.
-                if Intermittence.shows(line.reversed() + [.leaked]) { flaky.insert(ids) }
+                if Intermittence.shows(windowLine.reversed().map { states[$0.id] } + [.leaked]) { flaky.insert(ids) }
             }
 
             var inheritedFrom: [KeyIDs: String] = [:]

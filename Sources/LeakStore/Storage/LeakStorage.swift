@@ -24,7 +24,7 @@ public protocol LeakStorage: Sendable {
     func resolveBase(project: String, environment: String, candidates: [String]) throws -> ResolveResponse
     /// Every leak key of the environment classified between two commits (`LeakDiff`).
     func diff(project: String, base: String?, head: String, environment: String, after: String?,
-              now: Date) throws -> DiffResponse
+              tip: String?, now: Date) throws -> DiffResponse
     /// Each type leaking at the branch's newest commit with data.
     func leakingTypes(project: String, branch: String, environment: String) throws -> TypesResponse
     /// One type's leaks per commit along the branch, oldest first.
@@ -74,8 +74,8 @@ extension LeakStorage {
     }
 
     public func diff(project: String, base: String?, head: String, environment: String,
-                     after: String? = nil) throws -> DiffResponse {
-        try diff(project: project, base: base, head: head, environment: environment, after: after, now: Date())
+                     after: String? = nil, tip: String? = nil) throws -> DiffResponse {
+        try diff(project: project, base: base, head: head, environment: environment, after: after, tip: tip, now: Date())
     }
 
     public func addSuppression(project: String, _ rule: LeakSuppression) throws -> LeakSuppression {

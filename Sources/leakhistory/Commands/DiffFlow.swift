@@ -24,7 +24,8 @@ struct DiffFlow: Sendable {
             throw CommandFailure("\(baseRevision) and \(String(headCommit.prefix(10))) share no history in \(repository.directory); there is nothing to compare with.", code: .usage)
         }
         // On the base branch itself (a push to main), the change is HEAD's own: compare with its first parent.
-        if mergeBase == headCommit {
+        let onBaseBranch = mergeBase == headCommit
+        if onBaseBranch {
             guard let parent = repository.parents(of: headCommit).first else {
                 return try await noBase(environment: environment, headCommit: headCommit)
             }
@@ -35,16 +36,20 @@ struct DiffFlow: Sendable {
         guard let base = resolved.base, let distance = resolved.distance else {
             return try await noBase(environment: environment, headCommit: headCommit)
         }
-        // The base fell back past commits without data: the base branch's nearest upload after the
-        // merge-base tells a leak that came in with those commits from one this change brings in.
-        var after: String?
-        if distance > 0, baseCommit != mergeBase {
+        // A pull request: the base branch's uploads after the merge-base are evidence too. The
+        // nearest tells a leak that came in with commits without data (when the base fell back)
+        // from one this change brings in; the newest starts the window that shows intermittence.
+        var after: String?, tip: String?
+        if !onBaseBranch, baseCommit != mergeBase {
             let later = try repository.firstParentCommits(of: baseCommit, after: mergeBase, limit: depth)
-            if !later.isEmpty {
+            if distance > 0, !later.isEmpty {
                 after = try await client.resolve(ResolveRequest(environment: environment, candidates: later)).base
             }
+            if !later.isEmpty {
+                tip = try await client.resolve(ResolveRequest(environment: environment, candidates: later.reversed())).base
+            }
         }
-        let answer = try await client.diff(base: base, head: headCommit, after: after)
+        let answer = try await client.diff(base: base, head: headCommit, after: after, tip: tip)
         try requireHeadRuns(answer, environment: environment, headCommit: headCommit)
         return DiffOutcome(
             environment: environment,

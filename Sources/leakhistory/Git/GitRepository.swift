@@ -41,10 +41,10 @@ struct GitRepository: Sendable {
     }
 
     /// The first-parent commits of `tip` after `ancestor` (excluded), oldest first: the commits a
-    /// branch gained since `ancestor`, at most `limit` of the oldest.
+    /// branch gained since `ancestor`, at most `limit` of the oldest and `limit` of the newest.
     func firstParentCommits(of tip: String, after ancestor: String, limit: Int) throws(CommandFailure) -> [String] {
-        Array(try run(["rev-list", "--first-parent", "--reverse", tip, "^\(ancestor)"])
-            .split(separator: "\n").prefix(limit).map(String.init))
+        let all = try run(["rev-list", "--first-parent", "--reverse", tip, "^\(ancestor)"]).split(separator: "\n").map(String.init)
+        return all.count <= 2 * limit ? all : Array(all.prefix(limit) + all.suffix(limit))
     }
 
     /// The parents of `commit`, first parent first; empty when it is not in this clone.

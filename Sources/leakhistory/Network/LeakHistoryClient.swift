@@ -34,11 +34,13 @@ struct LeakHistoryClient: Sendable {
     }
 
     /// Without `base`, every leak at head comes back unverified. `after`: the base branch's
-    /// nearest upload after the merge-base, whose leaks are inherited rather than new.
-    func diff(base: String?, head: String, after: String? = nil) async throws(CommandFailure) -> DiffResponse {
+    /// nearest upload after the merge-base, whose leaks are inherited rather than new; `tip`: its
+    /// newest, where the window that shows intermittence starts.
+    func diff(base: String?, head: String, after: String? = nil, tip: String? = nil) async throws(CommandFailure) -> DiffResponse {
         var query = ["head": head, "environment": settings.environment]
         query["base"] = base
         query["after"] = after
+        query["tip"] = tip
         return try await send("GET", projectPath("diff"), query: query)
     }
 

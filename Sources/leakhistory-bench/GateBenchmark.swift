@@ -1,0 +1,236 @@
+import Foundation
+import LeakReport
+import LeakServer
+import LeakStore
+
+/// `leakhistory-bench gate`: every build of a `SyntheticHistory` judged by the real
+/// `leakhistory check` binary (upload, base resolution from git, the server's diff), against a
+/// real server in this process, and the verdicts scored against the history's ground truth.
+///
+/// Ground truth: a pull-request build brings in the stable leaks its code has and its
+/// merge-base's code has not; a main build those its code has and the code of the nearest
+/// first-parent ancestor with an upload has not (a build on main answers for the commits since
+/// the last one that uploaded). Only keys the head's runs checked count. Intermittent keys are
+/// never new: failing on one is a false failure, allowed only on the first leak of a key that
+/// never leaked before.
+enum GateBenchmark {
+    static func run(quick: Bool) throws -> BenchmarkTable {
+        let history = SyntheticHistory(options: quick ? .quick : .full)
+        // LEAKHISTORY_BENCH_VERBOSE=1: one line on stderr for each miss and false failure.
+        let verbose = ProcessInfo.processInfo.environment["LEAKHISTORY_BENCH_VERBOSE"] == "1"
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("leakhistory-bench-gate-\(UUID().uuidString)")
+        let repository = folder.appendingPathComponent("repo")
+        try FileManager.default.createDirectory(at: repository, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let marks = folder.appendingPathComponent("marks").path
+        try CLIBenchmark.shell(["git", "init", "-q", "-b", "main"], in: repository)
+        try CLIBenchmark.shell(["git", "fast-import", "--quiet", "--export-marks=\(marks)"], in: repository,
+                               input: history.fastImportStream())
+        var sha: [Int: String] = [:]
+        for line in try String(contentsOfFile: marks, encoding: .utf8).split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            if parts.count == 2, let mark = Int(parts[0].dropFirst()) { sha[mark - 1] = String(parts[1]) }
+        }
+
+        var configuration = ServerConfiguration()
+        configuration.logRequests = false
+        configuration.port = 0
+        configuration.database = folder.appendingPathComponent("gate.sqlite").path
+        let store = try LeakStore(path: configuration.database)
+        let token = try store.createProject("gate").secret
+        let server = LeakServer(configuration: configuration, store: store)
+        let port = try server.start()
+        defer { server.stop(grace: .seconds(2)) }
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("leakhistory").path
+        guard FileManager.default.isExecutableFile(atPath: binary) else {
+            throw BenchError("no leakhistory binary beside this one at \(binary); build it first: swift build -c release --product leakhistory")
+        }
+        let environment = [
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": folder.path,
+            "LEAKHISTORY_SERVER": "http://127.0.0.1:\(port)", "LEAKHISTORY_TOKEN": token, "LEAKHISTORY_PROJECT": "gate",
+        ]
+
+        var score = Score()
+        var usable: Set<Int> = []                   // commits with a non-suspect upload so far
+        var checkedAt: [Int: Set<Int>] = [:]        // keys checked (not errored) by the runs at a commit
+        var suspectAt: Set<Int> = []
+        var everLeaked: Set<Int> = []
+        let clock = ContinuousClock()
+        let start = clock.now
+        for (buildIndex, build) in history.builds.enumerated() {
+            for (runIndex, run) in build.runs.enumerated() {
+                let report = folder.appendingPathComponent("report.ndjson").path
+                try? FileManager.default.removeItem(atPath: report)
+                let writer = try NDJSONWriter(path: report)
+                for check in run.checks(history.keys) { try writer.append(check) }
+                let commit = history.commits[build.commit]
+                let arguments = [binary, "check", report, "--base", sha[build.mainTip]!, "--commit", sha[build.commit]!,
+                                 "--branch", commit.branch, "--run-key", "build-\(buildIndex)-\(runIndex)", "--format", "json"]
+                let (status, output) = try execute(arguments, in: repository, environment: environment)
+                guard [0, 1, 3].contains(status),
+                      let document = try? JSONDecoder().decode(Verdict.self, from: Data(output.utf8)) else {
+                    throw BenchError("leakhistory check exited \(status) for build \(buildIndex): \(output)")
+                }
+
+                // The ground truth at the moment the build ran.
+                if run.shape == .brokenHarness { suspectAt.insert(build.commit) }
+                checkedAt[build.commit, default: []].formUnion(run.outcomes.filter { $0.value != .error }.map(\.key))
+                let reference = build.isPullRequest ? build.mergeBase : nearestUsableAncestor(of: build.commit, history, usable)
+                score.builds[build.isPullRequest ? "pull request" : "main", default: 0] += 1
+                if suspectAt.contains(build.commit) {
+                    score.byRule("suspect run at head: failed with its message", right: status == 1)
+                } else if let reference {
+                    let truth = commit.stableLeaks.subtracting(history.commits[reference].stableLeaks)
+                        .intersection(checkedAt[build.commit] ?? [])
+                    let notes = score.judge(document, truth: truth, history: history, everLeaked: everLeaked, status: status)
+                    if verbose, !notes.isEmpty {
+                        let kind = build.isPullRequest ? "pr from \(reference)" : "main vs \(reference)"
+                        FileHandle.standardError.write(Data("build \(buildIndex).\(runIndex) commit \(build.commit) (\(kind), tip \(build.mainTip)): \(notes.joined(separator: "; "))\n".utf8))
+                    }
+                } else {
+                    score.byRule("no base: passed, leaks listed as unverified", right: status == 0 && document.result == "noBase")
+                }
+                if run.shape != .brokenHarness {
+                    usable.insert(build.commit)
+                    everLeaked.formUnion(run.outcomes.filter { $0.value == .leaked }.map(\.key))
+                }
+            }
+        }
+        let elapsed = (clock.now - start).nanoseconds
+
+        let judged = score.judgedBuilds
+        var table = BenchmarkTable(title: """
+            gate — \(history.commits.count) commits (\(history.options.mainCommits) on main), \(history.builds.count) builds, \
+            \(score.totalChecks) leakhistory check runs of \(history.options.keys) checks; \
+            every verdict from the real CLI (\(formatNanoseconds(elapsed / Double(max(score.totalChecks, 1)))) a check)
+            """)
+        table.rows.append(.init(figure: "builds judged (pull request / main)",
+                                value: "\(score.builds["pull request"] ?? 0) / \(score.builds["main"] ?? 0)",
+                                baseline: "", ratio: "", target: "", met: nil))
+        table.rows.append(.init(figure: "stable new leaks missed", value: "\(score.missed.values.reduce(0, +)) of \(score.trueNew)",
+                                baseline: "", ratio: "", target: "0", met: score.missed.isEmpty))
+        for (cause, count) in score.missed.sorted(by: { $0.key < $1.key }) {
+            table.rows.append(.init(figure: "  missed: landed as \(cause)", value: "\(count)", baseline: "", ratio: "", target: "", met: nil))
+        }
+        let falseFailures = score.falseFailures.values.reduce(0, +)
+        let notAllowed = score.falseFailures.filter { $0.key != Score.firstOccurrence }.values.reduce(0, +)
+        table.rows.append(.init(
+            figure: "false failures", value: "\(falseFailures) of \(judged) builds (\(percent(falseFailures, judged)))",
+            baseline: "", ratio: "", target: "< 1%, first occurrences only",
+            met: notAllowed == 0 && Double(falseFailures) < Double(judged) * 0.01))
+        for (cause, count) in score.falseFailures.sorted(by: { $0.key < $1.key }) {
+            table.rows.append(.init(figure: "  false failure: \(cause)", value: "\(count)", baseline: "", ratio: "", target: "", met: nil))
+        }
+        table.rows.append(.init(figure: "builds that brought in a leak and failed", value: "\(score.caught) of \(score.shouldFail)",
+                                baseline: "", ratio: "", target: "all", met: score.caught == score.shouldFail))
+        for (what, counts) in score.byDesign.sorted(by: { $0.key < $1.key }) {
+            table.rows.append(.init(figure: what, value: "\(counts.right) of \(counts.right + counts.wrong)",
+                                    baseline: "", ratio: "", target: "all", met: counts.wrong == 0))
+        }
+        return table
+    }
+
+    /// The part of `check --format json` the score reads.
+    struct Verdict: Decodable {
+        struct Entry: Decodable {
+            var category: String
+            var scenario: String
+            var type: String
+        }
+        var result: String
+        var exitCode: Int
+        var entries: [Entry]
+    }
+
+    struct Score {
+        static let firstOccurrence = "first occurrence of a key that never leaked before"
+        var builds: [String: Int] = [:]
+        var totalChecks = 0
+        var trueNew = 0
+        var shouldFail = 0
+        var caught = 0
+        /// Missed stable new leaks, by the category they landed in.
+        var missed: [String: Int] = [:]
+        /// Builds that failed without bringing in a leak, by cause.
+        var falseFailures: [String: Int] = [:]
+        /// Builds whose result is set by a rule (no base, suspect head): right or wrong.
+        var byDesign: [String: (right: Int, wrong: Int)] = [:]
+
+        var judgedBuilds: Int { builds.values.reduce(0, +) }
+
+        mutating func byRule(_ what: String, right: Bool) {
+            totalChecks += 1
+            var counts = byDesign[what] ?? (0, 0)
+            if right { counts.right += 1 } else { counts.wrong += 1 }
+            byDesign[what] = counts
+        }
+
+        /// Scores one verdict; returns a note for each miss and false failure.
+        mutating func judge(_ verdict: Verdict, truth: Set<Int>, history: SyntheticHistory, everLeaked: Set<Int>, status: Int32) -> [String] {
+            totalChecks += 1
+            let index = Dictionary(history.keys.enumerated().map { ($0.element.leakKey, $0.offset) }, uniquingKeysWith: { a, _ in a })
+            var category: [Int: String] = [:]
+            for entry in verdict.entries {
+                if let key = index[LeakKey(scenario: entry.scenario, type: entry.type)] { category[key] = entry.category }
+            }
+            trueNew += truth.count
+            var notes: [String] = []
+            for key in truth where category[key] != "new" {
+                missed[category[key] ?? "not listed", default: 0] += 1
+                notes.append("missed key \(key) as \(category[key] ?? "not listed")")
+            }
+            if !truth.isEmpty {
+                shouldFail += 1
+                if status == 1 { caught += 1 }
+                return notes
+            }
+            guard status == 1 else { return notes }
+            let wronglyNew = category.filter { $0.value == "new" }.map(\.key)
+            let causes = wronglyNew.map { key -> String in
+                if !everLeaked.contains(key) { return Self.firstOccurrence }
+                switch history.keys[key].kind {
+                case .intermittent: return "intermittent key that had leaked before"
+                case .stable: return "stable leak the change did not bring in"
+                }
+            }
+            // The worst cause names the build: anything but a first occurrence is a real error.
+            let cause = causes.first { $0 != Self.firstOccurrence } ?? causes.first ?? "failed with no new leak listed"
+            falseFailures[cause, default: 0] += 1
+            return notes + ["false failure on keys \(wronglyNew.sorted()): \(cause)"]
+        }
+    }
+
+    /// The nearest first-parent ancestor of `commit` with a usable upload, if any.
+    static func nearestUsableAncestor(of commit: Int, _ history: SyntheticHistory, _ usable: Set<Int>) -> Int? {
+        var current = history.commits[commit].parents.first
+        while let candidate = current {
+            if usable.contains(candidate) { return candidate }
+            current = history.commits[candidate].parents.first
+        }
+        return nil
+    }
+
+    static func percent(_ part: Int, _ whole: Int) -> String {
+        whole == 0 ? "0%" : "\(round2(Double(part) * 100 / Double(whole)))%"
+    }
+
+    /// Runs a process with exactly `environment`; its exit status and standard output (and, on a
+    /// usage error, its standard error).
+    static func execute(_ arguments: [String], in directory: URL, environment: [String: String]) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: arguments[0])
+        process.arguments = Array(arguments.dropFirst())
+        process.currentDirectoryURL = directory
+        process.environment = environment
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        return (process.terminationStatus, process.terminationStatus == 2 ? text + String(decoding: errorData, as: UTF8.self) : text)
+    }
+}
