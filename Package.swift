@@ -3,8 +3,13 @@ import PackageDescription
 
 let package = Package(
     name: "LeakHistory",
+    // The floor of LeakCheck and LeakReport, which apps add to their test targets: `Duration` and
+    // `ContinuousClock` need macOS 13 / iOS 16. Nothing newer may be used in them
+    // (`AvailabilityFloorTests` reads their sources for APIs above it).
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "LeakCheck", targets: ["LeakCheck"]),
+        .library(name: "LeakCheckUIKit", targets: ["LeakCheckUIKit"]),
         .library(name: "LeakReport", targets: ["LeakReport"]),
         .library(name: "LeakStore", targets: ["LeakStore"]),
         .library(name: "LeakServer", targets: ["LeakServer"]),
@@ -16,7 +21,14 @@ let package = Package(
         // No dependencies beyond Foundation.
         .target(name: "LeakReport"),
         // What users add to their test targets: Foundation, Testing and XCTest only.
-        .target(name: "LeakCheck", dependencies: ["LeakReport"]),
+        .target(name: "LeakCheck", dependencies: ["LeakReport", "CLeakCheckSupport"]),
+        // Reads this process's memory without faulting and lists its images' writable segments,
+        // for the retain-path search (Linux with glibc; empty elsewhere). No system library.
+        .target(name: "CLeakCheckSupport"),
+        // View-controller lifecycles (UIKit, AppKit, SwiftUI hosting) and the view-controller
+        // watcher, apart so that a problem there never breaks LeakCheck. Their sequencing and
+        // rules are platform-neutral and tested on Linux; the UIKit/AppKit adapters are thin.
+        .target(name: "LeakCheckUIKit", dependencies: ["LeakCheck"]),
 
         // Thin module maps over the Debian C libraries the server and CLI link.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -56,6 +68,9 @@ let package = Package(
 
         .testTarget(name: "LeakReportTests", dependencies: ["LeakReport", "ReportAppendProbe"]),
         .testTarget(name: "LeakCheckTests", dependencies: ["LeakCheck", "LeakReport"]),
+        .testTarget(name: "LeakCheckUIKitTests", dependencies: ["LeakCheckUIKit", "LeakCheck"]),
+        // Leak shapes from real code, each with the exact path LeakCheck must name.
+        .testTarget(name: "LeakCheckCorpusTests", dependencies: ["LeakCheck", "LeakReport"]),
         // The same call shapes compiled in Swift 5 language mode.
         .testTarget(
             name: "LeakCheckSwift5Tests",

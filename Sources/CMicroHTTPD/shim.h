@@ -5,28 +5,45 @@
 #include <sys/types.h>
 #include <sys/select.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
 #include <microhttpd.h>
 
-/// MHD_start_daemon is variadic: the one call the server makes, with its options spelled out.
-/// Internal epoll threads, a pool of `threads` (0 or 1: a single polling thread), the listening
-/// socket handed back by quiesce so that shutdown can stop accepting before it stops serving.
-/// No SO_REUSEPORT: a second server on a port in use must fail, not share it.
-static inline struct MHD_Daemon *lh_mhd_start(
-    const struct sockaddr *address,
-    unsigned int threads,
-    unsigned int connection_limit,
-    unsigned int connection_timeout_seconds,
-    MHD_AccessHandlerCallback handler, void *handler_context,
-    MHD_RequestCompletedCallback completed, void *completed_context)
-{
-    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ITC;
+/// The daemon's settings, passed to `lh_mhd_start` as one struct (MHD_start_daemon is variadic).
+struct lh_mhd_settings {
+    const struct sockaddr *address;
+    /// I/O threads: 0 or 1 means a single polling thread.
+    unsigned int threads;
+    unsigned int connection_limit;
+    unsigned int per_ip_connection_limit;
+    /// Bytes each connection may use for its headers and buffers.
+    size_t connection_memory;
+    /// Seconds of no traffic before a connection is closed.
+    unsigned int idle_timeout_seconds;
+    MHD_AccessHandlerCallback handler;
+    MHD_RequestCompletedCallback completed;
+    MHD_NotifyConnectionCallback notify_connection;
+    void *(*uri_log)(void *cls, const char *uri, struct MHD_Connection *connection);
+    /// Handed to every callback above.
+    void *context;
+};
+
+/// Internal epoll threads; handlers may suspend a connection (MHD_ALLOW_SUSPEND_RESUME) and
+/// answer it from another thread; the listening socket is handed back by quiesce so that
+/// shutdown can stop accepting before it stops serving. No SO_REUSEPORT: a second server on a
+/// port in use must fail, not share it.
+static inline struct MHD_Daemon *lh_mhd_start(const struct lh_mhd_settings *s) {
+    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME;
     return MHD_start_daemon(
-        flags, 0, NULL, NULL, handler, handler_context,
-        MHD_OPTION_SOCK_ADDR, address,
-        MHD_OPTION_THREAD_POOL_SIZE, threads > 1 ? threads : 0,
-        MHD_OPTION_CONNECTION_LIMIT, connection_limit,
-        MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
-        MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
+        flags, 0, NULL, NULL, s->handler, s->context,
+        MHD_OPTION_SOCK_ADDR, s->address,
+        MHD_OPTION_THREAD_POOL_SIZE, s->threads > 1 ? s->threads : 0,
+        MHD_OPTION_CONNECTION_LIMIT, s->connection_limit,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, s->per_ip_connection_limit,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, s->connection_memory,
+        MHD_OPTION_CONNECTION_TIMEOUT, s->idle_timeout_seconds,
+        MHD_OPTION_NOTIFY_COMPLETED, s->completed, s->context,
+        MHD_OPTION_NOTIFY_CONNECTION, s->notify_connection, s->context,
+        MHD_OPTION_URI_LOG_CALLBACK, s->uri_log, s->context,
         MHD_OPTION_END);
 }
 
@@ -34,6 +51,25 @@ static inline struct MHD_Daemon *lh_mhd_start(
 static inline uint16_t lh_mhd_bound_port(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
     return info == NULL ? 0 : info->port;
+}
+
+/// The connection's socket, or -1.
+static inline int lh_mhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}
+
+/// The pointer the connection-notify callback stored for this connection, or NULL.
+static inline void *lh_mhd_socket_context(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info == NULL ? NULL : info->socket_context;
+}
+
+/// The client's IPv4 address in network order, or 0 when it is not IPv4.
+static inline uint32_t lh_mhd_client_ipv4(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (info == NULL || info->client_addr == NULL || info->client_addr->sa_family != AF_INET) return 0;
+    return ((const struct sockaddr_in *)info->client_addr)->sin_addr.s_addr;
 }
 
 #endif

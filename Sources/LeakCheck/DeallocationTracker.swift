@@ -29,9 +29,13 @@ public final class DeallocationTracker: Sendable {
         }
         var poller = ReleasePoller(tracked.map(\.reference), timeouts: Self.longest(tracked.map(\.context.timeouts)))
         let fates = await poller.run()
+        // A tracked object that leaked is searched for from the other tracked objects too.
+        let others = tracked.compactMap { $0.reference.object }
         for (entry, fate) in zip(tracked, fates) {
+            let roots: [Any] = others.filter { $0 !== entry.reference.object }
             await DeallocationCheck.report(
-                [entry.context.timeouts.judge(fate)], of: [entry.reference], context: entry.context, testCase: nil)
+                [entry.context.timeouts.judge(fate)], of: [entry.reference], context: entry.context, roots: roots,
+                testCase: nil)
         }
     }
 

@@ -81,7 +81,8 @@ public func expectDeallocation<Service>(
         timeouts: DeallocationTimeouts(timeout: timeout, gracePeriod: gracePeriod).over(.current))
     guard let reference = resolveReference(service, from: container, context: context) else { return }
     await afterRelease()
-    await DeallocationCheck.verify([reference], context: context, roots: roots)
+    // What the container still holds is searched for from the container itself.
+    await DeallocationCheck.verify([reference], context: context, roots: roots + [container])
 }
 
 // MARK: - Shared by the free functions and the XCTestCase methods

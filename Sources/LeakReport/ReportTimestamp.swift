@@ -53,6 +53,9 @@ public enum ReportTimestamp {
         if let milliseconds = canonicalMilliseconds(text) {
             return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
         }
+        // Foundation's ISO 8601 parser rolls an impossible date over ("4908-11-31" becomes
+        // December 1st): the calendar fields are checked here first, whatever the form.
+        guard hasValidCalendarFields(text) else { return nil }
         if let date = try? Date(text, strategy: withFraction) { return normalized(date) }
         return (try? Date(text, strategy: Date.ISO8601FormatStyle())).map(normalized)
     }
@@ -60,6 +63,29 @@ public enum ReportTimestamp {
     /// Milliseconds since 1970 for the form reports write (`2026-11-30T02:10:57.123Z`, or without
     /// the fraction), read digit by digit; nil for any other form, left to `ISO8601FormatStyle`.
     /// Every check carries a timestamp, and the format style cost ~6,000 instructions a parse.
+    /// `YYYY-MM-DD` at the start names a real day, and a `Thh:mm:ss` after it a real time.
+    private static func hasValidCalendarFields(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        func number(_ start: Int, _ width: Int) -> Int? {
+            guard start + width <= bytes.count else { return nil }
+            var value = 0
+            for byte in bytes[start..<(start + width)] {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard bytes.count >= 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+              let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
+              (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year)
+        else { return false }
+        guard bytes.count >= 19, bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t") else { return true }
+        guard bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
+              let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2)
+        else { return false }
+        return hour <= 23 && minute <= 59 && second <= 59
+    }
+
     private static func canonicalMilliseconds(_ text: String) -> Int64? {
         var text = text
         return text.withUTF8 { bytes -> Int64? in

@@ -8,8 +8,16 @@ public struct RetainPathStep: Codable, Sendable, Hashable {
     public enum Kind: String, Codable, Sendable {
         /// A plain strong stored property.
         case strong
-        /// A stored closure: it may capture the object, but its captures cannot be read.
+        /// A stored closure (`property`) whose captures hold the next object: the closure's own
+        /// context, a captured closure's, or a captured `var`'s box.
         case closure
+        /// A closure context found holding the next object, with no stored property to name it
+        /// (found by searching memory backwards).
+        case capture
+        /// A global or static variable: `holder` is its qualified name, `LeakCorpusTests.registry`.
+        case global
+        /// A `Task` whose closure captures the next object; it holds it until the task ends.
+        case task
         /// An element of an array, dictionary or set.
         case collection
         /// The reference could not be classified (for example, weak-ness unknown on this platform).
@@ -30,17 +38,68 @@ public struct RetainPathStep: Codable, Sendable, Hashable {
 }
 
 extension RetainPathStep {
-    /// The path as people read it: `ProfileViewModel.coordinator → MainCoordinator.children[0] →
-    /// ProfileViewModel`, with module prefixes dropped.
+    /// The path as people read it, the same in failure messages, the CLI and the dashboard:
+    /// `ProfileViewModel.coordinator → MainCoordinator.children[0] → ProfileViewModel`,
+    /// `ProfileViewModel.onDone (closure) → captures ProfileViewModel`,
+    /// `Cache.shared.entries["a"] → Image`; module prefixes dropped.
     public static func readable(_ steps: [RetainPathStep], leakedType: String) -> String {
-        guard !steps.isEmpty else { return shortName(leakedType) }
-        return (steps.map { "\(shortName($0.holder)).\($0.property)" } + [shortName(leakedType)]).joined(separator: " → ")
+        var parts: [String] = []
+        var captures = false
+        for step in steps {
+            let property = step.property.isEmpty || step.property.hasPrefix("[") ? step.property : "." + step.property
+            var part = (captures ? "captures " : "")
+            switch step.kind {
+            case .global:
+                part += globalName(step.holder) + property
+            case .capture:
+                part += "closure" + property
+            default:
+                part += shortName(step.holder) + property
+            }
+            switch step.kind {
+            case .closure: part += " (closure)"
+            case .task: part += " (task)"
+            default: break
+            }
+            captures = [.closure, .capture, .task].contains(step.kind)
+            parts.append(part)
+        }
+        parts.append((captures ? "captures " : "") + shortName(leakedType))
+        return parts.joined(separator: " → ")
     }
 
-    /// `App.Profile.ViewModel` → `Profile.ViewModel`: the module dropped, nesting kept; generic
-    /// arguments keep their own names.
+    /// `App.Screens.ProfileViewModel` → `ProfileViewModel`; every dotted prefix dropped, inside
+    /// generic arguments too: `Swift.Array<App.Node>` → `Array<Node>`.
     public static func shortName(_ typeName: String) -> String {
-        guard let dot = typeName.firstIndex(of: "."), !typeName[..<dot].contains("<") else { return typeName }
-        return String(typeName[typeName.index(after: dot)...])
+        var result = ""
+        var word = ""
+        var parenthesised = 0
+        for character in typeName {
+            switch character {
+            case "(":
+                parenthesised += 1
+                word.append(character)
+            case ")":
+                parenthesised -= 1
+                word.append(character)
+            case "." where parenthesised == 0:
+                word = ""
+            case "<", ">", ",", " ", "[", "]", ":", "?":
+                result += word
+                result.append(character)
+                word = ""
+            default:
+                word.append(character)
+            }
+        }
+        return result + word
+    }
+
+    /// A global keeps its module (`LeakCorpusTests.registry`); a static keeps its type only
+    /// (`Cache.shared`).
+    static func globalName(_ name: String) -> String {
+        let parts = name.split(separator: ".")
+        guard parts.count > 2 else { return name }
+        return parts.suffix(2).joined(separator: ".")
     }
 }

@@ -19,8 +19,11 @@ public struct SchemaVersion: Sendable, Hashable, CustomStringConvertible {
     /// Checks that `tag` names this schema at a version this build can read.
     /// - Throws: `SchemaError` naming what was found and what is supported.
     public func accept(_ tag: String) throws(SchemaError) {
+        // ASCII digits only: `Int("+1")` is 1, and "leakhistory.run/+1" is no tag this build writes.
         guard let slash = tag.lastIndex(of: "/"), tag[..<slash] == name,
-              let found = Int(tag[tag.index(after: slash)...]), found >= 1
+              case let digits = tag[tag.index(after: slash)...], !digits.isEmpty,
+              digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+              let found = Int(digits), found >= 1
         else {
             throw SchemaError(message: "expected \"\(description)\", found \"\(tag)\"")
         }

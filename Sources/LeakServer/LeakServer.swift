@@ -26,14 +26,20 @@ public final class LeakServer: Sendable {
         Routes.register(in: &router)
         self.router = router
         let metrics = ServerMetrics()
-        let context = RequestContext(store: store, configuration: configuration, metrics: metrics)
+        let context = RequestContext(store: store, configuration: configuration, metrics: metrics,
+                                     sessions: DashboardSessions())
         let dispatcher = Dispatcher(router: router, context: context)
+        let c = configuration
         http = MicroHTTPDServer(
-            options: .init(host: configuration.host, port: UInt16(configuration.port),
-                           threads: configuration.effectiveThreads, connectionLimit: configuration.connectionLimit,
-                           connectionTimeoutSeconds: configuration.connectionTimeoutSeconds,
-                           maxBodyBytes: configuration.limits.maxBodyBytes),
+            options: .init(host: c.host, port: UInt16(c.port), threads: c.effectiveThreads,
+                           connectionLimit: c.connectionLimit, perClientConnectionLimit: c.perClientConnectionLimit,
+                           connectionMemoryBytes: c.connectionMemoryBytes, idleTimeoutSeconds: c.connectionTimeoutSeconds,
+                           requestDeadline: .seconds(c.requestDeadlineSeconds), maxBodyBytes: c.limits.maxBodyBytes,
+                           workers: .init(workers: c.workers, queueLimit: c.queueLimit, perClientRunning: c.perClientWorkers,
+                                          perClientQueued: c.perClientQueue),
+                           responseBytesPerClient: c.responseBytesPerClient, responseBytesTotal: c.responseBytesTotal),
             inFlight: metrics.inFlight,
+            admit: { dispatcher.admit($0) },
             respond: { dispatcher.dispatch($0) })
     }
 

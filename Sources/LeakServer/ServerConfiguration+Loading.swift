@@ -65,6 +65,16 @@ extension ServerConfiguration {
         guard threads >= 0 else { throw ConfigurationError("threads \(threads): expected 0 (one per core) or more") }
         guard connectionLimit > 0 else { throw ConfigurationError("connectionLimit: expected at least 1") }
         guard connectionTimeoutSeconds > 0 else { throw ConfigurationError("connectionTimeoutSeconds: expected at least 1") }
+        for (name, value) in [("workers", workers), ("queueLimit", queueLimit), ("perClientWorkers", perClientWorkers),
+                              ("perClientQueue", perClientQueue), ("perClientConnectionLimit", perClientConnectionLimit),
+                              ("requestDeadlineSeconds", requestDeadlineSeconds), ("queryTimeoutMs", queryTimeoutMs),
+                              ("responseBytesPerClient", responseBytesPerClient), ("responseBytesTotal", responseBytesTotal)]
+        where value < 1 {
+            throw ConfigurationError("\(name) \(value): expected at least 1")
+        }
+        guard connectionMemoryBytes >= 4_096 else {
+            throw ConfigurationError("connectionMemoryBytes \(connectionMemoryBytes): expected at least 4096 (headers must fit)")
+        }
         guard limits.maxBodyBytes > 0, limits.maxDecompressedBytes > 0, limits.maxChecksPerRun > 0,
               limits.maxStringLength > 0, limits.maxMessageLength > 0, limits.maxRetainPathSteps > 0, limits.maxParents >= 0
         else { throw ConfigurationError("limits: every limit must be positive") }

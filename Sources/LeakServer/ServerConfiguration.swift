@@ -8,17 +8,44 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var host = "127.0.0.1"
     /// 0 asks the system for any free port; the listening line says which.
     public var port = 8080
-    /// A SQLite file path (or `sqlite:///path`), or a `postgres://user@host:port/db` URL.
     public var database = "./leakhistory.sqlite"
     public var synchronous = StoreOptions.Synchronous.normal
-    /// When true, read routes need a token of the project too (any scope).
+    /// When true, read routes need a token of the project too (any scope); the dashboard takes
+    /// a session cookie from its login form instead.
     public var requireReadToken = false
-    /// libmicrohttpd's thread pool; 0 means one thread per core.
+    /// Under `requireReadToken`: whether `/healthz` still answers without a token (for load
+    /// balancers and probes) — otherwise it needs a live token of any project.
+    public var healthzWithoutToken = true
+    /// Under `requireReadToken`: whether `/metrics` answers without a token.
+    public var metricsWithoutToken = false
+    /// libmicrohttpd's I/O threads; 0 means one thread per core. They only move bytes.
     public var threads = 0
-    public var readerConnections = 4
-    public var connectionLimit = 512
-    /// An idle or stalled connection is closed after this many seconds.
+    /// The threads that run handlers (queries, pages, uploads).
+    public var workers = 8
+    /// Requests waiting for a worker, across all clients: beyond it, 503 with Retry-After.
+    public var queueLimit = 512
+    /// Workers one client (IP address) may hold at once; its other requests wait their turn.
+    public var perClientWorkers = 2
+    /// Requests one client may have waiting for a worker: beyond it, 503 with Retry-After.
+    public var perClientQueue = 32
+    /// SQLite read connections; as many as workers, so that a query never waits for one.
+    public var readerConnections = 8
+    /// Connections open at once (the server raises its open-file limit to fit).
+    public var connectionLimit = 4_096
+    /// Connections open at once from one IP address.
+    public var perClientConnectionLimit = 64
+    /// Bytes a connection may use for its request line, headers and buffers (beyond: 431).
+    public var connectionMemoryBytes = 32_768
+    /// A connection with no traffic for this many seconds is closed.
     public var connectionTimeoutSeconds = 30
+    /// A request must arrive in full (headers and body) within this many seconds of its
+    /// connection opening or the previous answer, however steadily it trickles.
+    public var requestDeadlineSeconds = 30
+    /// A read query (one page or answer) is stopped after this many milliseconds: 503.
+    public var queryTimeoutMs = 10_000
+    /// Bytes of answers not yet read by one client, and by all: beyond either, new requests get 503.
+    public var responseBytesPerClient = 64 * 1024 * 1024
+    public var responseBytesTotal = 256 * 1024 * 1024
     /// One line per answered request on stderr; off for benchmarks and load tests, whose
     /// request rate would make the log the thing being measured. Problems are logged either way.
     public var logRequests = true
@@ -31,15 +58,19 @@ public struct ServerConfiguration: Sendable, Hashable {
         threads > 0 ? threads : ProcessInfo.processInfo.activeProcessorCount
     }
 
+    /// How the server opens its store: the reader pool and the query time budget.
     public var storeOptions: StoreOptions {
-        StoreOptions(synchronous: synchronous, readerCount: max(readerConnections, 1))
+        StoreOptions(synchronous: synchronous, readerCount: max(readerConnections, 1),
+                     queryTimeBudget: .milliseconds(queryTimeoutMs))
     }
 }
 
 extension ServerConfiguration: Codable {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case host, port, database, synchronous, requireReadToken, threads, readerConnections
-        case connectionLimit, connectionTimeoutSeconds, limits, logRequests
+        case host, port, database, synchronous, requireReadToken, healthzWithoutToken, metricsWithoutToken
+        case threads, workers, queueLimit, perClientWorkers, perClientQueue, readerConnections
+        case connectionLimit, perClientConnectionLimit, connectionMemoryBytes, connectionTimeoutSeconds
+        case requestDeadlineSeconds, queryTimeoutMs, responseBytesPerClient, responseBytesTotal, limits, logRequests
     }
 
     public init(from decoder: any Decoder) throws {
@@ -51,10 +82,22 @@ extension ServerConfiguration: Codable {
         database = try c.decodeIfPresent(String.self, forKey: .database) ?? d.database
         synchronous = try c.decodeIfPresent(StoreOptions.Synchronous.self, forKey: .synchronous) ?? d.synchronous
         requireReadToken = try c.decodeIfPresent(Bool.self, forKey: .requireReadToken) ?? d.requireReadToken
+        healthzWithoutToken = try c.decodeIfPresent(Bool.self, forKey: .healthzWithoutToken) ?? d.healthzWithoutToken
+        metricsWithoutToken = try c.decodeIfPresent(Bool.self, forKey: .metricsWithoutToken) ?? d.metricsWithoutToken
         threads = try c.decodeIfPresent(Int.self, forKey: .threads) ?? d.threads
+        workers = try c.decodeIfPresent(Int.self, forKey: .workers) ?? d.workers
+        queueLimit = try c.decodeIfPresent(Int.self, forKey: .queueLimit) ?? d.queueLimit
+        perClientWorkers = try c.decodeIfPresent(Int.self, forKey: .perClientWorkers) ?? d.perClientWorkers
+        perClientQueue = try c.decodeIfPresent(Int.self, forKey: .perClientQueue) ?? d.perClientQueue
         readerConnections = try c.decodeIfPresent(Int.self, forKey: .readerConnections) ?? d.readerConnections
         connectionLimit = try c.decodeIfPresent(Int.self, forKey: .connectionLimit) ?? d.connectionLimit
+        perClientConnectionLimit = try c.decodeIfPresent(Int.self, forKey: .perClientConnectionLimit) ?? d.perClientConnectionLimit
+        connectionMemoryBytes = try c.decodeIfPresent(Int.self, forKey: .connectionMemoryBytes) ?? d.connectionMemoryBytes
         connectionTimeoutSeconds = try c.decodeIfPresent(Int.self, forKey: .connectionTimeoutSeconds) ?? d.connectionTimeoutSeconds
+        requestDeadlineSeconds = try c.decodeIfPresent(Int.self, forKey: .requestDeadlineSeconds) ?? d.requestDeadlineSeconds
+        queryTimeoutMs = try c.decodeIfPresent(Int.self, forKey: .queryTimeoutMs) ?? d.queryTimeoutMs
+        responseBytesPerClient = try c.decodeIfPresent(Int.self, forKey: .responseBytesPerClient) ?? d.responseBytesPerClient
+        responseBytesTotal = try c.decodeIfPresent(Int.self, forKey: .responseBytesTotal) ?? d.responseBytesTotal
         limits = try c.decodeIfPresent(IngestLimits.self, forKey: .limits) ?? d.limits
         logRequests = try c.decodeIfPresent(Bool.self, forKey: .logRequests) ?? d.logRequests
     }

@@ -43,7 +43,7 @@ let short = Duration.milliseconds(30)
         /// What the failure must say holds the object.
         var explanation: String {
             switch self {
-            case .closureCapturingSelf: "SelfCapturingClosure.onDone is a closure"
+            case .closureCapturingSelf: "SelfCapturingClosure.onDone (closure) → captures SelfCapturingClosure"
             case .strongDelegate: "StrongDelegateOwner.delegate → StrongDelegate.owner → StrongDelegateOwner"
             case .parentChildArray: "Parent.children[0] → Child.parent → Parent"
             }
@@ -66,9 +66,7 @@ let short = Duration.milliseconds(30)
         }
         #expect(records.map(\.outcome) == [.leaked])
         #expect(records.first?.fingerprint?.count == 16)
-        if shape != .closureCapturingSelf {
-            #expect(records.first?.retainPath?.isEmpty == false)
-        }
+        #expect(records.first?.retainPath?.isEmpty == false)
         #expect((records.first?.waitedMs ?? 0) >= 30)
         #expect(records.first?.file == "Tests/LeakCheckTests/ExpectDeallocationTests.swift")
     }

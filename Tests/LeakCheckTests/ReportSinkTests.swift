@@ -41,6 +41,35 @@ import Testing
     @Test func nowhereOutsideAPackage() throws {
         #expect(ReportSink.reportPath(environment: [:], workingDirectory: try folder(), runnerID: 3, processID: 9, now: now) == nil)
         #expect(ReportSink.reportPath(environment: ["LEAKHISTORY_REPORT": ""], workingDirectory: try folder(), runnerID: 3, processID: 9, now: now) == nil)
+        #expect(ReportSink.reportPath(environment: ["SIMULATOR_HOST_HOME": ""], workingDirectory: try folder(), runnerID: 3, processID: 9, now: now) == nil)
+    }
+
+    @Test func simulatorWritesOnTheHostByDefault() throws {
+        let path = ReportSink.reportPath(
+            environment: ["SIMULATOR_HOST_HOME": "/Users/ci"], workingDirectory: try folder(), runnerID: 3, processID: 9, now: now)
+        #expect(path == "/Users/ci/Library/Developer/LeakHistory/leakcheck-20251130021057-3-9.ndjson")
+    }
+
+    @Test func theVariableWinsOnTheSimulatorToo() throws {
+        let path = ReportSink.reportPath(
+            environment: ["SIMULATOR_HOST_HOME": "/Users/ci", "LEAKHISTORY_REPORT": "/Users/ci/app/.build/leakhistory/"],
+            workingDirectory: "/", runnerID: 3, processID: 9, now: now)
+        #expect(path == "/Users/ci/app/.build/leakhistory/leakcheck-20251130021057-3-9.ndjson")
+    }
+
+    @Test func aPackageFolderWinsOverTheSimulatorDefault() throws {
+        let package = try folder()
+        try FileManager.default.createDirectory(atPath: package + "/.build", withIntermediateDirectories: true)
+        let path = ReportSink.reportPath(
+            environment: ["SIMULATOR_HOST_HOME": "/Users/ci"], workingDirectory: package, runnerID: 3, processID: 9, now: now)
+        #expect(path == package + "/.build/leakhistory/leakcheck-20251130021057-3-9.ndjson")
+    }
+
+    @Test func nowhereSaysHowToSetTheVariable() {
+        let message = LeakMessage.noReportDestination(workingDirectory: "/private/var/xcode")
+        #expect(message.contains("/private/var/xcode has no .build folder"))
+        #expect(message.contains("Set LEAKHISTORY_REPORT to a folder ending in /"))
+        #expect(message.contains("TEST_RUNNER_LEAKHISTORY_REPORT"))
     }
 
     /// The real sink of this test process: `swift test` runs in the package folder, so checks

@@ -89,6 +89,10 @@ struct SuppressionTests {
         (["type": "", "reason": "empty"], "type"),
         (["type": "App.X", "reason": "r", "expiresAt": "next week"], "expiresAt"),
         (["type": "App.X", "reason": "r", "expiresAt": "2024-01-01T12:99:00Z"], "expiresAt"),
+        // No November 31st: Foundation would roll it over to December 1st.
+        (["type": "App.X", "reason": "r", "expiresAt": "4908-11-31T00:00:00Z"], "expiresAt"),
+        (["type": "App.X", "reason": "r", "expiresAt": "4908-11-31T00:00:00+01:00"], "expiresAt"),
+        (["type": "App.X\u{0}Y", "reason": "r"], "type"),
     ])
     func aBadSuppressionIsA400NamingTheField(_ body: [String: String], _ named: String) throws {
         let server = try TestServer()

@@ -11,7 +11,7 @@ struct EngineErrorTests {
             == .full("database or disk is full"))
         #expect(SQLiteError(code: SQLITE_BUSY | (2 << 8), message: "database is locked", sql: nil).storeError
             == .busy("database is locked"))
-        #expect(SQLiteError(code: SQLITE_INTERRUPT, message: "interrupted", sql: nil).storeError == .busy("interrupted"))
+        #expect(SQLiteError(code: SQLITE_INTERRUPT, message: "interrupted", sql: nil).storeError == .queryTimeout("interrupted"))
     }
 
     @Test("Any other SQLite error stays the engine's", arguments: [SQLITE_CONSTRAINT | (8 << 8), SQLITE_IOERR | (3 << 8), SQLITE_CORRUPT])

@@ -41,7 +41,7 @@ enum DeallocationCheck {
     }
 
     /// The report lines of a check and the message of its leak, if any. A leaked object is still
-    /// alive here, so what holds it is searched for (a cycle back to it, or a path from `roots`)
+    /// alive here, so what holds it is searched for (a cycle back to it, or a path from `roots` or from the other survivors)
     /// and named in the message and the lines, with the leak's fingerprint. Late releases are
     /// recorded as warnings here; the leak is left to the caller, which knows how to wait.
     private static func judge(
@@ -49,6 +49,11 @@ enum DeallocationCheck {
         testCase: AnyObject?
     ) -> (records: [CheckRecord], leakMessage: String?) {
         var survivors: [(typeName: String, waited: Duration, retainPath: String?)] = []
+        // Each survivor is searched for from the others too: one leaked object often holds the rest.
+        let alive = zip(references, fates).compactMap { reference, fate -> AnyObject? in
+            if case .leaked = fate { return reference.object }
+            return nil
+        }
         var records: [CheckRecord] = []
         for (reference, fate) in zip(references, fates) {
             var record = self.record(for: reference.typeName, context: context, waited: fate.waited)
@@ -63,7 +68,7 @@ enum DeallocationCheck {
                 record.outcome = .leaked
                 var explanation: String?
                 if let survivor = reference.object {
-                    let path = findRetainPath(to: survivor, roots: roots)
+                    let path = findRetainPath(to: survivor, roots: roots + alive.filter { $0 !== survivor })
                     record.retainPath = path.steps
                     record.fingerprint = path.fingerprint
                     explanation = path.readable + (path.limitReached.map { " (search \($0))" } ?? "")

@@ -1,5 +1,5 @@
 /// The words of LeakCheck's failures and warnings, in one place.
-enum LeakMessage {
+package enum LeakMessage {
     static let usualHolders = """
         What usually keeps an object alive: a closure stored on it (or on something it owns) that \
         captures self strongly — use [weak self]; a delegate or parent property that is not weak; \
@@ -40,13 +40,21 @@ enum LeakMessage {
             + "0 to fail tests on them); leaks fail tests as usual."
     }
 
+    /// Said once per process when no report can be written.
+    static func noReportDestination(workingDirectory: String) -> String {
+        "LeakCheck: checks are not written to a leak report: LEAKHISTORY_REPORT is not set and \(workingDirectory) has "
+            + "no .build folder (as under Xcode or xcodebuild). Set LEAKHISTORY_REPORT to a folder ending in / in the "
+            + "scheme's or test plan's environment variables (e.g. $(SRCROOT)/.build/leakhistory/), or pass "
+            + "TEST_RUNNER_LEAKHISTORY_REPORT=<folder>/ to xcodebuild."
+    }
+
     static func lateRelease(_ typeName: String, waited: Duration, timeout: Duration) -> String {
         "\(typeName) was deallocated late: \(format(waited)) after release, past the \(format(timeout)) timeout "
             + "but within the grace period. Not a leak; something released it asynchronously (a Task, a timer, a queued block)."
     }
 
     static func lifecycleThrew(_ typeName: String, lifecycle: String, error: any Error) -> String {
-        "The \(lifecycle) lifecycle of \(typeName) threw \(String(reflecting: error)); the deallocation check did not run. Fix the error; it is reported as an error, not as a leak."
+        "The \(lifecycle) lifecycle of \(typeName) threw: \(String(reflecting: error)) The deallocation check did not run. Fix the error; it is reported as an error, not as a leak."
     }
 
     static func resolvedNothing(_ serviceName: String) -> String {
@@ -63,7 +71,7 @@ enum LeakMessage {
     }
 
     /// `1.2 ms`, `300 ms`, `2.0 s`.
-    static func format(_ duration: Duration) -> String {
+    package static func format(_ duration: Duration) -> String {
         let ms = duration.milliseconds
         if ms < 10 { return "\((ms * 10).rounded() / 10) ms".replacingOccurrences(of: ".0 ms", with: " ms") }
         if ms < 1000 { return "\(Int(ms.rounded())) ms" }

@@ -5,7 +5,9 @@ import LeakReport
 /// 1. `LEAKHISTORY_REPORT` — a file, or a folder (an existing one, or a path ending in `/`) to
 ///    write a file in;
 /// 2. else `.build/leakhistory/` when the working directory holds `.build` (as under `swift test`);
-/// 3. else nowhere.
+/// 3. else, on a simulator, `~/Library/Developer/LeakHistory/` of the user on the host Mac
+///    (`SIMULATOR_HOST_HOME`): under Xcode and `xcodebuild` the working directory is no package;
+/// 4. else nowhere, which one line on standard error says, with how to set the variable.
 /// In a folder each process writes its own file, `leakcheck-<time>-<runner>-<pid>.ndjson`, where
 /// `runner` is the parent process: the test processes of one `swift test` share it, so
 /// `leakhistory upload` can tell this run's files from those an earlier run left in the folder.
@@ -49,8 +51,14 @@ enum ReportSink {
         if FileManager.default.fileExists(atPath: build, isDirectory: &isFolder), isFolder.boolValue {
             return (build as NSString).appendingPathComponent("leakhistory/\(fileName)")
         }
+        if let hostHome = environment["SIMULATOR_HOST_HOME"], !hostHome.isEmpty {
+            return (hostHome as NSString).appendingPathComponent("\(simulatorFolder)/\(fileName)")
+        }
         return nil
     }
+
+    /// Where simulator runs write by default, under the host user's home.
+    static let simulatorFolder = "Library/Developer/LeakHistory"
 
     private static func fileStamp(_ date: Date) -> String {
         ReportTimestamp.string(from: date).filter { $0.isNumber }.prefix(14) + ""
@@ -58,10 +66,14 @@ enum ReportSink {
 
     private static let writer = Lazy<NDJSONWriter?> {
         let info = ProcessInfo.processInfo
+        let workingDirectory = FileManager.default.currentDirectoryPath
         guard let path = reportPath(
-            environment: info.environment, workingDirectory: FileManager.default.currentDirectoryPath,
+            environment: info.environment, workingDirectory: workingDirectory,
             runnerID: getppid(), processID: info.processIdentifier, now: Date())
-        else { return nil }
+        else {
+            FileHandle.standardError.write(Data((LeakMessage.noReportDestination(workingDirectory: workingDirectory) + "\n").utf8))
+            return nil
+        }
         do {
             return try NDJSONWriter(path: path)
         } catch {

@@ -10,9 +10,19 @@ public struct RetainPathLimits: Sendable, Hashable {
     /// The most objects the search may look at. Values inside objects (structs, collection
     /// elements) are bounded as well, at 16 for each object allowed.
     public var maxVisited: Int
+    /// How long the search from the process's globals and statics may take, once the object is
+    /// in no cycle and held by none of the roots passed.
+    public var timeBudget: Duration
+    /// False to search only cycles and the roots passed, not the process's globals and statics.
+    public var searchesGlobals: Bool
 
-    public init(maxDepth: Int = 12, maxVisited: Int = 100_000) {
+    public init(
+        maxDepth: Int = 12, maxVisited: Int = 100_000, timeBudget: Duration = .milliseconds(500),
+        searchesGlobals: Bool = true
+    ) {
         self.maxDepth = max(1, maxDepth)
         self.maxVisited = max(1, maxVisited)
+        self.timeBudget = max(.zero, timeBudget)
+        self.searchesGlobals = searchesGlobals
     }
 }

@@ -11,8 +11,12 @@ public struct RetainPathReport: Sendable, Hashable {
     public enum Origin: String, Sendable, Hashable {
         /// The path leads from the object back to itself: a retain cycle.
         case cycle
-        /// The path leads from one of the roots the caller passed.
+        /// The path leads from one of the roots the caller passed, or from another object the
+        /// check knows (another survivor, the container a service was resolved from).
         case root
+        /// The path leads from a global or static variable of the process (its first step has
+        /// the kind `global`).
+        case global
         /// No path was found.
         case none
     }
@@ -26,7 +30,12 @@ public struct RetainPathReport: Sendable, Hashable {
     public var suspects: [String]
     /// The bound the search reached, if any: `stopped after 100000 objects`, `stopped at depth 12`.
     public var limitReached: String?
-    /// The path or the suspects, for failure messages; short type names.
+    /// True when a path was found and every reference on it was read with its type (so each is
+    /// known to be strong); false for a possible path, found partly by reading memory without
+    /// types (`readable` says so), and when no path was found.
+    public var isProven: Bool
+    /// The path or the suspects, for failure messages, the same words the CLI and the dashboard
+    /// print (`RetainPathStep.readable`); short type names.
     public var readable: String
     /// The `LeakFingerprint` of the type and the normalised path, or of the type and the
     /// suspects when there is no path.
@@ -34,8 +43,9 @@ public struct RetainPathReport: Sendable, Hashable {
 
     public init(
         steps: [RetainPathStep]?, origin: Origin, suspects: [String], limitReached: String?,
-        readable: String, fingerprint: String
+        readable: String, fingerprint: String, isProven: Bool = false
     ) {
+        self.isProven = isProven
         self.steps = steps
         self.origin = origin
         self.suspects = suspects

@@ -5,40 +5,55 @@ import LeakStore
 /// API's JSON error body.
 ///
 /// Reads are open unless the configuration sets `requireReadToken`; then every page needs a
-/// read token of its project in `Authorization`, and `/` lists no projects.
+/// token of its project, as `Authorization: Bearer` or as the session cookie the login form
+/// (`/login`) hands out, a browser without either is sent to the login form, and `/` lists no
+/// projects. The check is the router's (`Access.page`), before the page runs.
 enum DashboardRoutes {
     static func register(in router: inout Router) {
+        LoginRoutes.register(in: &router)
         router.get("/", handler: page(project: false) { request, context in
             guard !context.configuration.requireReadToken else {
                 throw HTTPFailure.forbidden("This server requires a read token, so it does not list its projects.")
             }
             return try ProjectsPage.render(store: context.store)
         })
-        router.get("/p/{project}", handler: page { try ProjectPage.render($0, store: $1.store, project: $0.parameter("project")) })
-        router.get("/p/{project}/types/{type}", handler: page {
+        router.get("/p/{project}", access: .page, presentFailure: presentFailure, handler: page { try ProjectPage.render($0, store: $1.store, project: $0.parameter("project")) })
+        router.get("/p/{project}/types/{type}", access: .page, presentFailure: presentFailure, handler: page {
             try TypePage.render($0, store: $1.store, project: $0.parameter("project"))
         })
-        router.get("/p/{project}/commits/{sha}", handler: page {
+        router.get("/p/{project}/commits/{sha}", access: .page, presentFailure: presentFailure, handler: page {
             try CommitPage.render($0, store: $1.store, project: $0.parameter("project"))
         })
-        router.get("/p/{project}/diff", handler: page { try DiffPage.render($0, store: $1.store, project: $0.parameter("project")) })
+        router.get("/p/{project}/diff", access: .page, presentFailure: presentFailure, handler: page { try DiffPage.render($0, store: $1.store, project: $0.parameter("project")) })
     }
 
-    /// Wraps a page: the read check, then the page, with every failure drawn as a page.
+    /// A failure before the page ran (its access check) drawn as a page; a browser without a
+    /// credential is sent to the login form, which brings it back here.
+    private static let presentFailure: Router.FailurePresenter = { request, error in
+        if error.status == 401 && DashboardSessions.cookie(in: request) == nil && request.bearerToken == nil {
+            return LoginPage.redirect(next: request.path)
+        }
+        return problem(error, request: request, project: true)
+    }
+
+    private static func problem(_ error: any HTTPError, request: Request, project: Bool) -> Response {
+        let name = request.parameter("project")
+        let back: DashboardPage.Crumb = !project || error is LeakStoreError
+            ? .init(label: "the projects", href: DashboardLinks.projects)
+            : .init(label: name, href: DashboardLinks(project: name).project())
+        var response = DashboardPage.problem(status: error.status, message: error.message, back: back)
+        response.headers.merge(error.headers) { _, new in new }
+        return response
+    }
+
+    /// Wraps a page, with every failure drawn as a page.
     private static func page(project: Bool = true,
                              _ render: @escaping @Sendable (Request, RequestContext) throws -> Response) -> Router.Handler {
         { request, context in
-            let name = request.parameter("project")
             do {
-                if project { try QueryInput.authorizeRead(request, context, project: name) }
                 return try render(request, context)
             } catch let error as any HTTPError {
-                let back: DashboardPage.Crumb = !project || error is LeakStoreError
-                    ? .init(label: "the projects", href: DashboardLinks.projects)
-                    : .init(label: name, href: DashboardLinks(project: name).project())
-                var response = DashboardPage.problem(status: error.status, message: error.message, back: back)
-                response.headers.merge(error.headers) { _, new in new }
-                return response
+                return problem(error, request: request, project: project)
             } catch {
                 RequestLog.problem("\(request.method) \(request.path): \(error)")
                 return DashboardPage.problem(status: 500, message: "The server failed to draw this page; the server log says why.",

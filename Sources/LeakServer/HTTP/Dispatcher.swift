@@ -4,7 +4,7 @@ import LeakReport
 import LeakStore
 
 /// Turns one incoming request into one response: body limits and decompression, routing,
-/// error mapping, metrics and the log line. Runs on libmicrohttpd's threads.
+/// error mapping, metrics and the log line: `admit` on the headers (I/O thread), `dispatch` on a worker.
 final class Dispatcher: Sendable {
     let router: Router
     let context: RequestContext
@@ -14,67 +14,130 @@ final class Dispatcher: Sendable {
         self.context = context
     }
 
-    func dispatch(_ incoming: MicroHTTPDServer.Incoming) -> Response {
+    /// Decides on the headers alone, before any body byte is read: an unknown route, a body
+    /// announced over the limit, or a missing credential is answered at once (and the connection
+    /// closed when a body was on its way); a credential is checked on a worker before the body is
+    /// read. Runs on libmicrohttpd's I/O thread, so nothing here touches the database.
+    func admit(_ head: MicroHTTPDServer.Head) -> MicroHTTPDServer.Admission {
         let clock = ContinuousClock()
         let started = clock.now
         var routeLabel = "unmatched"
-        var note: String?
-        var response: Response
+        var matched: (Router.Route, Request)?
         do {
-            response = try route(incoming, routeLabel: &routeLabel)
-        } catch let error as any HTTPError {
-            if error.status >= 500 {
-                // A full disk or a database that went away: the operator must hear of it first.
-                note = error.message
-                RequestLog.problem("\(incoming.method) \(incoming.path): \(error)")
+            let (route, request) = try match(head, body: Data(), routeLabel: &routeLabel)
+            matched = (route, request)
+            let limits = context.configuration.limits
+            if let length = head.headers["content-length"].flatMap(Int.init), length > limits.maxBodyBytes {
+                throw tooLarge(limits)
             }
-            response = .error(error)
-        } catch let error as DecodingError {
-            response = .error(HTTPFailure.badRequest(error.keyPathDescription, code: "invalid_report"))
+            guard TokenCheck.needsCredential(route.access, context.configuration) else { return .proceed }
+            guard TokenCheck.hasCredential(route.access, request) else {
+                try TokenCheck.authorize(route.access, request, context)
+                return .proceed
+            }
+            // Without a body there is nothing to protect: the check runs with the handler.
+            guard head.hasBody else { return .proceed }
+            let label = routeLabel
+            return .check { [self] in
+                do {
+                    try TokenCheck.authorize(route.access, request, context)
+                    return nil
+                } catch {
+                    return finish(head, bytesIn: 0, started: started, routeLabel: label,
+                                  failure(error, head: head, route: route, request: request))
+                }
+            }
         } catch {
-            // The cause goes to the log only: a client learns nothing about the internals.
-            note = "internal error: \(error)"
-            RequestLog.problem("\(incoming.method) \(incoming.path): \(error)")
-            response = .error(HTTPFailure(500, "internal_error", "the server failed to answer this request; the server log says why"))
+            return .refuse(finish(head, bytesIn: 0, started: started, routeLabel: routeLabel,
+                                  failure(error, head: head, route: matched?.0, request: matched?.1)))
         }
-        let elapsed = clock.now - started
+    }
+
+    /// Answers a request read in full. Runs on a worker.
+    func dispatch(_ incoming: MicroHTTPDServer.Incoming) -> Response {
+        let started = ContinuousClock.now
+        var routeLabel = "unmatched"
+        var route: Router.Route?
+        var request: Request?
+        let response: Response
+        do {
+            let limits = context.configuration.limits
+            if incoming.bodyTooLarge { throw tooLarge(limits) }
+            let matched = try match(incoming.head, body: Data(), routeLabel: &routeLabel)
+            route = matched.0
+            request = matched.1
+            // With a body, the check ran before it was read.
+            if !incoming.head.hasBody { try TokenCheck.authorize(matched.0.access, matched.1, context) }
+            request?.body = try decodedBody(incoming, limits: limits)
+            response = try matched.0.handler(request!, context).response()
+        } catch {
+            response = failure(error, head: incoming.head, route: route, request: request)
+        }
+        return finish(incoming.head, bytesIn: incoming.body.count, started: started, routeLabel: routeLabel, response)
+    }
+
+    private func match(_ head: MicroHTTPDServer.Head, body: Data,
+                       routeLabel: inout String) throws -> (Router.Route, Request) {
+        switch router.match(method: head.method, path: head.path) {
+        case .notFound:
+            // The path is not echoed: it is the client's own text, and a JSON body is no place for it.
+            throw HTTPFailure.notFound("no route answers \(HTTPMethod(rawValue: head.method)?.rawValue ?? "this method") "
+                + "on this path; GET /openapi.json lists the routes")
+        case let .methodNotAllowed(allowed):
+            let names = allowed.map(\.rawValue).joined(separator: ", ")
+            throw HTTPFailure(405, "method_not_allowed", "this path answers \(names) only", headers: ["Allow": names])
+        case let .found(route, parameters):
+            routeLabel = route.pattern
+            var request = Request(method: head.method, path: head.path, query: head.query, headers: head.headers, body: body)
+            request.parameters = parameters
+            return (route, request)
+        }
+    }
+
+    private func tooLarge(_ limits: IngestLimits) -> HTTPFailure {
+        HTTPFailure.payloadTooLarge(
+            "the request body is larger than the limit of \(limits.maxBodyBytes) bytes; split the upload, "
+                + "or send it with Content-Encoding: gzip")
+    }
+
+    /// The answer for an error: its own status for an `HTTPError` (drawn by the route when it
+    /// draws its own failures), a logged 500 that says nothing of the internals otherwise.
+    private func failure(_ error: any Error, head: MicroHTTPDServer.Head, route: Router.Route?, request: Request?) -> Response {
+        let httpError: any HTTPError
+        switch error {
+        case let error as any HTTPError:
+            // A full disk, a database that went away, a query over its budget: answered as what
+            // it is, and logged, since the operator must hear of it first.
+            if error.status >= 500 { RequestLog.problem("\(head.method) \(head.path): \(error)") }
+            httpError = error
+        case let error as DecodingError:
+            httpError = HTTPFailure.badRequest(error.keyPathDescription, code: "invalid_report")
+        default:
+            RequestLog.problem("\(head.method) \(head.path): \(error)")
+            httpError = HTTPFailure(500, "internal_error", "the server failed to answer this request; the server log says why")
+        }
+        if let present = route?.presentFailure, let request { return present(request, httpError) }
+        return .error(httpError)
+    }
+
+    /// Metrics and the log line for every answer, admitted or refused.
+    private func finish(_ head: MicroHTTPDServer.Head, bytesIn: Int, started: ContinuousClock.Instant, routeLabel: String,
+                        _ response: Response) -> Response {
+        let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         // Known methods only, so that a client inventing methods cannot grow the metrics without bound.
-        let methodLabel = HTTPMethod(rawValue: incoming.method)?.rawValue ?? "other"
+        let methodLabel = HTTPMethod(rawValue: head.method)?.rawValue ?? "other"
         context.metrics.record(route: routeLabel, method: methodLabel, status: response.status, seconds: seconds)
         if context.configuration.logRequests {
-            RequestLog.write(method: incoming.method, path: incoming.path, status: response.status, seconds: seconds,
-                             bytesIn: incoming.body.count, note: note)
+            RequestLog.write(method: head.method, path: head.path, status: response.status, seconds: seconds,
+                             bytesIn: bytesIn, note: response.status >= 500 ? "status \(response.status)" : nil)
         }
         return response
     }
 
-    private func route(_ incoming: MicroHTTPDServer.Incoming, routeLabel: inout String) throws -> Response {
-        let limits = context.configuration.limits
-        if incoming.bodyTooLarge {
-            throw HTTPFailure.payloadTooLarge(
-                "the request body is larger than the limit of \(limits.maxBodyBytes) bytes; split the upload, "
-                    + "or send it with Content-Encoding: gzip")
-        }
-        switch router.match(method: incoming.method, path: incoming.path) {
-        case .notFound:
-            throw HTTPFailure.notFound("no route \(incoming.method) \(incoming.path); GET /openapi.json lists the routes")
-        case let .methodNotAllowed(allowed):
-            let names = allowed.map(\.rawValue).joined(separator: ", ")
-            throw HTTPFailure(405, "method_not_allowed", "\(incoming.path) answers \(names), not \(incoming.method)",
-                              headers: ["Allow": names])
-        case let .found(route, parameters):
-            routeLabel = route.pattern
-            var request = Request(method: incoming.method, path: incoming.path, query: incoming.query,
-                                  headers: incoming.headers, body: try decodedBody(incoming, limits: limits))
-            request.parameters = parameters
-            return try route.handler(request, context).response()
-        }
-    }
-
     /// The body with any `Content-Encoding` undone.
     private func decodedBody(_ incoming: MicroHTTPDServer.Incoming, limits: IngestLimits) throws -> Data {
-        let encoding = (incoming.headers["content-encoding"] ?? "identity").trimmingCharacters(in: .whitespaces).lowercased()
+        let encoding = (incoming.head.headers["content-encoding"] ?? "identity").trimmingCharacters(in: .whitespaces).lowercased()
         switch encoding {
         case "identity", "":
             return incoming.body

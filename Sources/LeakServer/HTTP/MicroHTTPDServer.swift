@@ -5,43 +5,87 @@ import Synchronization
 import Glibc
 #endif
 
-/// The libmicrohttpd daemon: accepts connections on its own thread pool, reads each request's
-/// body (up to a limit) and hands the complete request to `respond`, on the same thread.
+/// The libmicrohttpd daemon. Its I/O threads only move bytes: a request's headers are checked
+/// (framing, then `admit`: route, size, token) before any body byte is read, the body is read
+/// up to a limit, and the complete request is handed to `respond` on the worker pool while the
+/// connection is suspended; the answer goes out when the worker resumes it.
 ///
 /// Everything here is called from libmicrohttpd's threads, so nothing in it is actor-isolated.
 final class MicroHTTPDServer: Sendable {
     struct Options: Sendable {
         var host: String
         var port: UInt16
-        /// The thread pool size; 1 means one polling thread.
+        /// I/O threads; 1 means one polling thread.
         var threads: Int
         var connectionLimit: Int
-        var connectionTimeoutSeconds: Int
-        /// A body longer than this is not read: the request arrives with `bodyTooLarge` set.
+        var perClientConnectionLimit: Int
+        var connectionMemoryBytes: Int
+        var idleTimeoutSeconds: Int
+        var requestDeadline: Duration
+        /// A body longer than this is not kept (a longer announced one is refused by `admit`).
         var maxBodyBytes: Int
+        var workers: WorkerPool.Limits
+        var responseBytesPerClient: Int
+        var responseBytesTotal: Int
+    }
+
+    /// A request's line and headers, before its body.
+    struct Head: Sendable {
+        var method: String
+        /// The target as sent, still percent-encoded.
+        var rawURI: String
+        var path: String
+        var query: [String: String]
+        /// Lower-cased names; the last value wins (the framing check has seen every one).
+        var headers: [String: String]
+        /// The client's IPv4 address, network order.
+        var client: UInt32
+        /// A Content-Length over zero or a chunked body.
+        var hasBody: Bool
+    }
+
+    /// What to do with a request once its headers are in.
+    enum Admission: Sendable {
+        case proceed
+        /// Answer now; when a body is on its way, the connection is closed after the answer.
+        case refuse(Response)
+        /// Run `check` on a worker (it may query the database) before reading the body; a
+        /// response refuses the request.
+        case check(@Sendable () -> Response?)
     }
 
     /// A request as read off the wire.
     struct Incoming: Sendable {
-        var method: String
-        var path: String
-        var query: [String: String]
-        var headers: [String: String]
+        var head: Head
         var body: Data
         var bodyTooLarge: Bool
+        var method: String { head.method }
+        var path: String { head.path }
     }
 
     /// The daemon pointer, kept as an integer so the type stays `Sendable`; 0 when stopped.
     private let daemonAddress = Atomic<Int>(0)
     /// Requests whose headers have arrived and whose response is not yet sent.
     let inFlight: RequestsInFlight
+    let deadlines: ConnectionDeadlines
+    let pool: WorkerPool
+    let budget: ResponseBudget
+    /// Requests refused 503 because the pool or the response budget was full, for `/metrics`.
+    var overloaded: Int { overloadedCount.load(ordering: .relaxed) }
+    private let overloadedCount = Atomic<Int>(0)
     private let options: Options
+    private let admit: @Sendable (Head) -> Admission
     private let respond: @Sendable (Incoming) -> Response
 
-    init(options: Options, inFlight: RequestsInFlight, respond: @escaping @Sendable (Incoming) -> Response) {
+    init(options: Options, inFlight: RequestsInFlight, admit: @escaping @Sendable (Head) -> Admission,
+         respond: @escaping @Sendable (Incoming) -> Response) {
         self.options = options
         self.inFlight = inFlight
+        self.admit = admit
         self.respond = respond
+        deadlines = ConnectionDeadlines(deadline: options.requestDeadline)
+        pool = WorkerPool(limits: options.workers)
+        budget = ResponseBudget(perClient: options.responseBytesPerClient, total: options.responseBytesTotal)
     }
 
     /// libmicrohttpd holds an unretained pointer to this object: never let it outlive the daemon.
@@ -56,28 +100,56 @@ final class MicroHTTPDServer: Sendable {
         guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
             throw ServerStartError("cannot listen on host \"\(options.host)\": give an IPv4 address such as 127.0.0.1 or 0.0.0.0")
         }
+        Self.raiseOpenFileLimit(toFit: options.connectionLimit)
         let context = Unmanaged.passUnretained(self).toOpaque()
+        // Before the daemon: its first request may need a worker.
+        pool.start()
         let daemon = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                lh_mhd_start(
-                    socketAddress, UInt32(max(1, options.threads)), UInt32(options.connectionLimit),
-                    UInt32(options.connectionTimeoutSeconds),
-                    { cls, connection, url, method, _, uploadData, uploadSize, requestContext in
-                        let server = Unmanaged<MicroHTTPDServer>.fromOpaque(cls!).takeUnretainedValue()
-                        return server.access(connection: connection!, url: url, method: method, uploadData: uploadData,
-                                             uploadSize: uploadSize!, requestContext: requestContext!)
-                    }, context,
-                    { cls, _, requestContext, _ in
-                        let server = Unmanaged<MicroHTTPDServer>.fromOpaque(cls!).takeUnretainedValue()
-                        server.completed(requestContext: requestContext)
-                    }, context)
+                var settings = lh_mhd_settings(
+                    address: socketAddress, threads: UInt32(max(1, options.threads)),
+                    connection_limit: UInt32(options.connectionLimit),
+                    per_ip_connection_limit: UInt32(options.perClientConnectionLimit),
+                    connection_memory: options.connectionMemoryBytes,
+                    idle_timeout_seconds: UInt32(options.idleTimeoutSeconds),
+                    handler: { cls, connection, url, method, _, uploadData, uploadSize, requestContext in
+                        MicroHTTPDServer.server(cls).access(connection: connection!, url: url, method: method, uploadData: uploadData,
+                                                uploadSize: uploadSize!, requestContext: requestContext!)
+                    },
+                    completed: { cls, connection, requestContext, _ in
+                        MicroHTTPDServer.server(cls).completed(connection: connection, requestContext: requestContext)
+                    },
+                    notify_connection: { cls, connection, socketContext, code in
+                        guard let connection, let socketContext else { return }
+                        let server = MicroHTTPDServer.server(cls)
+                        if code == .CONNECTION_NOTIFY_STARTED {
+                            socketContext.pointee = Unmanaged.passRetained(RawTarget()).toOpaque()
+                            server.deadlines.opened(connection, socket: lh_mhd_connection_fd(connection))
+                        } else {
+                            server.deadlines.closed(connection)
+                            if let raw = socketContext.pointee { Unmanaged<RawTarget>.fromOpaque(raw).release() }
+                            socketContext.pointee = nil
+                        }
+                    },
+                    uri_log: { _, uri, connection in
+                        // Kept on the connection, not the request: libmicrohttpd frees nothing for a
+                        // request that never reaches the access handler.
+                        if let connection, let raw = lh_mhd_socket_context(connection) {
+                            Unmanaged<RawTarget>.fromOpaque(raw).takeUnretainedValue().uri = uri.map { String(cString: $0) } ?? "/"
+                        }
+                        return nil
+                    },
+                    context: context)
+                return lh_mhd_start(&settings)
             }
         }
         guard let daemon else {
+            pool.stop()
             throw ServerStartError("cannot listen on \(options.host):\(options.port): \(String(cString: strerror(errno))) "
                 + "(is another process using the port? try --port 0 for any free port)")
         }
         daemonAddress.store(Int(bitPattern: UnsafeMutableRawPointer(daemon)), ordering: .sequentiallyConsistent)
+        deadlines.start()
         return lh_mhd_bound_port(daemon)
     }
 
@@ -95,97 +167,242 @@ final class MicroHTTPDServer: Sendable {
         while inFlight.count > 0, clock.now < deadline {
             usleep(5_000)
         }
+        deadlines.stop()
+        // A worker still holding a suspended connection must resume it before the daemon goes.
+        pool.stop()
         MHD_stop_daemon(daemon)
+    }
+
+    private static func server(_ cls: UnsafeMutableRawPointer?) -> MicroHTTPDServer {
+        Unmanaged<MicroHTTPDServer>.fromOpaque(cls!).takeUnretainedValue()
+    }
+
+    /// Thousands of connections need as many descriptors; the soft limit is often 1,024.
+    private static func raiseOpenFileLimit(toFit connections: Int) {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
+        let wanted = rlim_t(connections + 256)
+        guard limit.rlim_cur < wanted else { return }
+        limit.rlim_cur = min(wanted, limit.rlim_max)
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 
     // MARK: - libmicrohttpd callbacks
 
-    /// Per-request state between libmicrohttpd's calls to the access handler.
-    private final class Pending {
+    /// The request target as sent, before libmicrohttpd decodes it; one per connection, for
+    /// the request being read.
+    private final class RawTarget: @unchecked Sendable {
+        var uri = "/"
+    }
+
+    /// Per-request state between libmicrohttpd's calls to the access handler, created when the
+    /// request line arrives. Worker threads write `answer` before resuming the connection, and
+    /// libmicrohttpd's resume orders that write before the I/O thread's next read.
+    private final class Pending: @unchecked Sendable {
+        enum Phase { case headers, checking, body, handling }
+        let rawURI: String
+        let client: UInt32
+        var phase = Phase.headers
+        var head: Head?
         var body = Data()
         var tooLarge = false
         /// Bytes thrown away after the body went over the limit.
         var discarded = 0
+        /// Set on a worker: the answer to send after the connection is resumed.
+        var answer: Response?
+        var closeAfterAnswer = false
+
+        init(rawURI: String, client: UInt32) {
+            self.rawURI = rawURI
+            self.client = client
+        }
     }
 
     private func access(connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
                         uploadData: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
                         requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
         guard let raw = requestContext.pointee else {
-            // First call: headers only. Refuse an announced oversize body before reading it.
-            let pending = Pending()
-            inFlight.began()
+            let target = lh_mhd_socket_context(connection).map { Unmanaged<RawTarget>.fromOpaque($0).takeUnretainedValue().uri }
+            let pending = Pending(rawURI: target ?? url.map { String(cString: $0) } ?? "/", client: lh_mhd_client_ipv4(connection))
             requestContext.pointee = Unmanaged.passRetained(pending).toOpaque()
-            if let length = Self.value(connection, .HEADER_KIND, "Content-Length").flatMap(Int.init) {
-                if length > options.maxBodyBytes {
-                    pending.tooLarge = true
-                    return answer(connection, url: url, method: method, pending: pending)
-                }
-                pending.body.reserveCapacity(length)
-            }
-            return .YES
+            inFlight.began()
+            return headers(connection, url: url, method: method, pending: pending)
         }
         let pending = Unmanaged<Pending>.fromOpaque(raw).takeUnretainedValue()
-        if uploadSize.pointee > 0 {
-            if pending.tooLarge {
-                // The 413 goes out once the body ends; a client that streams on past twice the
-                // limit is cut off instead of being read forever.
-                pending.discarded += uploadSize.pointee
-                if pending.discarded > 2 * options.maxBodyBytes { return .NO }
-            } else if let uploadData {
-                if pending.body.count + uploadSize.pointee > options.maxBodyBytes {
-                    pending.tooLarge = true
-                    pending.discarded = pending.body.count + uploadSize.pointee
-                    pending.body = Data()
-                } else {
-                    uploadData.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) {
-                        pending.body.append($0, count: uploadSize.pointee)
-                    }
-                }
+        switch pending.phase {
+        case .headers:
+            return .NO
+        case .checking:
+            // The call after the token check resumed the connection, still before the body.
+            if let refusal = pending.answer {
+                return queue(connection, refusal, client: pending.client, close: true)
             }
-            uploadSize.pointee = 0
+            pending.phase = .body
             return .YES
+        case .body:
+            if uploadSize.pointee > 0 {
+                receive(uploadData, count: uploadSize.pointee, into: pending)
+                uploadSize.pointee = 0
+                // A client that streams on past twice the limit is cut off instead of being read forever.
+                return pending.discarded > 2 * options.maxBodyBytes ? .NO : .YES
+            }
+            return handle(connection, pending: pending)
+        case .handling:
+            let answer = pending.answer ?? .error(HTTPFailure(500, "internal_error", "the request was not answered"))
+            return queue(connection, answer, client: pending.client, close: pending.closeAfterAnswer)
         }
-        return answer(connection, url: url, method: method, pending: pending)
     }
 
-    private func answer(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
-                        pending: Pending) -> MHD_Result {
-        let incoming = Incoming(
-            method: method.map { String(cString: $0) } ?? "",
-            path: url.map { String(cString: $0) } ?? "/",
-            query: Self.values(connection, .GET_ARGUMENT_KIND),
-            headers: Self.values(connection, .HEADER_KIND),
-            body: pending.body, bodyTooLarge: pending.tooLarge)
-        pending.body = Data()
-        let response = respond(incoming)
-        let mhdResponse = response.body.withUnsafeBytes { bytes in
-            MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
-                                            .RESPMEM_MUST_COPY)
+    /// The first call: headers only. Framing, then the route's own checks, before any body byte.
+    private func headers(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
+                         pending: Pending) -> MHD_Result {
+        let list = Self.headerList(connection)
+        if let failure = HTTPFraming.refusal(rawURI: pending.rawURI, headers: list) {
+            return queue(connection, .error(failure), client: pending.client, close: true)
         }
+        var headers: [String: String] = [:]
+        for (name, value) in list { headers[name.lowercased()] = value }
+        let length = headers["content-length"].flatMap(Int.init) ?? 0
+        let head = Head(method: method.map { String(cString: $0) } ?? "",
+                        rawURI: pending.rawURI, path: url.map { String(cString: $0) } ?? "/",
+                        query: Self.values(connection, .GET_ARGUMENT_KIND), headers: headers,
+                        client: pending.client, hasBody: length > 0 || headers["transfer-encoding"] != nil)
+        pending.head = head
+        switch admit(head) {
+        case .proceed:
+            pending.phase = .body
+            if length > 0 { pending.body.reserveCapacity(length) }
+            return .YES
+        case let .refuse(response):
+            return queue(connection, response, client: pending.client, close: head.hasBody)
+        case let .check(check):
+            pending.phase = .checking
+            return suspend(connection, pending: pending) { pending.answer = check() }
+        }
+    }
+
+    private func receive(_ data: UnsafePointer<CChar>?, count: Int, into pending: Pending) {
+        if pending.tooLarge {
+            pending.discarded += count
+        } else if pending.body.count + count > options.maxBodyBytes {
+            pending.tooLarge = true
+            pending.discarded = pending.body.count + count
+            pending.body = Data()
+        } else if let data {
+            data.withMemoryRebound(to: UInt8.self, capacity: count) { pending.body.append($0, count: count) }
+        }
+    }
+
+    /// The request is complete: hand it to a worker, unless the pool or the budget is full.
+    private func handle(_ connection: OpaquePointer, pending: Pending) -> MHD_Result {
+        deadlines.received(connection)
+        guard budget.admits(pending.client) else {
+            return overloaded(connection, pending: pending,
+                              "answers to this client (or to all clients) that are not read yet exceed the server's budget; "
+                                  + "read the answers already asked for, then retry")
+        }
+        let incoming = Incoming(head: pending.head!, body: pending.body, bodyTooLarge: pending.tooLarge)
+        pending.body = Data()
+        pending.phase = .handling
+        // Past twice the limit the rest of a chunked body is not read: the connection cannot go on.
+        pending.closeAfterAnswer = pending.tooLarge
+        return suspend(connection, pending: pending) { [respond] in pending.answer = respond(incoming) }
+    }
+
+    /// Runs `work` on the pool with the connection suspended, then resumes it. A full pool is
+    /// answered 503 at once.
+    private func suspend(_ connection: OpaquePointer, pending: Pending, _ work: @escaping @Sendable () -> Void) -> MHD_Result {
+        let address = Int(bitPattern: UnsafeRawPointer(connection))
+        let refusal = pool.submit(client: pending.client, accepted: { MHD_suspend_connection(connection) }) {
+            work()
+            MHD_resume_connection(OpaquePointer(bitPattern: address))
+        }
+        guard let refusal else { return .YES }
+        let message = switch refusal {
+        case .clientBusy: "this client already has as many requests waiting as it may; retry once those are answered"
+        case .full, .stopped: "every worker is busy and the queue is full; retry in a second"
+        }
+        return overloaded(connection, pending: pending, message)
+    }
+
+    /// 503 with `Retry-After`; the connection is closed when the body has not been read.
+    private func overloaded(_ connection: OpaquePointer, pending: Pending, _ message: String) -> MHD_Result {
+        overloadedCount.add(1, ordering: .relaxed)
+        let response = Response.error(HTTPFailure(503, "overloaded", message, headers: ["Retry-After": "1"]))
+        return queue(connection, response, client: pending.client, close: pending.phase != .handling || pending.tooLarge)
+    }
+
+    /// Queues `response` with the security headers every answer carries. Its body is handed to
+    /// libmicrohttpd without a copy and counted against the budget until sent (or dropped).
+    private func queue(_ connection: OpaquePointer, _ response: Response, client: UInt32, close: Bool) -> MHD_Result {
+        let box = ResponseBody(data: response.body, client: client, budget: budget)
+        let mhdResponse = MHD_create_response_from_callback(
+            UInt64(response.body.count), 32 * 1024,
+            { cls, position, buffer, max in
+                let box = Unmanaged<ResponseBody>.fromOpaque(cls!).takeUnretainedValue()
+                return box.copy(from: Int(position), into: buffer!, max: max)
+            },
+            Unmanaged.passRetained(box).toOpaque(),
+            { cls in Unmanaged<ResponseBody>.fromOpaque(cls!).release() })
         guard let mhdResponse else { return .NO }
         defer { MHD_destroy_response(mhdResponse) }
-        for (name, value) in response.headers {
+        for (name, value) in SecurityHeaders.merged(into: response.headers) {
             _ = MHD_add_response_header(mhdResponse, name, value)
         }
+        if close { _ = MHD_add_response_header(mhdResponse, "Connection", "close") }
         return MHD_queue_response(connection, UInt32(response.status), mhdResponse)
     }
 
-    private func completed(requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
+    /// A body libmicrohttpd reads as it sends, charged to the client's budget until freed.
+    private final class ResponseBody: @unchecked Sendable {
+        let data: Data
+        let client: UInt32
+        let budget: ResponseBudget
+
+        init(data: Data, client: UInt32, budget: ResponseBudget) {
+            self.data = data
+            self.client = client
+            self.budget = budget
+            budget.charge(client, data.count)
+        }
+
+        deinit { budget.release(client, data.count) }
+
+        func copy(from position: Int, into buffer: UnsafeMutablePointer<CChar>, max: Int) -> Int {
+            guard position < data.count else { return -1 }  // MHD_CONTENT_READER_END_OF_STREAM
+            let count = min(max, data.count - position)
+            data.withUnsafeBytes { bytes in
+                UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress! + position, byteCount: count)
+            }
+            return count
+        }
+    }
+
+    private func completed(connection: OpaquePointer?, requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
+        if let connection { deadlines.answered(connection) }
         guard let requestContext, let raw = requestContext.pointee else { return }
         Unmanaged<Pending>.fromOpaque(raw).release()
         requestContext.pointee = nil
         inFlight.ended()
     }
 
-    private static func value(_ connection: OpaquePointer, _ kind: MHD_ValueKind, _ name: String) -> String? {
-        MHD_lookup_connection_value(connection, kind, name).map { String(cString: $0) }
-    }
-
     private final class Collected {
         let lowercaseKeys: Bool
         var values: [String: String] = [:]
+        var list: [(name: String, value: String)] = []
         init(lowercaseKeys: Bool) { self.lowercaseKeys = lowercaseKeys }
+    }
+
+    /// Every header in the order sent, repeats included.
+    private static func headerList(_ connection: OpaquePointer) -> [(name: String, value: String)] {
+        let collected = Collected(lowercaseKeys: false)
+        _ = MHD_get_connection_values(connection, .HEADER_KIND, { cls, _, key, value in
+            guard let cls, let key else { return .YES }
+            let box = Unmanaged<Collected>.fromOpaque(cls).takeUnretainedValue()
+            box.list.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
+            return .YES
+        }, Unmanaged.passUnretained(collected).toOpaque())
+        return collected.list
     }
 
     private static func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [String: String] {

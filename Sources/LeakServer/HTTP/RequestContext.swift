@@ -5,4 +5,5 @@ public struct RequestContext: Sendable {
     public let store: any LeakStorage
     public let configuration: ServerConfiguration
     let metrics: ServerMetrics
+    let sessions: DashboardSessions
 }

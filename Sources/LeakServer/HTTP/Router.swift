@@ -10,14 +10,36 @@
 public struct Router: Sendable {
     /// What every handler looks like.
     public typealias Handler = @Sendable (Request, RequestContext) throws -> any ResponseGenerator
+    /// Draws a failure that happens before the handler runs (a refused token, a bad body), for
+    /// routes that answer in HTML rather than the API's JSON error body.
+    public typealias FailurePresenter = @Sendable (Request, any HTTPError) -> Response
+
+    /// Who may call a route. The dispatcher checks it on the request's headers, before the body
+    /// is read, so that a handler never runs (nor a body is buffered) for a caller without access.
+    public enum Access: Sendable, Hashable {
+        /// Anyone.
+        case open
+        /// Reads of `{project}`: open unless the configuration sets `requireReadToken`, then a
+        /// token of the project (either scope) in `Authorization: Bearer`.
+        case read
+        /// A dashboard page of `{project}`: as `read`, and the dashboard's session cookie also counts.
+        case page
+        /// Writes to `{project}`: a write token in `Authorization: Bearer`, always.
+        case write
+        /// `/healthz` and `/metrics`: open unless `requireReadToken` is set and the configuration's
+        /// `healthzWithoutToken` / `metricsWithoutToken` is false; then any live token.
+        case healthz, metrics
+    }
 
     /// A registered route.
     public struct Route: Sendable {
         public let method: HTTPMethod
         /// The pattern as registered, e.g. `/v1/projects/{project}/runs`; also the metrics label.
         public let pattern: String
+        public let access: Access
         let segments: [Segment]
         let handler: Handler
+        let presentFailure: FailurePresenter?
     }
 
     enum Segment: Sendable, Hashable {
@@ -45,17 +67,28 @@ public struct Router: Sendable {
 
     public init() {}
 
-    /// Registers `handler` for `method` and `pattern`.
-    public mutating func on(_ method: HTTPMethod, _ pattern: String, handler: @escaping Handler) {
+    /// Registers `handler` for `method` and `pattern`, callable by whom `access` says.
+    public mutating func on(_ method: HTTPMethod, _ pattern: String, access: Access = .open,
+                            presentFailure: FailurePresenter? = nil, handler: @escaping Handler) {
         let segments = Self.segments(of: pattern)
         let shape = segments.map(\.shape)
         precondition(!routes.contains { $0.method == method && $0.segments.map(\.shape) == shape },
                      "Router: \(method.rawValue) \(pattern) is registered twice")
-        routes.append(Route(method: method, pattern: pattern, segments: segments, handler: handler))
+        precondition(access == .open || access == .healthz || access == .metrics || segments.contains(.parameter("project")),
+                     "Router: \(pattern) checks a project's token but has no {project} segment")
+        routes.append(Route(method: method, pattern: pattern, access: access, segments: segments, handler: handler,
+                            presentFailure: presentFailure))
     }
 
-    public mutating func get(_ pattern: String, handler: @escaping Handler) { on(.get, pattern, handler: handler) }
-    public mutating func post(_ pattern: String, handler: @escaping Handler) { on(.post, pattern, handler: handler) }
+    public mutating func get(_ pattern: String, access: Access = .open, presentFailure: FailurePresenter? = nil,
+                             handler: @escaping Handler) {
+        on(.get, pattern, access: access, presentFailure: presentFailure, handler: handler)
+    }
+
+    public mutating func post(_ pattern: String, access: Access = .open, presentFailure: FailurePresenter? = nil,
+                              handler: @escaping Handler) {
+        on(.post, pattern, access: access, presentFailure: presentFailure, handler: handler)
+    }
 
     /// Finds the route for `method` and `path`.
     public func match(method: String, path: String) -> Match {

@@ -7,7 +7,8 @@ import LeakReport
 /// single pass over the bytes. It accepts only plainly valid input and builds the same
 /// `RunRecord` that `JSONDecoder` would; on anything else (a syntax error, a missing or mistyped
 /// field, a null where a value is required, an integer written as `1e3`, a duplicate key) it gives
-/// up and returns nil, and the caller decodes with `JSONDecoder`, whose errors name the key path.
+/// up and returns nil; the caller refuses a duplicate key (`duplicateKey(in:)` names it) and
+/// decodes anything else with `JSONDecoder`, whose errors name the key path.
 /// A test checks the two agree on every input this parser accepts.
 struct RunRecordParser {
     /// Anything the fast path does not handle; never shown to a client.
@@ -41,6 +42,7 @@ struct RunRecordParser {
         var checks: [CheckRecord]?
         // Optional keys may be null, so "seen" is tracked apart from the value: one bit a key.
         var seenOptional: UInt8 = 0
+        var unknown: [Key] = []
         try object { key, parser in
             switch key {
             case "schema": try Self.once(&schema, try parser.string())
@@ -61,7 +63,7 @@ struct RunRecordParser {
             case "tool":
                 try Self.firstTime(8, &seenOptional)
                 tool = try parser.optional { try $0.tool() }
-            default: try parser.skipValue()
+            default: try parser.skipUnknown(key, &unknown)
             }
         }
         guard let schema, (try? SchemaVersion.run.accept(schema)) != nil, let project, let commit, let runKey,
@@ -74,11 +76,12 @@ struct RunRecordParser {
 
     private mutating func tool() throws -> RunRecord.Tool {
         var name: String?, version: String?
+        var unknown: [Key] = []
         try object { key, parser in
             switch key {
             case "name": try Self.once(&name, try parser.string())
             case "version": try Self.once(&version, try parser.string())
-            default: try parser.skipValue()
+            default: try parser.skipUnknown(key, &unknown)
             }
         }
         guard let name, let version else { throw GiveUp() }
@@ -92,6 +95,7 @@ struct RunRecordParser {
         var source: CheckSource?, knownIssue: Bool?
         // Optional keys may be null, so "seen" is tracked apart from the value: one bit a key.
         var seenOptional: UInt8 = 0
+        var unknown: [Key] = []
         try object { key, parser in
             switch key {
             case "schema": try Self.once(&schema, try parser.string())
@@ -121,7 +125,7 @@ struct RunRecordParser {
                 try Self.firstTime(32, &seenOptional)
                 knownIssue = try parser.optional { try $0.boolean() }
             case "timestamp": try Self.once(&timestamp, try parser.timestamp())
-            default: try parser.skipValue()
+            default: try parser.skipUnknown(key, &unknown)
             }
         }
         guard let schema, (try? SchemaVersion.check.accept(schema)) != nil, let scenario, let file, let line,
@@ -135,12 +139,13 @@ struct RunRecordParser {
 
     private mutating func step() throws -> RetainPathStep {
         var holder: String?, property: String?, kind: RetainPathStep.Kind?
+        var unknown: [Key] = []
         try object { key, parser in
             switch key {
             case "holder": try Self.once(&holder, try parser.string())
             case "property": try Self.once(&property, try parser.string())
             case "kind": try Self.once(&kind, try RetainPathStep.Kind(rawValue: parser.string()).orGiveUp())
-            default: try parser.skipValue()
+            default: try parser.skipUnknown(key, &unknown)
             }
         }
         guard let holder, let property, let kind else { throw GiveUp() }
@@ -151,13 +156,13 @@ struct RunRecordParser {
         try ReportTimestamp.date(from: string()).orGiveUp()
     }
 
-    /// Marks an optional key (`bit`) seen; a repeated key is left to `JSONDecoder`.
+    /// Marks an optional key (`bit`) seen; a repeated key is left to `duplicateKey(in:)`.
     private static func firstTime(_ bit: UInt8, _ seen: inout UInt8) throws {
         guard seen & bit == 0 else { throw GiveUp() }
         seen |= bit
     }
 
-    /// Sets a field the first time; a repeated key is left to `JSONDecoder`.
+    /// Sets a field the first time; a repeated key is left to `duplicateKey(in:)`.
     private static func once<T>(_ slot: inout T?, _ value: T) throws {
         guard slot == nil else { throw GiveUp() }
         slot = value
@@ -385,6 +390,59 @@ struct RunRecordParser {
         return value
     }
 
+    /// Skips the value of a key the model does not read; a key that repeats in its object is
+    /// left to `duplicateKey(in:)`, which names it. Unknown keys are rare, so the list is short.
+    private mutating func skipUnknown(_ key: Key, _ seen: inout [Key]) throws {
+        guard !seen.contains(where: { $0.bytes.elementsEqual(key.bytes) }) else { throw GiveUp() }
+        seen.append(key)
+        try skipValue()
+    }
+
+    /// The path of the first key that appears twice in one object of `data`
+    /// (`checks[1].line`), or nil when none does or `data` is not JSON. `JSONDecoder` keeps one
+    /// of the values and drops the other silently, so an upload with a repeated key is refused.
+    static func duplicateKey(in data: Data) -> String? {
+        data.withUnsafeBytes { raw in
+            var parser = RunRecordParser(bytes: raw.bindMemory(to: UInt8.self))
+            return (try? parser.duplicate(at: "")) ?? nil
+        }
+    }
+
+    private mutating func duplicate(at path: String) throws -> String? {
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= Self.maxDepth else { throw GiveUp() }
+        skipWhitespace()
+        guard index < bytes.count else { throw GiveUp() }
+        switch bytes[index] {
+        case UInt8(ascii: "{"):
+            index += 1
+            if take(UInt8(ascii: "}")) { return nil }
+            var seen = Set<String>()
+            repeat {
+                skipWhitespace()
+                let key = try string()
+                try expect(UInt8(ascii: ":"))
+                let child = path.isEmpty ? key : path + "." + key
+                guard seen.insert(key).inserted else { return child }
+                if let found = try duplicate(at: child) { return found }
+            } while take(UInt8(ascii: ","))
+            try expect(UInt8(ascii: "}"))
+        case UInt8(ascii: "["):
+            index += 1
+            if take(UInt8(ascii: "]")) { return nil }
+            var position = 0
+            repeat {
+                if let found = try duplicate(at: "\(path)[\(position)]") { return found }
+                position += 1
+            } while take(UInt8(ascii: ","))
+            try expect(UInt8(ascii: "]"))
+        default:
+            try skipValue()
+        }
+        return nil
+    }
+
     /// Skips any JSON value, checking its syntax.
     private mutating func skipValue() throws {
         depth += 1
@@ -393,7 +451,9 @@ struct RunRecordParser {
         skipWhitespace()
         guard index < bytes.count else { throw GiveUp() }
         switch bytes[index] {
-        case UInt8(ascii: "{"): try object { _, parser in try parser.skipValue() }
+        case UInt8(ascii: "{"):
+            var seen: [Key] = []
+            try object { key, parser in try parser.skipUnknown(key, &seen) }
         case UInt8(ascii: "["): _ = try array { try $0.skipValue() }
         case UInt8(ascii: "\""): _ = try string()
         case UInt8(ascii: "t"): guard literal("true") else { throw GiveUp() }

@@ -8,7 +8,7 @@ extension LeakStoreError: HTTPError {
         switch self {
         case .projectNotFound, .tokenNotFound: return 404
         case .projectExists, .runKeyConflict: return 409
-        case .busy, .unavailable: return 503
+        case .busy, .unavailable, .queryTimeout: return 503
         case .full: return 507
         case .schemaTooNew, .walUnavailable: return 500
         }
@@ -21,6 +21,7 @@ extension LeakStoreError: HTTPError {
         case .projectExists: return "project_exists"
         case .runKeyConflict: return "run_key_conflict"
         case .busy: return "storage_busy"
+        case .queryTimeout: return "query_timeout"
         case .unavailable: return "storage_unavailable"
         case .full: return "storage_full"
         case .schemaTooNew, .walUnavailable: return "internal_error"
@@ -31,6 +32,9 @@ extension LeakStoreError: HTTPError {
     public var message: String {
         switch self {
         case .busy: return "the database is busy; nothing from this request was stored. Retry shortly"
+        case .queryTimeout:
+            return "the query took longer than the server's time budget and was stopped; narrow it "
+                + "(a shorter range, a smaller limit) or retry when the server is less busy"
         case .unavailable:
             return "the database cannot be reached; nothing from this request was stored. Retry in a few seconds"
         case .full:
@@ -42,7 +46,7 @@ extension LeakStoreError: HTTPError {
 
     public var headers: [String: String] {
         switch self {
-        case .busy: return ["Retry-After": "1"]
+        case .busy, .queryTimeout: return ["Retry-After": "1"]
         case .unavailable: return ["Retry-After": "2"]
         default: return [:]
         }

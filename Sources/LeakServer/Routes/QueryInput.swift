@@ -11,7 +11,7 @@ enum QueryInput {
     /// A 40-digit hex commit id, lower-cased.
     static func commit(_ value: String?, field: String) throws -> String {
         guard let value else { throw HTTPFailure.badRequest("\(field): missing; give a 40-digit hex commit id") }
-        guard value.utf8.count == 40, value.allSatisfy(\.isHexDigit) else {
+        guard CommitID.isValid(value) else {
             throw HTTPFailure.badRequest("\(field): expected a 40-digit hex commit id, found \"\(clip(value))\"")
         }
         return value.lowercased()
@@ -20,6 +20,7 @@ enum QueryInput {
     /// A required, non-empty query argument or path segment of at most 1,024 characters.
     static func text(_ value: String?, field: String) throws -> String {
         guard let value, !value.isEmpty else { throw HTTPFailure.badRequest("\(field): missing; it must not be empty") }
+        guard !value.utf8.contains(0) else { throw HTTPFailure.badRequest("\(field): contains a NUL character") }
         // Code points, as JSON Schema's maxLength counts them (a grapheme can hold many).
         guard value.unicodeScalars.count <= 1_024 else {
             throw HTTPFailure.badRequest("\(field): longer than 1024 characters")
@@ -41,22 +42,24 @@ enum QueryInput {
         return limit
     }
 
-    /// A read route's access check: open unless the configuration sets `requireReadToken`.
-    static func authorizeRead(_ request: Request, _ context: RequestContext, project: String) throws {
-        if context.configuration.requireReadToken {
-            try TokenCheck.require(.read, for: project, request: request, store: context.store)
-        }
-    }
-
     /// Decodes a JSON body; a decoding failure is a 400 naming the key path.
     static func decode<Body: Decodable>(_ type: Body.Type, from body: Data) throws -> Body {
         guard !body.isEmpty else { throw HTTPFailure.badRequest("the body is empty; send a JSON object") }
+        try refuseDuplicateKeys(body)
         do {
             return try JSONDecoder().decode(type, from: body)
         } catch let error as DecodingError {
             throw HTTPFailure.badRequest(error.keyPathDescription)
         } catch {
             throw HTTPFailure.badRequest("the body is not valid JSON")
+        }
+    }
+
+    /// A JSON body whose objects repeat a key is refused, naming it: decoding would keep one of
+    /// the values and drop the other without a word.
+    static func refuseDuplicateKeys(_ body: Data, code: String = "invalid_request") throws {
+        if let path = RunRecordParser.duplicateKey(in: body) {
+            throw HTTPFailure.badRequest("\(clip(path)): the key appears twice in its object; send each key once", code: code)
         }
     }
 

@@ -8,7 +8,6 @@ enum ResolveRoute {
     @Sendable
     static func handle(_ request: Request, _ context: RequestContext) throws -> any ResponseGenerator {
         let project = request.parameter("project")
-        try QueryInput.authorizeRead(request, context, project: project)
         let body = try QueryInput.decode(ResolveRequest.self, from: request.body)
         let environment = try QueryInput.text(body.environment, field: "environment")
         guard body.candidates.count <= maxCandidates else {

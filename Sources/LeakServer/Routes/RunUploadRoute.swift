@@ -10,7 +10,6 @@ enum RunUploadRoute {
     @Sendable
     static func handle(_ request: Request, _ context: RequestContext) throws -> any ResponseGenerator {
         let project = request.parameter("project")
-        try TokenCheck.require(.write, for: project, request: request, store: context.store)
         let run = try decode(request.body)
         try RunValidation(limits: context.configuration.limits).validate(run, urlProject: project)
         let receipt = try context.store.ingest(run)
@@ -32,6 +31,7 @@ enum RunUploadRoute {
             throw HTTPFailure.badRequest("the body is not valid UTF-8; JSON must be UTF-8", code: "invalid_report")
         }
         if let run = RunRecordParser.parse(body) { return run }
+        try QueryInput.refuseDuplicateKeys(body, code: "invalid_report")
         do {
             return try JSONDecoder().decode(RunRecord.self, from: body)
         } catch let error as DecodingError {

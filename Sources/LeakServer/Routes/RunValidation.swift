@@ -63,7 +63,7 @@ struct RunValidation {
     }
 
     private func checkHex(_ sha: String, field: @autoclosure () -> String) throws {
-        guard sha.utf8.count == 40, sha.utf8.allSatisfy({ $0.isHexDigit }) else {
+        guard CommitID.isValid(sha) else {
             throw invalid("\(field()): expected a 40-digit hex commit id, found \"\(clip(sha))\"")
         }
     }
@@ -73,6 +73,8 @@ struct RunValidation {
         guard let text else { return }
         let limit = limit ?? limits.maxStringLength
         if !allowEmpty && text.isEmpty { throw invalid("\(field()): must not be empty") }
+        // C strings end at NUL: a type "A\u0000B" would be stored whole but shown (and linked) as "A".
+        if text.utf8.contains(0) { throw invalid("\(field()): contains a NUL character (\\u0000)") }
         // Unicode scalars, as JSON Schema's maxLength counts them; no more scalars than UTF-8
         // bytes, so a short enough byte count needs no counting.
         if text.utf8.count > limit, text.unicodeScalars.count > limit {
@@ -87,12 +89,5 @@ struct RunValidation {
     /// Keeps an echoed value short enough to read.
     private func clip(_ text: String) -> String {
         text.count > 80 ? String(text.prefix(80)) + "…" : text
-    }
-}
-
-private extension UInt8 {
-    var isHexDigit: Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
-            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
     }
 }

@@ -7,7 +7,6 @@ enum ScenarioHistoryRoute {
     @Sendable
     static func handle(_ request: Request, _ context: RequestContext) throws -> any ResponseGenerator {
         let project = request.parameter("project")
-        try QueryInput.authorizeRead(request, context, project: project)
         let scenario = try QueryInput.text(request.query["scenario"], field: "scenario")
         let environment = try QueryInput.environment(request)
         let limit = try QueryInput.limit(request)

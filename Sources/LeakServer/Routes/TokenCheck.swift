@@ -1,25 +1,80 @@
 import LeakStore
 
-/// Bearer-token checks shared by the project routes.
+/// The one place a route's `Router.Access` is checked against a request's credentials. The
+/// dispatcher calls it on the headers, before a body byte is read.
 enum TokenCheck {
-    /// Requires a live token of `project`; `scope: .write` also refuses read tokens.
+    /// Whether `access` asks for any credential under `configuration`: a request that needs one
+    /// and carries none is refused without a database lookup.
+    static func needsCredential(_ access: Router.Access, _ configuration: ServerConfiguration) -> Bool {
+        switch access {
+        case .open: false
+        case .write: true
+        case .read, .page: configuration.requireReadToken
+        case .healthz: configuration.requireReadToken && !configuration.healthzWithoutToken
+        case .metrics: configuration.requireReadToken && !configuration.metricsWithoutToken
+        }
+    }
+
+    /// Whether the request carries something that could be a credential for `access`.
+    static func hasCredential(_ access: Router.Access, _ request: Request) -> Bool {
+        request.bearerToken != nil || (access == .page && DashboardSessions.cookie(in: request) != nil)
+    }
+
+    /// Throws the refusal (401, 403, or 404 for an unknown project) unless `request` may call a
+    /// route with `access`.
+    static func authorize(_ access: Router.Access, _ request: Request, _ context: RequestContext) throws {
+        guard needsCredential(access, context.configuration) else { return }
+        let project = request.parameter("project")
+        switch access {
+        case .open:
+            return
+        case .write:
+            try require(.write, for: project, request: request, store: context.store)
+        case .read:
+            try require(.read, for: project, request: request, store: context.store)
+        case .page:
+            if request.bearerToken == nil, let cookie = DashboardSessions.cookie(in: request) {
+                try check(try context.sessions.verify(cookie, store: context.store), scope: .read, project: project, store: context.store,
+                          what: "the dashboard session")
+            } else {
+                try require(.read, for: project, request: request, store: context.store)
+            }
+        case .healthz, .metrics:
+            guard let token = request.bearerToken else {
+                throw HTTPFailure.unauthorized("this server requires a token for \(request.path); send "
+                    + "`Authorization: Bearer <token>` with a token of any project")
+            }
+            guard case .valid = try context.store.verifyToken(token) else {
+                throw HTTPFailure.unauthorized("the bearer token is not known to this server or was revoked")
+            }
+        }
+    }
+
+    /// Requires a live bearer token of `project`; `scope: .write` also refuses read tokens.
     /// 401 without a token or with an unknown or revoked one; 403 for another project's token.
-    static func require(_ scope: TokenScope, for project: String, request: Request, store: any LeakStorage) throws {
+    private static func require(_ scope: TokenScope, for project: String, request: Request, store: any LeakStorage) throws {
         let what = scope == .write ? "write token" : "token"
         guard let token = request.bearerToken else {
             throw HTTPFailure.unauthorized(
                 "this route needs `Authorization: Bearer <\(what)>` for project \"\(project)\"; "
                     + "create one with `leakhistory-server tokens create \(project)`")
         }
-        switch try store.verifyToken(token) {
+        try check(try store.verifyToken(token), scope: scope, project: project, store: store, what: "the token")
+    }
+
+    private static func check(_ verdict: TokenVerdict, scope: TokenScope, project: String, store: any LeakStorage,
+                              what: String) throws {
+        switch verdict {
         case .unknown:
-            throw HTTPFailure.unauthorized("the bearer token is not known to this server; check LEAKHISTORY_TOKEN")
+            throw HTTPFailure.unauthorized(what == "the token"
+                ? "the bearer token is not known to this server; check LEAKHISTORY_TOKEN"
+                : "\(what) is not known to this server or has expired; sign in again")
         case let .revoked(id):
             throw HTTPFailure.unauthorized("token \(id) was revoked; create a new one with `leakhistory-server tokens create \(project)`")
         case let .valid(_, tokenProject, tokenScope):
             guard tokenProject == project else {
                 guard try store.projectExists(project) else { throw LeakStoreError.projectNotFound(project) }
-                throw HTTPFailure.forbidden("the token belongs to project \"\(tokenProject)\", not \"\(project)\"")
+                throw HTTPFailure.forbidden("\(what) belongs to project \"\(tokenProject)\", not \"\(project)\"")
             }
             if scope == .write && tokenScope != .write {
                 throw HTTPFailure.forbidden("a read token cannot upload; use a write token of \"\(project)\"")

@@ -4,7 +4,6 @@ enum TypeRoutes {
     @Sendable
     static func types(_ request: Request, _ context: RequestContext) throws -> any ResponseGenerator {
         let project = request.parameter("project")
-        try QueryInput.authorizeRead(request, context, project: project)
         let branch = try QueryInput.text(request.query["branch"], field: "branch")
         let environment = try QueryInput.environment(request)
         return try Response.json(try context.store.leakingTypes(project: project, branch: branch, environment: environment))
@@ -13,7 +12,6 @@ enum TypeRoutes {
     @Sendable
     static func trend(_ request: Request, _ context: RequestContext) throws -> any ResponseGenerator {
         let project = request.parameter("project")
-        try QueryInput.authorizeRead(request, context, project: project)
         let type = try QueryInput.text(request.parameter("type"), field: "type")
         let branch = try QueryInput.text(request.query["branch"], field: "branch")
         let environment = try QueryInput.environment(request)

@@ -10,6 +10,8 @@ final class PostgresEngine: StoreEngine {
     let url: String
     let location: String
     private let pool: PostgresPool
+    /// Opens a read: one snapshot, and the query time budget as the transaction's statement timeout.
+    private let beginRead: String
 
     /// The advisory lock key the migrations run under: "LH" "MIGR" in ASCII.
     static let migrationLock: Int64 = 0x4C48_4D49_4752
@@ -24,6 +26,8 @@ final class PostgresEngine: StoreEngine {
         self.url = url
         location = Self.redacted(url)
         pool = PostgresPool(url: url, limit: max(2, options.readerCount + 2))
+        beginRead = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+            + (options.queryTimeBudget.map { "; SET LOCAL statement_timeout = \(max(1, Int($0 / .milliseconds(1))))" } ?? "")
         try Self.mapped { try pool.withConnection { pooled in
             let db = pooled.connection
             try db.execute("SELECT pg_advisory_lock(\(Self.migrationLock))")
@@ -37,7 +41,7 @@ final class PostgresEngine: StoreEngine {
     func read<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
         try Self.mapped {
             try pool.withConnection { pooled in
-                try Self.transaction(pooled.connection, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
+                try Self.transaction(pooled.connection, begin: beginRead) {
                     try body(pooled.connection)
                 }
             }

@@ -25,7 +25,8 @@ package struct PostgresError: Error, Sendable, CustomStringConvertible {
         }
         switch sqlState {
         case "53100": return .full(message)
-        case "53200", "53300", "55P03", "57014", "40001", "40P01": return .busy(message)
+        case "57014": return .queryTimeout(message)
+        case "53200", "53300", "55P03", "40001", "40P01": return .busy(message)
         default: return nil
         }
     }

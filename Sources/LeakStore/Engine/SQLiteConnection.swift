@@ -40,7 +40,28 @@ package final class SQLiteConnection: SQLConnection, @unchecked Sendable {
         sqlite3_busy_timeout(db, busyTimeoutMs)
     }
 
+    /// When set, SQLite's progress handler interrupts any statement still running after it.
+    private var deadline: ContinuousClock.Instant?
+
+    /// Interrupts statements that run past `deadline` (nil: none), by SQLite's progress handler,
+    /// which checks the clock every few thousand virtual-machine steps; the statement fails
+    /// with `SQLITE_INTERRUPT`. Called by the thread that uses the connection.
+    func setDeadline(_ deadline: ContinuousClock.Instant?) {
+        let had = self.deadline != nil
+        self.deadline = deadline
+        if deadline != nil, !had {
+            sqlite3_progress_handler(handle, 4_000, { context in
+                let connection = Unmanaged<SQLiteConnection>.fromOpaque(context!).takeUnretainedValue()
+                guard let deadline = connection.deadline else { return 0 }
+                return ContinuousClock.now > deadline ? 1 : 0
+            }, Unmanaged.passUnretained(self).toOpaque())
+        } else if deadline == nil, had {
+            sqlite3_progress_handler(handle, 0, nil, nil)
+        }
+    }
+
     deinit {
+        sqlite3_progress_handler(handle, 0, nil, nil)
         statements.removeAll()
         sqlite3_close_v2(handle)
     }

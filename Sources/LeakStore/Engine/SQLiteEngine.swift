@@ -34,7 +34,8 @@ final class SQLiteEngine: StoreEngine {
         } catch let error as SQLiteError {
             throw error.storeError ?? LeakStoreError.unavailable(error.description)
         }
-        readers = SQLiteReaderPool(path: path, limit: options.readerCount, busyTimeoutMs: options.busyTimeoutMs)
+        readers = SQLiteReaderPool(path: path, limit: options.readerCount, busyTimeoutMs: options.busyTimeoutMs,
+                                   budget: options.queryTimeBudget)
     }
 
     func read<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
@@ -80,12 +81,14 @@ final class SQLiteEngine: StoreEngine {
 extension SQLiteError {
     /// The store's word for a failure the client should hear about, or nil for one that stays a
     /// logged 500. A full disk is `.full`: the transaction was rolled back, and the same upload
-    /// succeeds once there is space again. A locked database, or a statement interrupted for
-    /// running too long, is `.busy`.
+    /// succeeds once there is space again. A locked database is `.busy`, a read interrupted for
+    /// running past its budget `.queryTimeout`.
     var storeError: LeakStoreError? {
         switch primaryCode {
         case SQLITE_FULL: .full(message)
-        case SQLITE_BUSY, SQLITE_LOCKED, SQLITE_INTERRUPT: .busy(message)
+        case SQLITE_BUSY, SQLITE_LOCKED: .busy(message)
+        // Only reads have a deadline (`StoreOptions.queryTimeBudget`).
+        case SQLITE_INTERRUPT: .queryTimeout(message)
         case SQLITE_CANTOPEN: .unavailable(message)
         default: nil
         }

@@ -7,10 +7,12 @@ final class SQLiteReaderPool: Sendable {
     private let path: String
     private let limit: Int
     private let busyTimeoutMs: Int32
+    private let budget: Duration?
     private let idle = Mutex<[SQLiteConnection]>([])
     private let available: DispatchSemaphore
 
-    init(path: String, limit: Int, busyTimeoutMs: Int32) {
+    init(path: String, limit: Int, busyTimeoutMs: Int32, budget: Duration?) {
+        self.budget = budget
         self.path = path
         self.limit = limit
         self.busyTimeoutMs = busyTimeoutMs
@@ -22,6 +24,8 @@ final class SQLiteReaderPool: Sendable {
         defer { available.signal() }
         let reader = try checkOut()
         defer { idle.withLock { $0.append(reader) } }
+        reader.setDeadline(budget.map { ContinuousClock.now + $0 })
+        defer { reader.setDeadline(nil) }
         return try body(reader)
     }
 

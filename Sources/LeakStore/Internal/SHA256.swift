@@ -1,9 +1,9 @@
 import CCrypto
 
 /// SHA-256 from OpenSSL's libcrypto, and a constant-time comparison to go with it.
-enum SHA256 {
+public enum SHA256 {
     /// The digest of `bytes` as 64 lowercase hex digits.
-    static func hex<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    public static func hex<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
         let input = Array(bytes)
         input.withUnsafeBufferPointer { buffer in
@@ -12,10 +12,10 @@ enum SHA256 {
         return hexString(digest)
     }
 
-    static func hex(_ text: String) -> String { hex(Array(text.utf8)) }
+    public static func hex(_ text: String) -> String { hex(Array(text.utf8)) }
 
     /// True when `a` and `b` are equal, taking the same time wherever they first differ.
-    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+    public static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
         let left = Array(a.utf8), right = Array(b.utf8)
         guard left.count == right.count else { return false }
         return left.withUnsafeBytes { l in
@@ -24,14 +24,14 @@ enum SHA256 {
     }
 
     /// `count` bytes from OpenSSL's cryptographically secure generator.
-    static func randomBytes(_ count: Int) -> [UInt8] {
+    public static func randomBytes(_ count: Int) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         let ok = RAND_bytes(&bytes, Int32(count))
         precondition(ok == 1, "OpenSSL RAND_bytes failed: the system has no entropy source")
         return bytes
     }
 
-    static func hexString(_ bytes: [UInt8]) -> String {
+    public static func hexString(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out = [UInt8]()
         out.reserveCapacity(bytes.count * 2)

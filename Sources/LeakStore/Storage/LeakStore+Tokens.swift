@@ -111,3 +111,21 @@ extension LeakStore {
         return IssuedToken(id: id, project: project, scope: scope, secret: secret)
     }
 }
+
+extension LeakStore {
+    /// The state of token `id` now, for a credential derived from it earlier (a dashboard
+    /// session): live (with its project and scope), revoked, or unknown.
+    public func verifyToken(id: Int64) throws -> TokenVerdict {
+        try read { db in
+            var verdict = TokenVerdict.unknown
+            try db.query("""
+                SELECT t.scope, t.revoked_at, p.name FROM tokens t JOIN projects p ON p.id = t.project_id WHERE t.id = ?
+                """, [.integer(id)]) { row in
+                verdict = row.isNull(at: 1)
+                    ? .valid(id: id, project: row.string(at: 2) ?? "", scope: TokenScope(rawValue: row.string(at: 0) ?? "") ?? .read)
+                    : .revoked(id: id)
+            }
+            return verdict
+        }
+    }
+}

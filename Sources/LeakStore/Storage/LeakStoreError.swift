@@ -3,6 +3,8 @@
 public enum LeakStoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The database is locked by others or a statement ran out of time: retry shortly.
     case busy(String)
+    /// A read ran past the store's query time budget (`StoreOptions.queryTimeBudget`) and was stopped.
+    case queryTimeout(String)
     /// The disk (or the PostgreSQL tablespace) is full; nothing of the request was stored.
     case full(String)
     /// The database cannot be reached (PostgreSQL down or restarting, a file that cannot be
@@ -22,6 +24,8 @@ public enum LeakStoreError: Error, Sendable, Equatable, CustomStringConvertible 
         switch self {
         case let .busy(detail):
             return "the database is busy (\(detail)); nothing from this request was stored. Retry shortly"
+        case let .queryTimeout(detail):
+            return "the query ran past the server's time budget and was stopped (\(detail))"
         case let .full(detail):
             return "the database's disk is full (\(detail)); nothing from this request was stored. "
                 + "Retry once the operator has freed space"

@@ -15,10 +15,15 @@ public struct StoreOptions: Sendable, Hashable {
     public var readerCount: Int
     /// How long a statement waits on a lock before giving up with `SQLITE_BUSY`.
     public var busyTimeoutMs: Int32
+    /// How long one read (everything done with a reader checked out) may run before SQLite
+    /// interrupts it with `SQLITE_INTERRUPT`; nil for no limit. Writes are never interrupted.
+    public var queryTimeBudget: Duration?
 
-    public init(synchronous: Synchronous = .normal, readerCount: Int = 4, busyTimeoutMs: Int32 = 5_000) {
+    public init(synchronous: Synchronous = .normal, readerCount: Int = 4, busyTimeoutMs: Int32 = 5_000,
+                queryTimeBudget: Duration? = nil) {
         self.synchronous = synchronous
         self.readerCount = max(1, readerCount)
         self.busyTimeoutMs = busyTimeoutMs
+        self.queryTimeBudget = queryTimeBudget
     }
 }

@@ -6,15 +6,13 @@ import Testing
 struct FindRetainPathTests {
     // MARK: Leaking shapes: the property that holds the object is named
 
-    @Test func closureStoredOnSelfIsASuspect() {
+    @Test func closureStoredOnSelfIsACycleThroughItsCapture() {
         let object = SelfCapturingClosure()
         let report = findRetainPath(to: object)
-        #expect(report.steps == nil)
-        #expect(report.origin == .none)
-        #expect(report.suspects == [
-            "SelfCapturingClosure.onDone is a closure; a closure that captures self strongly keeps it alive",
-        ])
-        #expect(report.readable == report.suspects[0])
+        #expect(report.origin == .cycle)
+        #expect(report.steps == [RetainPathStep(holder: "LeakCheckTests.SelfCapturingClosure", property: "onDone", kind: .closure)])
+        #expect(report.suspects.isEmpty)
+        #expect(report.readable == "SelfCapturingClosure.onDone (closure) → captures SelfCapturingClosure")
     }
 
     @Test func strongDelegate() {
@@ -92,10 +90,8 @@ struct FindRetainPathTests {
 
     @Test func lazyClosureIsNamedByItsProperty() {
         let report = findRetainPath(to: lazyClosure())
-        #expect(report.steps == nil)
-        #expect(report.suspects == [
-            "LazyClosureHolder.handler is a closure; a closure that captures self strongly keeps it alive",
-        ])
+        #expect(report.readable == "LazyClosureHolder.handler (closure) → captures LazyClosureHolder")
+        #expect(report.suspects.isEmpty)
     }
 
     @Test func holderReachableOnlyFromARoot() {

@@ -59,9 +59,9 @@ struct TypeMetadataTests {
     }
 
     @Test func classLayoutLeavesOutWeakUnownedAndPlainFields() throws {
-        let layout = try #require(ClassFieldLayout(Fields.self))
+        let layout = try #require(FieldLayout(Fields.self))
         #expect(layout.fields.map(\.name) == ["strongField", "closure"])
-        #expect(try #require(ClassFieldLayout(GuardedState.self)).fields.map(\.name) == ["other"])
+        #expect(try #require(FieldLayout(GuardedState.self)).fields.map(\.name) == ["other"])
     }
 
     @Test func plainData() {

@@ -68,7 +68,10 @@ struct DashboardPageTests {
 
     @Test func pagesNeedAReadTokenWhenTheServerSaysSo() throws {
         let server = try TestServer { $0.requireReadToken = true }
-        #expect(try server.client.get("/p/app").status == 401)
+        // A browser without a token is sent to the sign-in form, which brings it back.
+        let anonymous = try server.client.get("/p/app")
+        #expect(anonymous.status == 303)
+        #expect(anonymous.headers["location"] == "/login?next=%2Fp%2Fapp")
         #expect(try server.client.get("/").status == 403)
         #expect(try server.client.get("/p/app", headers: server.writeHeaders).status == 200)
     }

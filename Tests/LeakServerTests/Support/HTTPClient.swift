@@ -93,14 +93,43 @@ struct HTTPClient {
         return replies
     }
 
-    private func connect() throws -> Int32 {
+    /// Sends `bytes` as they are (from `source`, another loopback address when given) and reads
+    /// every reply until the server closes the connection or `seconds` pass without a byte.
+    /// `closed` says whether the server closed it.
+    func exchange(_ bytes: Data, source: String? = nil, seconds: Int = 10) throws -> (replies: [Reply], closed: Bool) {
+        let socket = try connect(source: source, seconds: seconds)
+        defer { close(socket) }
+        try write(socket, bytes)
+        var reader = ResponseReader(socket: socket)
+        var replies: [Reply] = []
+        while true {
+            do {
+                replies.append(try reader.read())
+            } catch {
+                return (replies, errno != EAGAIN && errno != EWOULDBLOCK)
+            }
+        }
+    }
+
+    /// A connected socket, for tests that hold connections open; the caller closes it.
+    func openSocket(source: String? = nil, seconds: Int = 30) throws -> Int32 { try connect(source: source, seconds: seconds) }
+
+    private func connect(source: String? = nil, seconds: Int = 30) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ClientError("socket: \(String(cString: strerror(errno)))") }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            _ = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let rc = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {

@@ -8,21 +8,25 @@ import LeakReport
 /// cannot say how a field is held, its references are walked with the kind `unknown`.
 struct ReferenceWalk {
     /// Values looked at across all holders, so one huge collection cannot stall the search.
-    private(set) var valuesVisited = 0
+    var valuesVisited = 0
     let valueBudget: Int
     private(set) var suspects: [RetainSuspect] = []
     private var suspectSet: Set<RetainSuspect> = []
     private var typeNames: [ObjectIdentifier: String] = [:]
     private var roles: [ObjectIdentifier: ValueRole] = [:]
     private var customReflectable: [ObjectIdentifier: Bool] = [:]
-    private var fieldCache: [ObjectIdentifier: [(name: String, ownership: TypeMetadata.Ownership)]?] = [:]
+    private var fieldCache: [ObjectIdentifier: [TypeMetadata.StoredField]?] = [:]
 
-    private static let maxNesting = 48
+    static let maxNesting = 48
     private static let maxSuspects = 32
 
     /// False to walk as if the runtime's field metadata could not be read (every step `unknown`).
     let readsFieldMetadata: Bool
-    private var layouts: [ObjectIdentifier: ClassFieldLayout?] = [:]
+    private var layouts: [ObjectIdentifier: FieldLayout?] = [:]
+    private var known: [UInt: AnyObject] = [:]
+    /// Above zero while walking what was found without type information: its edges are not proven.
+    var untypedDepth = 0
+    private var structLayouts: [ObjectIdentifier: FieldLayout?] = [:]
 
     init(valueBudget: Int, readsFieldMetadata: Bool = true) {
         self.valueBudget = valueBudget
@@ -40,6 +44,15 @@ struct ReferenceWalk {
             let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
             for field in layout.fields {
                 walk(field.load(from: base), holder: holder, path: field.name, kind: .strong, nesting: 1, into: &edges)
+            }
+            for range in layout.opaqueRanges {
+                let start = UInt(bitPattern: base) + UInt(range.offset)
+                for word in stride(from: start, to: start + UInt(range.size), by: MemoryLayout<UInt>.size) {
+                    guard let address = ProcessMemory.word(at: word), let found = LiveObject.validated(at: address) else { continue }
+                    untypedDepth += 1
+                    walk(LiveObject.value(of: found), holder: holder, path: range.name, kind: .strong, nesting: 1, into: &edges)
+                    untypedDepth -= 1
+                }
             }
             withExtendedLifetime(object) {}
             return edges
@@ -77,12 +90,12 @@ struct ReferenceWalk {
             let label = child.label.map(RetainPathNames.property) ?? "[\(position)]"
             // Trust the metadata only where its field is the one the mirror shows.
             let known = fields.map { $0[position].name == child.label } ?? false
-            walk(child.value, holder: holder, path: RetainPathNames.join(path, label),
+            walk(child.value, holder: holder, path: Self.extend(path, label, kind),
                  kind: known ? kind : .unknown, nesting: nesting + 1, into: &edges)
         }
     }
 
-    private mutating func walk(
+    mutating func walk(
         _ value: Any, holder: String, path: String, kind: RetainPathStep.Kind, nesting: Int,
         into edges: inout [ReferenceEdge]
     ) {
@@ -91,27 +104,46 @@ struct ReferenceWalk {
         let valueType = type(of: value)
         switch role(of: valueType) {
         case .object:
-            edges.append(ReferenceEdge(target: value as AnyObject, property: path, kind: kind))
+            edges.append(ReferenceEdge(target: value as AnyObject, property: path, kind: kind,
+                                       proven: kind != .unknown && untypedDepth == 0))
             return
         case .plain:
             return
         case .closure:
-            suspect(holder, path, .closure)
+            switch walkClosure(value, holder: holder, path: path, nesting: nesting, into: &edges) {
+            case .read(holdsStrongly: true), .unreadable:
+                suspect(holder, path, .closure)
+            case .read(holdsStrongly: false):
+                break
+            }
             return
         case .timer:
             suspect(holder, path, .timer)
             return
         case .dispatchSource:
-            suspect(holder, path, .dispatchSource)
+            // Its handlers live in libdispatch's C structures, behind the wrapped source.
+            let found = edges.count
+            let object = value as AnyObject
+            scanUntyped(UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque()), holder: holder, path: path,
+                        as: .closure, depth: 5, into: &edges)
+            withExtendedLifetime(object) {}
+            if edges.count == found { suspect(holder, path, .dispatchSource) }
             return
         case .task:
-            suspect(holder, path, .task)
+            // A task's closure context and its suspended frames live in its own allocation.
+            func taskAddress<Value>(_ task: Value) -> UInt { withUnsafeBytes(of: task) { $0.load(as: UInt.self) } }
+            let found = edges.count
+            let address = _openExistential(value, do: taskAddress)
+            withExtendedLifetime(value) {
+                scanUntyped(address, holder: holder, path: path, as: .task, depth: 1, into: &edges)
+            }
+            if edges.count == found { suspect(holder, path, .task) }
             return
         case .value:
             break
         }
         // The standard containers directly: much cheaper than their mirrors.
-        let elementKind: RetainPathStep.Kind = kind == .unknown ? .unknown : .collection
+        let elementKind: RetainPathStep.Kind = kind == .strong ? .collection : kind
         if let optional = value as? any OptionalValue {
             if let wrapped = optional.wrappedAny {
                 walk(wrapped, holder: holder, path: path, kind: kind, nesting: nesting + 1, into: &edges)
@@ -121,7 +153,7 @@ struct ReferenceWalk {
         if let elements = value as? any ElementSequence {
             var position = 0
             elements.forEachElement { element in
-                walk(element, holder: holder, path: path + "[\(position)]", kind: elementKind,
+                walk(element, holder: holder, path: Self.extend(path, "[\(position)]", kind), kind: elementKind,
                      nesting: nesting + 1, into: &edges)
                 position += 1
             }
@@ -130,11 +162,26 @@ struct ReferenceWalk {
         if let dictionary = value as? any KeyValueSequence {
             var position = 0
             dictionary.forEachPair { key, element in
-                walk(key, holder: holder, path: path + ".keys[\(position)]", kind: elementKind,
+                walk(key, holder: holder, path: Self.extend(path, ".keys[\(position)]", kind), kind: elementKind,
                      nesting: nesting + 1, into: &edges)
-                walk(element, holder: holder, path: path + "[\(RetainPathNames.key(key))]", kind: elementKind,
+                walk(element, holder: holder, path: Self.extend(path, "[\(RetainPathNames.key(key))]", kind), kind: elementKind,
                      nesting: nesting + 1, into: &edges)
                 position += 1
+            }
+            return
+        }
+        // Structs from their field metadata, as classes: a custom `Mirror` hides nothing.
+        if let layout = structLayout(of: valueType) {
+            func load<Value>(_ value: Value) -> [Any] {
+                withUnsafeBytes(of: value) { bytes in
+                    guard let base = bytes.baseAddress else { return [] }
+                    return layout.fields.map { $0.load(from: base) }
+                }
+            }
+            let fields = _openExistential(value, do: load)
+            for (field, fieldValue) in zip(layout.fields, fields) {
+                walk(fieldValue, holder: holder, path: Self.extend(path, field.name, kind), kind: kind,
+                     nesting: nesting + 1, into: &edges)
             }
             return
         }
@@ -147,27 +194,53 @@ struct ReferenceWalk {
         case .collection?, .set?, .dictionary?:
             // Other collections (a library's ordered dictionary): elements as their mirror lists them.
             for (position, child) in mirror.children.enumerated() {
-                walk(child.value, holder: holder, path: path + "[\(position)]", kind: elementKind,
+                walk(child.value, holder: holder, path: Self.extend(path, "[\(position)]", kind), kind: elementKind,
                      nesting: nesting + 1, into: &edges)
             }
         default:
             // Enum payloads (labelled with the case), tuples (`.0` or their labels), and
             // custom mirrors.
             let custom = mirror.displayStyle != .enum && mirror.displayStyle != .tuple
-            let childKind: RetainPathStep.Kind = custom ? .unknown : kind
+            let childKind: RetainPathStep.Kind = custom && kind != .closure ? .unknown : kind
             for (position, child) in mirror.children.enumerated() {
                 let label = child.label.map(RetainPathNames.property) ?? "[\(position)]"
-                walk(child.value, holder: holder, path: RetainPathNames.join(path, label),
+                walk(child.value, holder: holder, path: Self.extend(path, label, kind),
                      kind: childKind, nesting: nesting + 1, into: &edges)
             }
         }
     }
 
-    private mutating func layout(of type: AnyObject.Type) -> ClassFieldLayout? {
+    /// Where a value inside a holder is: the path grows with each field and element, except
+    /// inside a closure, whose step is named by where the closure is stored.
+    static func extend(_ path: String, _ label: String, _ kind: RetainPathStep.Kind) -> String {
+        if kind == .closure || kind == .task { return path }
+        if label.hasPrefix("[") { return path + label }
+        return RetainPathNames.join(path, label)
+    }
+
+    /// Objects the search holds, by address, for the conservative scan of a context.
+    mutating func know(_ object: AnyObject) {
+        known[UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())] = object
+    }
+
+    func knownObject(at address: UInt) -> AnyObject? {
+        known[address]
+    }
+
+    private mutating func structLayout(of type: Any.Type) -> FieldLayout? {
+        guard readsFieldMetadata else { return nil }
+        let key = ObjectIdentifier(type)
+        if let layout = structLayouts[key] { return layout }
+        let layout = TypeMetadata.kind(of: type) == .struct ? FieldLayout(struct: type) : nil
+        structLayouts[key] = layout
+        return layout
+    }
+
+    private mutating func layout(of type: AnyObject.Type) -> FieldLayout? {
         guard readsFieldMetadata else { return nil }
         let key = ObjectIdentifier(type)
         if let layout = layouts[key] { return layout }
-        let layout = ClassFieldLayout(type)
+        let layout = FieldLayout(type)
         layouts[key] = layout
         return layout
     }
@@ -198,7 +271,7 @@ struct ReferenceWalk {
         return custom
     }
 
-    private mutating func storedFields(of type: Any.Type) -> [(name: String, ownership: TypeMetadata.Ownership)]? {
+    private mutating func storedFields(of type: Any.Type) -> [TypeMetadata.StoredField]? {
         let key = ObjectIdentifier(type)
         if let cached = fieldCache[key] { return cached }
         let fields = TypeMetadata.storedFields(of: type)

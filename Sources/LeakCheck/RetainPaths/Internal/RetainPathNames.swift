@@ -1,31 +1,10 @@
+import LeakReport
+
 /// How retain paths spell types and properties.
 enum RetainPathNames {
     /// `App.Screens.ProfileViewModel` → `ProfileViewModel`; generic arguments kept short too.
     static func short(_ qualified: String) -> String {
-        // Drop every dotted prefix, inside generic arguments as well:
-        // `Swift.Array<App.Node>` → `Array<Node>`.
-        var result = ""
-        var word = ""
-        var parenthesised = 0
-        for character in qualified {
-            switch character {
-            case "(":
-                parenthesised += 1
-                word.append(character)
-            case ")":
-                parenthesised -= 1
-                word.append(character)
-            case "." where parenthesised == 0:
-                word = ""
-            case "<", ">", ",", " ", "[", "]", ":", "?":
-                result += word
-                result.append(character)
-                word = ""
-            default:
-                word.append(character)
-            }
-        }
-        return result + word
+        RetainPathStep.shortName(qualified)
     }
 
     static func short(_ type: Any.Type) -> String {

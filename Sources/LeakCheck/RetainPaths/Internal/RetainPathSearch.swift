@@ -8,6 +8,8 @@ struct RetainPathSearch {
         let parent: Int
         let step: RetainPathStep?
         let depth: Int
+        /// Every reference from the root to here was read with its type.
+        var proven = true
     }
 
     private let target: AnyObject
@@ -18,6 +20,10 @@ struct RetainPathSearch {
     private var seen: Set<ObjectIdentifier> = []
     private var depthReached = false
     private var visitsReached = false
+    private var timeReached = false
+    /// Whether the path found was read with types all the way.
+    private var foundProven = true
+    private var deadline: ContinuousClock.Instant?
 
     /// - Parameter readsFieldMetadata: False to search as on a platform whose field metadata
     ///   cannot be read, where every step is `unknown`.
@@ -27,6 +33,7 @@ struct RetainPathSearch {
         self.limits = limits
         let (budget, overflow) = limits.maxVisited.multipliedReportingOverflow(by: 16)
         self.walk = ReferenceWalk(valueBudget: overflow ? Int.max : budget, readsFieldMetadata: readsFieldMetadata)
+        walk.know(target)
     }
 
     mutating func run(roots: [Any]) -> RetainPathReport {
@@ -35,6 +42,9 @@ struct RetainPathSearch {
         }
         if !roots.isEmpty, let path = searchRoots(roots) {
             return report(steps: path, origin: .root)
+        }
+        if limits.searchesGlobals, !walk.budgetExhausted, !visitsReached, let path = searchGlobals() {
+            return report(steps: path, origin: .global)
         }
         return report(steps: nil, origin: .none)
     }
@@ -63,15 +73,50 @@ struct RetainPathSearch {
             for edge in walk.edges(ofRoot: root, holder: holder) {
                 let property = edge.property.isEmpty ? "roots[\(position)]" : edge.property
                 let step = RetainPathStep(holder: holder, property: property, kind: edge.kind)
-                if edge.target === target { return [step] }
+                if edge.target === target {
+                    foundProven = edge.proven
+                    return [step]
+                }
                 guard seen.insert(ObjectIdentifier(edge.target)).inserted else { continue }
                 guard nodes.count < limits.maxVisited else {
                     visitsReached = true
                     return nil
                 }
-                nodes.append(Node(object: edge.target, parent: -1, step: step, depth: 1))
+                nodes.append(Node(object: edge.target, parent: -1, step: step, depth: 1, proven: edge.proven))
             }
         }
+        return breadthFirst()
+    }
+
+    /// From every global and static variable of the process at once, breadth first: the
+    /// shortest path from any of them, within the time budget.
+    private mutating func searchGlobals() -> [RetainPathStep]? {
+        reset()
+        let clock = ContinuousClock()
+        deadline = clock.now + limits.timeBudget
+        seen.insert(ObjectIdentifier(target))
+        for root in GlobalRoots.collect() {
+            if TypeMetadata.kind(of: type(of: root.value)) == .class {
+                let object = root.value as AnyObject
+                let step = RetainPathStep(holder: root.name, property: "", kind: .global)
+                if object === target { return [step] }
+                guard seen.insert(ObjectIdentifier(object)).inserted else { continue }
+                nodes.append(Node(object: object, parent: -1, step: step, depth: 1))
+                walk.know(object)
+                continue
+            }
+            for edge in walk.edges(ofRoot: root.value, holder: root.name) {
+                let step = RetainPathStep(holder: root.name, property: edge.property, kind: .global)
+                if edge.target === target {
+                    foundProven = edge.proven
+                    return [step]
+                }
+                guard seen.insert(ObjectIdentifier(edge.target)).inserted else { continue }
+                nodes.append(Node(object: edge.target, parent: -1, step: step, depth: 1, proven: edge.proven))
+                walk.know(edge.target)
+            }
+        }
+        defer { deadline = nil }
         return breadthFirst()
     }
 
@@ -86,10 +131,15 @@ struct RetainPathSearch {
                 continue
             }
             if walk.budgetExhausted { break }
+            if let deadline, next % 64 == 0, ContinuousClock().now > deadline {
+                timeReached = true
+                break
+            }
             let holder = walk.typeName(type(of: node.object))
             for edge in walk.edges(of: node.object) {
                 let step = RetainPathStep(holder: holder, property: edge.property, kind: edge.kind)
                 if edge.target === target {
+                    foundProven = node.proven && edge.proven
                     return path(to: next - 1) + [step]
                 }
                 guard seen.insert(ObjectIdentifier(edge.target)).inserted else { continue }
@@ -97,7 +147,9 @@ struct RetainPathSearch {
                     visitsReached = true
                     return nil
                 }
-                nodes.append(Node(object: edge.target, parent: next - 1, step: step, depth: node.depth + 1))
+                nodes.append(Node(object: edge.target, parent: next - 1, step: step, depth: node.depth + 1,
+                                  proven: node.proven && edge.proven))
+                walk.know(edge.target)
             }
         }
         return nil
@@ -123,7 +175,9 @@ struct RetainPathSearch {
         let suspects = steps == nil ? walk.suspects : []
         var limit: String?
         if steps == nil {
-            if visitsReached {
+            if timeReached {
+                limit = "stopped the search from globals after \(limits.timeBudget)"
+            } else if visitsReached {
                 limit = "stopped after \(limits.maxVisited) objects"
             } else if walk.budgetExhausted {
                 limit = "stopped after \(walk.valueBudget) values"
@@ -135,7 +189,7 @@ struct RetainPathSearch {
         switch (origin, steps) {
         case (.cycle, let steps?):
             fingerprint = .cycle(steps)
-        case (.root, let steps?):
+        case (.root, let steps?), (.global, let steps?):
             fingerprint = .path(steps, to: targetType)
         default:
             fingerprint = .unexplained(type: targetType, suspects: suspects.map { $0.holder + "." + $0.property })
@@ -143,8 +197,12 @@ struct RetainPathSearch {
         return RetainPathReport(
             steps: steps, origin: origin, suspects: suspects.map(\.sentence), limitReached: limit,
             readable: readable(steps: steps, suspects: suspects, limit: limit),
-            fingerprint: fingerprint.value
+            fingerprint: fingerprint.value, isProven: steps.map(isProven) ?? false
         )
+    }
+
+    private func isProven(_ steps: [RetainPathStep]) -> Bool {
+        foundProven && !steps.contains { $0.kind == .unknown }
     }
 
     private func readable(steps: [RetainPathStep]?, suspects: [RetainSuspect], limit: String?) -> String {
@@ -155,13 +213,11 @@ struct RetainPathSearch {
             if let limit { text += " (\(limit))" }
             return text
         }
-        let hops = steps.map { step in
-            let property = step.property.hasPrefix("[") ? step.property : "." + step.property
-            return RetainPathNames.short(step.holder) + property
-        }
-        var text = (hops + [RetainPathNames.short(targetType)]).joined(separator: " → ")
+        var text = RetainPathStep.readable(steps, leakedType: targetType)
         if steps.contains(where: { $0.kind == .unknown }) {
             text += " (a step of kind unknown may be weak or unowned: its metadata could not be read)"
+        } else if !foundProven {
+            text += " (possible: a reference on it was read from memory without its type, and may be weak)"
         }
         return text
     }

@@ -48,68 +48,63 @@ enum TypeMetadata {
     /// The value witness table sits one word before the metadata's address point: eight function
     /// pointers, then size, stride, and the flags word (IsNonPOD 0x10000, IsNonCopyable 0x800000).
     private static func valueWitnessFlags(_ type: Any.Type) -> UInt32 {
-        let witnesses = (metadataPointer(type) - MemoryLayout<UnsafeRawPointer>.size)
-            .load(as: UnsafeRawPointer.self)
-        return witnesses.load(fromByteOffset: 8 * MemoryLayout<UnsafeRawPointer>.size + 16, as: UInt32.self)
+        valueWitnesses(type).load(fromByteOffset: 8 * MemoryLayout<UnsafeRawPointer>.size + 16, as: UInt32.self)
+    }
+
+    /// The size of a value and its alignment, from the value witness table.
+    static func layout(of type: Any.Type) -> (size: Int, alignment: Int) {
+        let witnesses = valueWitnesses(type)
+        let size = witnesses.load(fromByteOffset: 8 * MemoryLayout<UnsafeRawPointer>.size, as: Int.self)
+        let flags = valueWitnessFlags(type)
+        return (size, Int(flags & 0xFF) + 1)
+    }
+
+    private static func valueWitnesses(_ type: Any.Type) -> UnsafeRawPointer {
+        (metadataPointer(type) - MemoryLayout<UnsafeRawPointer>.size).load(as: UnsafeRawPointer.self)
+    }
+
+    /// The calling convention of a function type is Swift's own (thick: a function pointer and a
+    /// context), from the function metadata's flags word (ConventionMask 0xFF0000, Swift = 0).
+    static func isThickFunction(_ type: Any.Type) -> Bool {
+        guard kind(of: type) == .function else { return false }
+        let flags = metadataPointer(type).load(fromByteOffset: MemoryLayout<UnsafeRawPointer>.size, as: UInt.self)
+        return (flags >> 16) & 0xFF == 0
     }
 
     /// The ownership of each stored field of a class (its own fields, not its superclass's) or
     /// struct, in declaration order, as `Mirror` lists them; nil where the metadata cannot be read.
-    static func storedFields(of type: Any.Type) -> [(name: String, ownership: Ownership)]? {
+    struct StoredField {
+        let name: String
+        let ownership: Ownership
+        let typeName: MangledName
+    }
+
+    static func storedFields(of type: Any.Type) -> [StoredField]? {
         guard let descriptor = nominalDescriptor(of: type), let fields = relative(descriptor + 16) else {
             return nil
         }
         let recordSize = Int(fields.load(fromByteOffset: 10, as: UInt16.self))
         let count = Int(fields.load(fromByteOffset: 12, as: UInt32.self))
         guard recordSize >= 12, count < 100_000 else { return nil }
-        var result: [(name: String, ownership: Ownership)] = []
+        var result: [StoredField] = []
         result.reserveCapacity(count)
         for index in 0..<count {
             let record = fields + 16 + index * recordSize
             guard let namePointer = relative(record + 8) else { return nil }
             let name = String(cString: namePointer.assumingMemoryBound(to: CChar.self))
             guard let mangled = relative(record + 4) else { return nil }
-            result.append((name, ownership(ofMangledType: mangled)))
+            let typeName = MangledName(mangled)
+            result.append(StoredField(name: name, ownership: typeName.ownership, typeName: typeName))
         }
         return result
     }
 
-    /// Reads the suffix of a mangled type name, stepping over symbolic references: their
-    /// payloads are raw offsets or pointers that may contain any byte, a zero or an `X` included.
-    static func ownership(ofMangledType start: UnsafeRawPointer) -> Ownership {
-        var cursor = start.assumingMemoryBound(to: UInt8.self)
-        var last: UInt8 = 0, beforeLast: UInt8 = 0
-        var steps = 0
-        while cursor.pointee != 0, steps < 4096 {
-            let byte = cursor.pointee
-            switch byte {
-            case 0x01...0x17:
-                (beforeLast, last) = (0, 0)
-                cursor += 1 + 4
-            case 0x18...0x1F:
-                (beforeLast, last) = (0, 0)
-                cursor += 1 + MemoryLayout<UnsafeRawPointer>.size
-            default:
-                (beforeLast, last) = (last, byte)
-                cursor += 1
-            }
-            steps += 1
-        }
-        guard beforeLast == UInt8(ascii: "X") else { return .strong }
-        switch last {
-        case UInt8(ascii: "w"): return .weak
-        case UInt8(ascii: "o"): return .unowned
-        case UInt8(ascii: "u"): return .unownedUnsafe
-        default: return .strong
-        }
-    }
-
-    private static func metadataPointer(_ type: Any.Type) -> UnsafeRawPointer {
+    static func metadataPointer(_ type: Any.Type) -> UnsafeRawPointer {
         unsafeBitCast(type, to: UnsafeRawPointer.self)
     }
 
     /// The nominal type descriptor of a class or struct, checked against the type's own name.
-    private static func nominalDescriptor(of type: Any.Type) -> UnsafeRawPointer? {
+    static func nominalDescriptor(of type: Any.Type) -> UnsafeRawPointer? {
         let metadata = metadataPointer(type)
         let expectedKind: UInt32
         let descriptorOffset: Int

@@ -1,0 +1,73 @@
+import Foundation
+
+/// The Swift global and static variables of one image, from its ELF symbol table on disk
+/// (`.symtab`, or `.dynsym` when stripped): internal globals are not in the dynamic table, so
+/// `dladdr` alone would name nothing. Read once per image file and kept.
+struct ELFSymbols: Sendable {
+    struct Variable: Sendable {
+        /// Relative to the image's load bias.
+        let offset: UInt
+        let size: Int
+        /// As in the file: `$s4Main8registrySayAA5LeakyCGvp`.
+        let mangledName: String
+    }
+
+    let variables: [Variable]
+
+    /// Swift variable storage symbols (`…vp`, `…vpZ` for statics) of the image at `path`; empty
+    /// when the file cannot be read or is not a 64-bit little-endian ELF file.
+    init(path: String) {
+        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else {
+            variables = []
+            return
+        }
+        variables = Self.read(data)
+    }
+
+    private static func read(_ data: Data) -> [Variable] {
+        data.withUnsafeBytes { (file: UnsafeRawBufferPointer) -> [Variable] in
+            func u16(_ at: Int) -> Int? { at >= 0 && at + 2 <= file.count ? Int(file.loadUnaligned(fromByteOffset: at, as: UInt16.self)) : nil }
+            func u32(_ at: Int) -> Int? { at >= 0 && at + 4 <= file.count ? Int(file.loadUnaligned(fromByteOffset: at, as: UInt32.self)) : nil }
+            func u64(_ at: Int) -> Int? {
+                guard at >= 0, at + 8 <= file.count else { return nil }
+                let value = file.loadUnaligned(fromByteOffset: at, as: UInt64.self)
+                return value < UInt64(Int.max) ? Int(value) : nil
+            }
+            // "\x7FELF", 64-bit, little-endian.
+            guard file.count > 64, file[0] == 0x7F, file[1] == 0x45, file[2] == 0x4C, file[3] == 0x46,
+                  file[4] == 2, file[5] == 1,
+                  let sectionTable = u64(0x28), let entrySize = u16(0x3A), let count = u16(0x3C), entrySize >= 64
+            else { return [] }
+            struct Section { let type: Int, offset: Int, size: Int, link: Int, entrySize: Int }
+            var sections: [Section] = []
+            for index in 0..<count {
+                let at = sectionTable + index * entrySize
+                guard let type = u32(at + 4), let offset = u64(at + 24), let size = u64(at + 32),
+                      let link = u32(at + 40), let entry = u64(at + 56) else { return [] }
+                sections.append(Section(type: type, offset: offset, size: size, link: link, entrySize: entry))
+            }
+            // SHT_SYMTAB (2), else SHT_DYNSYM (11).
+            guard let table = sections.first(where: { $0.type == 2 }) ?? sections.first(where: { $0.type == 11 }),
+                  table.entrySize >= 24, table.link < sections.count
+            else { return [] }
+            let strings = sections[table.link]
+            guard strings.offset + strings.size <= file.count, table.offset + table.size <= file.count else { return [] }
+            var variables: [Variable] = []
+            for index in 0..<(table.size / table.entrySize) {
+                let at = table.offset + index * table.entrySize
+                // STT_OBJECT (1), defined (section index not 0), at least a word.
+                guard let nameOffset = u32(at), file[at + 4] & 0xF == 1, u16(at + 6) != 0,
+                      let value = u64(at + 8), let size = u64(at + 16), size >= 8, nameOffset < strings.size
+                else { continue }
+                let start = strings.offset + nameOffset
+                guard file[start] == UInt8(ascii: "$"), file[start + 1] == UInt8(ascii: "s") else { continue }
+                var end = start
+                while end < strings.offset + strings.size, file[end] != 0 { end += 1 }
+                let name = String(decoding: UnsafeRawBufferPointer(rebasing: file[start..<end]), as: UTF8.self)
+                guard name.hasSuffix("vp") || name.hasSuffix("vpZ") else { continue }
+                variables.append(Variable(offset: UInt(value), size: size, mangledName: name))
+            }
+            return variables
+        }
+    }
+}

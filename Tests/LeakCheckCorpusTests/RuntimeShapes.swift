@@ -1,0 +1,55 @@
+import Dispatch
+import Foundation
+import LeakCheck
+import LeakReport
+import Testing
+
+// Leaks through holders the runtime owns: a running task, a dispatch timer. Their memory has no
+// Swift types, so the hop into it is read as words: the path is possible, not proven.
+
+final class FeedPoller: @unchecked Sendable {
+    var task: Task<Void, Never>?
+    var ticks = 0
+    func start() {
+        task = Task {
+            while !Task.isCancelled {
+                self.ticks += 1
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+        }
+    }
+}
+
+final class Heartbeat: @unchecked Sendable {
+    var timer: (any DispatchSourceTimer)?
+    var beats = 0
+    init() {
+        let timer = DispatchSource.makeTimerSource()
+        timer.schedule(deadline: .now() + 3600, repeating: 3600)
+        timer.setEventHandler { self.beats += 1 }
+        timer.activate()
+        self.timer = timer
+    }
+}
+
+let possible = " (possible: a reference on it was read from memory without its type, and may be weak)"
+
+@Suite("Runtime-owned leak shapes")
+struct RuntimeShapeTests {
+    @Test func storedTask() async {
+        let poller = FeedPoller()
+        poller.start()
+        defer { poller.task?.cancel() }
+        try? await Task.sleep(for: .milliseconds(30))
+        let report = findRetainPath(to: poller)
+        #expect(report.readable == "FeedPoller.task (task) → captures FeedPoller" + possible)
+        #expect(report.steps == [RetainPathStep(holder: "LeakCheckCorpusTests.FeedPoller", property: "task", kind: .task)])
+    }
+
+    @Test func dispatchSourceTimer() {
+        let heartbeat = Heartbeat()
+        defer { heartbeat.timer?.cancel() }
+        let report = findRetainPath(to: heartbeat)
+        #expect(report.readable == "Heartbeat.timer (closure) → captures Heartbeat" + possible)
+    }
+}
