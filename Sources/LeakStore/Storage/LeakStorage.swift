@@ -56,6 +56,8 @@ public protocol LeakStorage: Sendable {
     func tokens(project: String) throws -> [TokenSummary]
     func revokeToken(id: Int64) throws
     func verifyToken(_ presented: String) throws -> TokenVerdict
+    /// The state of token `id` now, for a credential derived from it earlier (a dashboard session).
+    func verifyToken(id: Int64) throws -> TokenVerdict
 
     // MARK: Health
 

@@ -1,0 +1,73 @@
+import Foundation
+@testable import LeakStore
+import Testing
+
+/// The engines the store suites run against: SQLite always; PostgreSQL when
+/// `LEAKHISTORY_TEST_POSTGRES` names a server to use (`.ci/postgres-test-cluster start` prints
+/// one; `make test` starts it). Without it the PostgreSQL cases are skipped with a printed
+/// reason — except under CI (`CI` set), where they run and fail, so CI can never skip them.
+enum TestEngine: String, Sendable, CaseIterable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
+
+    static let postgresVariable = "LEAKHISTORY_TEST_POSTGRES"
+
+    /// The engines to test in this environment.
+    static let all: [TestEngine] = {
+        let environment = ProcessInfo.processInfo.environment
+        if environment[postgresVariable] != nil || environment["CI"] != nil { return [.sqlite, .postgres] }
+        print("note: PostgreSQL cases skipped: \(postgresVariable) is not set. Run `make test`, or "
+              + "`export \(postgresVariable)=$(.ci/postgres-test-cluster start)`, to include them.")
+        return [.sqlite]
+    }()
+
+    /// Several servers only make sense on PostgreSQL.
+    static var postgresOnly: [TestEngine] { all.filter { $0 == .postgres } }
+
+    var testDescription: String { rawValue }
+}
+
+/// A fresh, empty database of one engine, deleted when released: a SQLite file in its own temp
+/// folder, or a PostgreSQL schema of its own (so tests run in parallel on one cluster).
+final class TestDatabase: @unchecked Sendable {
+    let engine: TestEngine
+    /// What `--database` takes: a file path, or a URL whose `search_path` is the test's schema.
+    let location: String
+    private let cleanup: () -> Void
+
+    init(_ engine: TestEngine) throws {
+        self.engine = engine
+        switch engine {
+        case .sqlite:
+            let directory = FileManager.default.temporaryDirectory
+                .appendingPathComponent("leakstore-test-\(UUID().uuidString)", isDirectory: true)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            location = directory.appendingPathComponent("leaks.sqlite").path
+            cleanup = { try? FileManager.default.removeItem(at: directory) }
+        case .postgres:
+            guard let base = ProcessInfo.processInfo.environment[TestEngine.postgresVariable] else {
+                throw TestDatabaseError(
+                    "CI is set but \(TestEngine.postgresVariable) is not: CI must run the PostgreSQL cases. "
+                        + "Start a cluster with `export \(TestEngine.postgresVariable)=$(.ci/postgres-test-cluster start)`")
+            }
+            let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
+            let admin = try PostgresConnection(url: base)
+            try admin.execute("CREATE SCHEMA \(schema)")
+            let separator = base.contains("?") ? "&" : "?"
+            location = base + separator + "options=-csearch_path%3D\(schema)"
+            cleanup = { try? admin.execute("DROP SCHEMA \(schema) CASCADE") }
+        }
+    }
+
+    deinit { cleanup() }
+
+    /// Opens (creating and migrating) the store.
+    func open(_ options: StoreOptions = StoreOptions()) throws -> LeakStore {
+        try LeakStore(database: location, options: options)
+    }
+}
+
+struct TestDatabaseError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
