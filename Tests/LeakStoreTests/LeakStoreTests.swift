@@ -160,11 +160,3 @@ struct LeakStoreTests {
     }
 }
 
-/// Values gathered from several threads.
-final class Collected<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var gathered: [Value] = []
-
-    func append(_ value: Value) { lock.withLock { gathered.append(value) } }
-    var values: [Value] { lock.withLock { gathered } }
-}

@@ -71,3 +71,12 @@ struct TestDatabaseError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
 }
+
+/// Values gathered from several threads.
+final class Collected<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var gathered: [Value] = []
+
+    func append(_ value: Value) { lock.withLock { gathered.append(value) } }
+    var values: [Value] { lock.withLock { gathered } }
+}
