@@ -8,9 +8,10 @@ deps:
 server: deps
 	swift run -c release leakhistory-server
 
-# Every test: LeakReport, LeakCheck (Swift Testing, XCTest, Swift 5 mode), storage, server.
+# Every test: LeakReport, LeakCheck (Swift Testing, XCTest, Swift 5 mode), storage, server —
+# the store suites on SQLite and on a throw-away PostgreSQL cluster (.ci/postgres-test-cluster).
 test: deps
-	swift test
+	bash .ci/postgres-test-cluster run swift test
 
 bench: deps
 	swift build -c release --product leakhistory

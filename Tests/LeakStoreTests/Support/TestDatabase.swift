@@ -5,7 +5,8 @@ import Testing
 /// The engines the store suites run against: SQLite always; PostgreSQL when
 /// `LEAKHISTORY_TEST_POSTGRES` names a server to use (`.ci/postgres-test-cluster start` prints
 /// one; `make test` starts it). Without it the PostgreSQL cases are skipped with a printed
-/// reason — except under CI (`CI` set), where they run and fail, so CI can never skip them.
+/// reason — except under CI (`CI` or `LEAKHISTORY_TEST_POSTGRES_REQUIRED` set, as `.ci/run`
+/// does), where they run and fail, so CI can never skip them.
 enum TestEngine: String, Sendable, CaseIterable, CustomTestStringConvertible {
     case sqlite
     case postgres
@@ -15,7 +16,8 @@ enum TestEngine: String, Sendable, CaseIterable, CustomTestStringConvertible {
     /// The engines to test in this environment.
     static let all: [TestEngine] = {
         let environment = ProcessInfo.processInfo.environment
-        if environment[postgresVariable] != nil || environment["CI"] != nil { return [.sqlite, .postgres] }
+        if environment[postgresVariable] != nil || environment["CI"] != nil
+            || environment["LEAKHISTORY_TEST_POSTGRES_REQUIRED"] != nil { return [.sqlite, .postgres] }
         print("note: PostgreSQL cases skipped: \(postgresVariable) is not set. Run `make test`, or "
               + "`export \(postgresVariable)=$(.ci/postgres-test-cluster start)`, to include them.")
         return [.sqlite]
@@ -47,7 +49,7 @@ final class TestDatabase: @unchecked Sendable {
         case .postgres:
             guard let base = ProcessInfo.processInfo.environment[TestEngine.postgresVariable] else {
                 throw TestDatabaseError(
-                    "CI is set but \(TestEngine.postgresVariable) is not: CI must run the PostgreSQL cases. "
+                    "this is CI, and \(TestEngine.postgresVariable) is not set: CI must run the PostgreSQL cases. "
                         + "Start a cluster with `export \(TestEngine.postgresVariable)=$(.ci/postgres-test-cluster start)`")
             }
             let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
