@@ -36,8 +36,14 @@ final class TestDatabase: @unchecked Sendable {
     /// What `--database` takes: a file path, or a URL whose `search_path` is the test's schema.
     let location: String
     private let cleanup: () -> Void
+    /// PostgreSQL with `ownRole`: takes the database away from this test's servers and gives it back.
+    private(set) var cutOff: () throws -> Void = {}
+    private(set) var restore: () throws -> Void = {}
 
-    init(_ engine: TestEngine) throws {
+    /// - Parameter ownRole: PostgreSQL only: the servers log in as a role of this test's own,
+    ///   so that `cutOff` can make the database unreachable for them (as a restart or an
+    ///   outage does: connections dropped, new ones refused) without touching other tests.
+    init(_ engine: TestEngine, ownRole: Bool = false) throws {
         self.engine = engine
         switch engine {
         case .sqlite:
@@ -54,10 +60,25 @@ final class TestDatabase: @unchecked Sendable {
             }
             let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
             let admin = try PostgresConnection(url: base)
-            try admin.execute("CREATE SCHEMA \(schema)")
-            let separator = base.contains("?") ? "&" : "?"
-            location = base + separator + "options=-csearch_path%3D\(schema)"
-            cleanup = { try? admin.execute("DROP SCHEMA \(schema) CASCADE") }
+            var url = base
+            if ownRole, var parts = URLComponents(string: base) {
+                try admin.execute("CREATE ROLE \(schema) LOGIN; GRANT \(schema) TO CURRENT_USER")
+                try admin.execute("CREATE SCHEMA \(schema) AUTHORIZATION \(schema)")
+                parts.user = schema
+                url = parts.string ?? base
+                let terminate = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '\(schema)'"
+                cutOff = { try admin.execute("ALTER ROLE \(schema) NOLOGIN; \(terminate)") }
+                restore = { try admin.execute("ALTER ROLE \(schema) LOGIN") }
+                cleanup = {
+                    try? admin.execute("ALTER ROLE \(schema) NOLOGIN; \(terminate)")
+                    try? admin.execute("DROP SCHEMA \(schema) CASCADE; DROP ROLE \(schema)")
+                }
+            } else {
+                try admin.execute("CREATE SCHEMA \(schema)")
+                cleanup = { try? admin.execute("DROP SCHEMA \(schema) CASCADE") }
+            }
+            let separator = url.contains("?") ? "&" : "?"
+            location = url + separator + "options=-csearch_path%3D\(schema)"
         }
     }
 
