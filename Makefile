@@ -1,5 +1,5 @@
 # The commands README.md gives. Each installs the system packages it needs first.
-.PHONY: deps server test bench bench-quick release-tools crash-test load fuzz bad-input
+.PHONY: deps server test bench bench-quick release-tools crash-test load fuzz bad-input attack
 
 deps:
 	@bash .ci/install-deps
@@ -54,3 +54,11 @@ fuzz: release-tools
 # the server binary, while a steady client keeps asking /healthz. About 30 s.
 bad-input: release-tools
 	.build/release/leakhistory-bench bad-input
+
+# Every attack of issue 13 at once for 30 s — 2,000 slow-header and slow-body connections, 64
+# tokenless 30 MiB bodies, gzip bombs, a page flood, 40 clients that never read — from other
+# loopback addresses, while a steady client uploads and queries from 127.0.0.1. Prints its
+# p50/p99/max and errors, the server's RSS peak and the recovery time; exits 1 unless p99 ≤ 100 ms,
+# no errors, RSS ≤ 300 MB and normal service within 1 s. ATTACK_FLAGS=--quick: 8 s, smaller.
+attack: release-tools
+	.build/release/leakhistory-bench attack $(ATTACK_FLAGS)

@@ -82,9 +82,11 @@ let package = Package(
             name: "LeakServerTests",
             dependencies: ["LeakServer", "LeakStore", "LeakReport", "GzipCoding", "leakhistory-server", "LoopbackClient"]
         ),
+        // Resources: the published SARIF 2.1.0 schema the SARIF output is validated against.
         .testTarget(
             name: "leakhistoryTests",
-            dependencies: ["leakhistory", "LeakServer", "LeakStore", "LeakReport"]
+            dependencies: ["leakhistory", "LeakServer", "LeakStore", "LeakReport"],
+            resources: [.copy("Resources/sarif-schema-2.1.0.json")]
         ),
     ]
 )

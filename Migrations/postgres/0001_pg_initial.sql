@@ -1,5 +1,5 @@
 -- LeakHistory on PostgreSQL, version 1: the same tables, columns and indexes as SQLite's
--- migrations 0001–0004 (see ../0001_initial.sql for what each holds). Never edit once shipped:
+-- migrations 0001–0005 (see ../0001_initial.sql for what each holds). Never edit once shipped:
 -- add 0002_… instead. Names compare and sort byte-wise (COLLATE "C"), as in SQLite, so both
 -- engines list and page the same way.
 
@@ -120,6 +120,7 @@ CREATE TABLE suppressions (
     reason               TEXT NOT NULL,
     expires_at           TEXT,
     created_at           TEXT NOT NULL,
+    created_by           TEXT,
     CHECK (type_pattern IS NOT NULL OR scenario_pattern IS NOT NULL OR fingerprint_pattern IS NOT NULL)
 );
 CREATE INDEX suppressions_by_project ON suppressions(project_id);

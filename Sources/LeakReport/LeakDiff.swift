@@ -49,6 +49,8 @@ public struct LeakDiff: Codable, Sendable, Hashable {
         public var firstSeen: String?
         /// The reason of the suppression that covers it.
         public var suppressedBecause: String?
+        /// The rule that covers it, or the expired rule that would have: shown next to it.
+        public var suppression: SuppressionNote?
         /// For `inherited`: the base branch's commit after the merge-base that shows it leaking.
         public var inheritedFrom: String?
         /// When the base did not check the key, or its check there errored: the nearest first-parent
@@ -56,6 +58,34 @@ public struct LeakDiff: Codable, Sendable, Hashable {
         public var baseStateFrom: String?
 
         public var key: LeakKey { LeakKey(scenario: scenario, type: type) }
+    }
+
+    /// What a suppression says about an entry it covers: which rule, why, until when, who
+    /// added it; `expired` when the rule has lapsed and the leak counts again.
+    public struct SuppressionNote: Codable, Sendable, Hashable {
+        public var id: Int?
+        public var reason: String
+        /// ISO 8601, like every time on the wire.
+        public var expiresAt: String?
+        public var createdBy: String?
+        public var expired: Bool
+
+        public init(_ rule: LeakSuppression, now: Date) {
+            id = rule.id
+            reason = rule.reason
+            expiresAt = rule.expiresAt.map(ReportTimestamp.string(from:))
+            createdBy = rule.createdBy
+            expired = !rule.isActive(at: now)
+        }
+
+        /// `#3 "known cache leak" (expires 2026-12-31, added by ana@example.com)`, or
+        /// `#3 "…" (expired 2026-11-01, …)`: one wording for every output.
+        public var summary: String {
+            let day = expiresAt.map { String($0.prefix(10)) }
+            var parts = [expired ? "expired \(day ?? "")" : day.map { "expires \($0)" } ?? "no expiry"]
+            if let createdBy { parts.append("added by \(createdBy)") }
+            return (id.map { "#\($0) " } ?? "") + "\"\(reason)\" (" + parts.joined(separator: ", ") + ")"
+        }
     }
 
     public var entries: [Entry]
@@ -85,10 +115,15 @@ public struct LeakDiff: Codable, Sendable, Hashable {
                 category: category, scenario: key.scenario, type: key.type, file: shown.file, line: shown.line,
                 fingerprint: shown.fingerprint, retainPath: shown.retainPath, message: shown.message)
             if category == .inherited { entry.inheritedFrom = inherited[key] }
-            if category == .new,
-               let rule = suppressions.first(where: { $0.matches(key, fingerprint: shown.fingerprint, now: now) }) {
-                entry.category = .suppressed
-                entry.suppressedBecause = rule.reason
+            if category == .new {
+                let covering = suppressions.filter { $0.covers(key, fingerprint: shown.fingerprint) }
+                if let rule = covering.first(where: { $0.isActive(at: now) }) {
+                    entry.category = .suppressed
+                    entry.suppressedBecause = rule.reason
+                    entry.suppression = SuppressionNote(rule, now: now)
+                } else if let expired = covering.last {
+                    entry.suppression = SuppressionNote(expired, now: now)
+                }
             }
             entries.append(entry)
         }

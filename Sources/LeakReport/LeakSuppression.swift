@@ -14,20 +14,35 @@ public struct LeakSuppression: Codable, Sendable, Hashable {
     public var reason: String
     /// After this moment the rule no longer applies.
     public var expiresAt: Date?
+    /// Who added it: a git e-mail address or a CI actor, as the client said.
+    public var createdBy: String?
+    /// When the server stored it.
+    public var createdAt: Date?
 
     public init(id: Int? = nil, type: String? = nil, scenario: String? = nil, fingerprint: String? = nil,
-                reason: String, expiresAt: Date? = nil) {
+                reason: String, expiresAt: Date? = nil, createdBy: String? = nil, createdAt: Date? = nil) {
         self.id = id
         self.type = type
         self.scenario = scenario
         self.fingerprint = fingerprint
         self.reason = reason
         self.expiresAt = expiresAt
+        self.createdBy = createdBy
+        self.createdAt = createdAt
+    }
+
+    /// True until `expiresAt` has passed.
+    public func isActive(at now: Date) -> Bool {
+        expiresAt.map { $0 > now } ?? true
     }
 
     /// True when the rule is in force at `now` and every pattern it has matches.
     public func matches(_ key: LeakKey, fingerprint leakFingerprint: String?, now: Date) -> Bool {
-        if let expiresAt, expiresAt <= now { return false }
+        isActive(at: now) && covers(key, fingerprint: leakFingerprint)
+    }
+
+    /// True when every pattern the rule has matches, whether or not it has expired.
+    public func covers(_ key: LeakKey, fingerprint leakFingerprint: String?) -> Bool {
         if type == nil && scenario == nil && fingerprint == nil { return false }
         if let type, !Self.glob(type, matches: key.type) { return false }
         if let scenario, !Self.glob(scenario, matches: key.scenario) { return false }

@@ -26,12 +26,15 @@ public final class KeepAliveConnection {
     public let port: Int
     /// A send or receive that takes longer than this fails instead of hanging the harness.
     public let timeoutSeconds: Int
+    /// The loopback address the connection comes from (nil: the system's choice, 127.0.0.1).
+    public let source: String?
     private var fd: Int32 = -1
     private var pending: [UInt8] = []
 
-    public init(port: Int, timeoutSeconds: Int = 30) {
+    public init(port: Int, timeoutSeconds: Int = 30, source: String? = nil) {
         self.port = port
         self.timeoutSeconds = timeoutSeconds
+        self.source = source
     }
 
     deinit { disconnect() }
@@ -65,7 +68,7 @@ public final class KeepAliveConnection {
     private func connect() throws {
         let socketFD: Int32
         do {
-            socketFD = try LoopbackSocket.connect(port: port)
+            socketFD = try LoopbackSocket.connect(port: port, source: source)
         } catch {
             throw Failure(description: error.description)
         }

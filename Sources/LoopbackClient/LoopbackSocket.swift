@@ -10,10 +10,24 @@ public enum LoopbackSocket {
         public var description: String
     }
 
-    /// A connected socket; the caller closes it.
-    public static func connect(port: Int) throws(Failure) -> Int32 {
+    /// A connected socket; the caller closes it. `source` binds another loopback address
+    /// (127.x.y.z), so that a harness can play many clients.
+    public static func connect(port: Int, source: String? = nil) throws(Failure) -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                let reason = String(cString: strerror(errno))
+                close(fd)
+                throw Failure(description: "bind \(source): \(reason)")
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian

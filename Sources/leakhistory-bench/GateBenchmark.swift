@@ -9,13 +9,17 @@ import LeakStore
 ///
 /// Ground truth: a pull-request build brings in the stable leaks its code has and its
 /// merge-base's code has not; a main build those its code has and the code of the nearest
-/// first-parent ancestor with an upload has not (a build on main answers for the commits since
-/// the last one that uploaded). Only keys the head's runs checked count. Intermittent keys are
+/// first-parent ancestor whose runs checked the key has not (a build on main answers for the
+/// commits since each test last ran there). Only keys the head's runs checked count. Intermittent keys are
 /// never new: failing on one is a false failure, allowed only on the first leak of a key that
 /// never leaked before.
 enum GateBenchmark {
     static func run(quick: Bool) throws -> BenchmarkTable {
-        let history = SyntheticHistory(options: quick ? .quick : .full)
+        var options = quick ? SyntheticHistory.Options.quick : .full
+        if let commits = ProcessInfo.processInfo.environment["LEAKHISTORY_BENCH_GATE_COMMITS"].flatMap(Int.init) {
+            options.mainCommits = commits
+        }
+        let history = SyntheticHistory(options: options)
         // LEAKHISTORY_BENCH_VERBOSE=1: one line on stderr for each miss and false failure.
         let verbose = ProcessInfo.processInfo.environment["LEAKHISTORY_BENCH_VERBOSE"] == "1"
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("leakhistory-bench-gate-\(UUID().uuidString)")
@@ -52,9 +56,12 @@ enum GateBenchmark {
 
         var score = Score()
         var usable: Set<Int> = []                   // commits with a non-suspect upload so far
-        var checkedAt: [Int: Set<Int>] = [:]        // keys checked (not errored) by the runs at a commit
+        var checkedAt: [Int: Set<Int>] = [:]        // keys checked (not errored) by any run at a commit
+        var checkedUsable: [Int: Set<Int>] = [:]    // … by its non-suspect runs
+        var leakedUsable: [Int: Set<Int>] = [:]     // keys its non-suspect runs saw leak
         var suspectAt: Set<Int> = []
         var everLeaked: Set<Int> = []
+        var everLeakedOnMain: Set<Int> = []
         let clock = ContinuousClock()
         let start = clock.now
         for (buildIndex, build) in history.builds.enumerated() {
@@ -76,23 +83,47 @@ enum GateBenchmark {
                 if run.shape == .brokenHarness { suspectAt.insert(build.commit) }
                 checkedAt[build.commit, default: []].formUnion(run.outcomes.filter { $0.value != .error }.map(\.key))
                 let reference = build.isPullRequest ? build.mergeBase : nearestUsableAncestor(of: build.commit, history, usable)
+                // A pull request answers for what it changed since its merge-base; a build on main
+                // for the commits since each key was last checked on main.
+                func broughtIn(_ key: Int) -> Bool {
+                    guard let reference else { return false }
+                    guard !build.isPullRequest else { return !history.commits[reference].stableLeaks.contains(key) }
+                    let lastChecked = nearestAncestor(of: build.commit, history) { checkedUsable[$0]?.contains(key) == true } ?? reference
+                    return !history.commits[lastChecked].stableLeaks.contains(key)
+                }
                 score.builds[build.isPullRequest ? "pull request" : "main", default: 0] += 1
                 if suspectAt.contains(build.commit) {
                     score.byRule("suspect run at head: failed with its message", right: status == 1)
                 } else if let reference {
-                    let truth = commit.stableLeaks.subtracting(history.commits[reference].stableLeaks)
-                        .intersection(checkedAt[build.commit] ?? [])
-                    let notes = score.judge(document, truth: truth, history: history, everLeaked: everLeaked, status: status)
+                    let truth = commit.stableLeaks.intersection(checkedAt[build.commit] ?? []).filter(broughtIn)
+                    let notes = score.judge(document, truth: truth, history: history, everLeaked: everLeaked,
+                                            everLeakedOnMain: everLeakedOnMain, status: status)
                     if verbose, !notes.isEmpty {
                         let kind = build.isPullRequest ? "pr from \(reference)" : "main vs \(reference)"
-                        FileHandle.standardError.write(Data("build \(buildIndex).\(runIndex) commit \(build.commit) (\(kind), tip \(build.mainTip)): \(notes.joined(separator: "; "))\n".utf8))
+                        var text = "build \(buildIndex).\(runIndex) commit \(build.commit) (\(kind), tip \(build.mainTip)): \(notes.joined(separator: "; "))\n"
+                        for key in Set(notes.compactMap { note in note.split(separator: "#").dropFirst().first.flatMap { Int($0.prefix { $0.isNumber }) } }) {
+                            // The key along the head's first parents, newest first: code state / what usable runs saw.
+                            var line: [String] = [], current: Int? = build.commit
+                            while let at = current, line.count < 40 {
+                                let code = history.commits[at].stableLeaks.contains(key) ? "L" : "c"
+                                let seen = leakedUsable[at]?.contains(key) == true ? "L" : checkedUsable[at]?.contains(key) == true ? "c" : "-"
+                                line.append("\(at):\(code)\(seen)")
+                                current = history.commits[at].parents.first
+                            }
+                            text += "  key #\(key): \(line.joined(separator: " "))\n"
+                        }
+                        FileHandle.standardError.write(Data(text.utf8))
                     }
                 } else {
                     score.byRule("no base: passed, leaks listed as unverified", right: status == 0 && document.result == "noBase")
                 }
                 if run.shape != .brokenHarness {
                     usable.insert(build.commit)
-                    everLeaked.formUnion(run.outcomes.filter { $0.value == .leaked }.map(\.key))
+                    let leaked = run.outcomes.filter { $0.value == .leaked }.map(\.key)
+                    everLeaked.formUnion(leaked)
+                    if !build.isPullRequest { everLeakedOnMain.formUnion(leaked) }
+                    checkedUsable[build.commit, default: []].formUnion(run.outcomes.filter { $0.value != .error }.map(\.key))
+                    leakedUsable[build.commit, default: []].formUnion(leaked)
                 }
             }
         }
@@ -166,7 +197,8 @@ enum GateBenchmark {
         }
 
         /// Scores one verdict; returns a note for each miss and false failure.
-        mutating func judge(_ verdict: Verdict, truth: Set<Int>, history: SyntheticHistory, everLeaked: Set<Int>, status: Int32) -> [String] {
+        mutating func judge(_ verdict: Verdict, truth: Set<Int>, history: SyntheticHistory, everLeaked: Set<Int>,
+                            everLeakedOnMain: Set<Int>, status: Int32) -> [String] {
             totalChecks += 1
             let index = Dictionary(history.keys.enumerated().map { ($0.element.leakKey, $0.offset) }, uniquingKeysWith: { a, _ in a })
             var category: [Int: String] = [:]
@@ -177,7 +209,7 @@ enum GateBenchmark {
             var notes: [String] = []
             for key in truth where category[key] != "new" {
                 missed[category[key] ?? "not listed", default: 0] += 1
-                notes.append("missed key \(key) as \(category[key] ?? "not listed")")
+                notes.append("missed key #\(key) as \(category[key] ?? "not listed")")
             }
             if !truth.isEmpty {
                 shouldFail += 1
@@ -189,22 +221,29 @@ enum GateBenchmark {
             let causes = wronglyNew.map { key -> String in
                 if !everLeaked.contains(key) { return Self.firstOccurrence }
                 switch history.keys[key].kind {
-                case .intermittent: return "intermittent key that had leaked before"
+                case .intermittent where !everLeakedOnMain.contains(key):
+                    return "intermittent key that had leaked before only on other branches"
+                case .intermittent: return "intermittent key that had leaked before on main"
                 case .stable: return "stable leak the change did not bring in"
                 }
             }
             // The worst cause names the build: anything but a first occurrence is a real error.
             let cause = causes.first { $0 != Self.firstOccurrence } ?? causes.first ?? "failed with no new leak listed"
             falseFailures[cause, default: 0] += 1
-            return notes + ["false failure on keys \(wronglyNew.sorted()): \(cause)"]
+            return notes + wronglyNew.sorted().map { "false failure on key #\($0): \(cause)" }
         }
     }
 
     /// The nearest first-parent ancestor of `commit` with a usable upload, if any.
     static func nearestUsableAncestor(of commit: Int, _ history: SyntheticHistory, _ usable: Set<Int>) -> Int? {
+        nearestAncestor(of: commit, history) { usable.contains($0) }
+    }
+
+    /// The nearest first-parent ancestor of `commit` (itself excluded) that `matches`.
+    static func nearestAncestor(of commit: Int, _ history: SyntheticHistory, _ matches: (Int) -> Bool) -> Int? {
         var current = history.commits[commit].parents.first
         while let candidate = current {
-            if usable.contains(candidate) { return candidate }
+            if matches(candidate) { return candidate }
             current = history.commits[candidate].parents.first
         }
         return nil

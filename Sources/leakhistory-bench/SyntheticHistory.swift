@@ -44,7 +44,7 @@ struct SyntheticHistory {
         var errorPerCheck = 0.005
 
         static let full = Options()
-        static let quick = Options(mainCommits: 40, keys: 40)
+        static let quick = Options(mainCommits: 16, keys: 30)
     }
 
     enum KeyKind: Equatable {

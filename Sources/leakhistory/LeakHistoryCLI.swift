@@ -6,7 +6,7 @@ enum LeakHistoryCLI {
     static let version = "0.1.0"
 
     static let commands: [any Command.Type] = [
-        UploadCommand.self, DiffCommand.self, CheckCommand.self, TrendCommand.self, TypesCommand.self,
+        UploadCommand.self, DiffCommand.self, CheckCommand.self, TrendCommand.self, TypesCommand.self, SuppressCommand.self,
     ]
 
     static var overview: String {

@@ -53,12 +53,13 @@ final class Cached {
 
 /// Released by a task some time after its creation: a late release, not a leak.
 final class ReleasedLater {
-    /// Keeps the object alive for `delay`, then lets go of it.
+    /// Keeps the object alive for `delay`, then lets go of it. On a Dispatch queue, not a task:
+    /// on a 2-core machine the cooperative pool has 2 threads, and tests that block them (server
+    /// and browser tests waiting on sockets) would hold the release back past any grace period.
     static func make(releasedAfter delay: Duration) -> ReleasedLater {
         let object = ReleasedLater()
         let box = UncheckedBox(object)
-        Task.detached {
-            try? await Task.sleep(for: delay)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(delay / .milliseconds(1)))) {
             withExtendedLifetime(box) {}
         }
         return object

@@ -22,8 +22,9 @@ import Testing
         ("cLcccL", true),                  // leaked once between clean commits
         ("cccFcc", true),                  // runs at one commit disagreed
         ("cLLcL", true),                   // a two-commit leak, then clean
-        ("cLLLcL", false),                 // a three-commit leak then clean: a fix...
-        ("cLLLccL", true),                 // ...that held only two commits before it came back
+        ("cLLLc", false),                  // a three-commit leak then clean: a fix...
+        ("cLLLcL", true),                  // ...that held one commit before it came back
+        ("cLLLccL", true),                 // ...or two
         ("cLLLcccL", false),               // held three: a regression, new
         ("LLLLLL", false),                 // leaking all along
         ("LcL", true),                     // a one-commit clean spell between leaks

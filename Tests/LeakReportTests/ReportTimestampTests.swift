@@ -20,11 +20,18 @@ struct ReportTimestampTests {
         }
     }
 
-    /// Whatever the fast path does not take (a 30 February, which Foundation rolls over; an
-    /// offset; a malformed time) is Foundation's to answer, as before.
+    /// A day or time that does not exist is refused, in any form: Foundation would roll it
+    /// over (30 February to 2 March, "4908-11-31" to 1 December, 24:00 to the next day).
+    @Test(arguments: ["2026-02-30T00:00:00.000Z", "2025-02-29T00:00:00Z", "2026-11-30T24:00:00Z",
+                      "4908-11-31T00:00:00Z", "4908-11-31T00:00:00+01:00", "2026-11-30T12:60:00.5+01:00"])
+    func refusesDatesThatDoNotExist(text: String) {
+        #expect(ReportTimestamp.date(from: text) == nil)
+    }
+
+    /// Whatever the fast path does not take (an offset; a malformed time) is Foundation's to
+    /// answer, as before.
     @Test(arguments: ["2024-02-29T12:00:00Z", "2000-02-29T00:00:00.000Z", "2026-12-31T23:59:59.999Z",
-                      "2026-02-30T00:00:00.000Z", "2025-02-29T00:00:00Z", "2026-13-01T00:00:00Z",
-                      "2026-11-30T24:00:00Z", "2026-11-30T02:10:57.12aZ", "2026-11-30 02:10:57.123Z",
+                      "2026-13-01T00:00:00Z", "2026-11-30T02:10:57.12aZ", "2026-11-30 02:10:57.123Z",
                       "2026-11-30T03:10:57.5+01:00", "not a time"])
     func answersAsFoundationDoes(text: String) {
         let foundation = (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))

@@ -148,4 +148,23 @@ struct GateTests {
         #expect(diff.entry(Self.scenario, Self.type)?.category == .persisting)
         #expect(diff.entry(Self.scenario, Self.type)?.firstSeen == HistoryFixture.sha(2))
     }
+
+    @Test func theFlakyWindowStartsAtTheBaseBranchsNewestUploadWhenGiven() throws {
+        let server = try TestServer()
+        // main: clean at 1-3 (3 is the merge-base), leaked once at 4, clean at 5 (main's tip).
+        try server.uploadLine(from: 1, [Self.key("deallocated"), Self.key("deallocated"), Self.key("deallocated"),
+                                        Self.key("leaked"), Self.key("deallocated")])
+        try server.uploadRun(commit: HistoryFixture.sha(10), branch: "feature", parents: [HistoryFixture.sha(3)], checks: Self.key("leaked"))
+        #expect(try server.diff(base: 3, head: 10).entry(Self.scenario, Self.type)?.category == .new)
+        #expect(try server.diff(base: 3, head: 10, tip: 5).entry(Self.scenario, Self.type)?.category == .flaky)
+    }
+
+    @Test func badCommitParametersAreRefusedByName() throws {
+        let server = try TestServer()
+        for name in ["base", "after", "tip"] {
+            let reply = try server.client.get("/v1/projects/app/diff?head=\(HistoryFixture.sha(1))&\(name)=nope")
+            #expect(reply.status == 400)
+            #expect(reply.text.contains("\(name): expected a 40-digit hex commit id"))
+        }
+    }
 }

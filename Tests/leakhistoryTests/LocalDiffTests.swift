@@ -28,7 +28,7 @@ import LeakReport
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stdout.contains("New leaks (1)"))
         #expect(result.stdout.contains("App.ProfileViewModel  in ProfileTests/open()  at Tests/AppTests/ProfileTests.swift:42"))
-        #expect(result.stdout.contains("retain path: ProfileViewModel.onDone → ProfileViewModel"))
+        #expect(result.stdout.contains("retain path: ProfileViewModel.onDone (closure) → captures ProfileViewModel"))
         #expect(result.stdout.contains("Persisting (1)"))
         #expect(result.stdout.contains("Fixed (1)"))
         #expect(result.stdout.contains("Late releases (warnings) (1)"))
@@ -62,9 +62,9 @@ import LeakReport
     @Test func markdownSuitsAPullRequestComment() throws {
         let result = try CLI.run(["diff", "--local", base, head, "--format", "markdown"], in: folder.url)
         #expect(result.status == 1)
-        #expect(result.stdout.hasPrefix("### LeakHistory: ❌ new leaks"))
-        #expect(result.stdout.contains("| Type | Scenario | Where | Retain path |"))
-        #expect(result.stdout.contains("| `App.ProfileViewModel` | `ProfileTests/open()` | `Tests/AppTests/ProfileTests.swift:42` |"))
+        #expect(result.stdout.hasPrefix("### LeakHistory: ❌ 1 new leak\n"))
+        #expect(result.stdout.contains("| Leak | Scenarios | Where | Retain path | First seen |"))
+        #expect(result.stdout.contains("| `App.ProfileViewModel` | `ProfileTests/open()` | `Tests/AppTests/ProfileTests.swift:42` | `ProfileViewModel.onDone (closure) → captures ProfileViewModel` | — |"))
     }
 
     @Test func githubWritesAnnotationsAndTheStepSummary() throws {
@@ -75,7 +75,7 @@ import LeakReport
         #expect(result.stdout.contains("::error file=Tests/AppTests/ProfileTests.swift,line=42,title=LeakHistory%3A new leak::New leaks: App.ProfileViewModel in ProfileTests/open()."))
         #expect(result.stdout.contains("::warning file=Tests/AppTests/ProfileTests.swift,line=12,"))
         let written = try String(contentsOfFile: summary, encoding: .utf8)
-        #expect(written.contains("### LeakHistory: ❌ new leaks"))
+        #expect(written.contains("### LeakHistory: ❌ 1 new leak\n"))
     }
 
     @Test func badReportLineIsNamedAsFileAndLine() throws {

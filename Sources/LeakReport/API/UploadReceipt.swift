@@ -7,7 +7,7 @@ public struct UploadReceipt: Codable, Sendable, Hashable {
     public var leaked: Int
     public var lateRelease: Int
     public var errors: Int
-    /// More than 80% of the checks leaked or errored: likely an infrastructure failure, so the
+    /// At least 20 checks, and more than 80% of them leaked or errored: likely an infrastructure failure, so the
     /// run is never used as a base.
     public var suspect: Bool
 

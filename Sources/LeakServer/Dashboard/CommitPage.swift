@@ -1,7 +1,9 @@
+import LeakReport
 import LeakStore
 
-/// `/p/{project}/commits/{sha}`: the commit's runs with their check counts and leaks, and a
-/// diff link against its first parent for each environment.
+/// `/p/{project}/commits/{sha}`: the commit's runs with their check counts; its leaks in each
+/// environment, one row per root cause (fingerprint group) with the retain path; the history
+/// of the scenarios that leak here; a diff link against its first parent for each environment.
 enum CommitPage {
     static func render(_ request: Request, store: any LeakStorage, project: String) throws -> Response {
         let sha = try QueryInput.commit(request.parameter("sha"), field: "sha")
@@ -9,25 +11,27 @@ enum CommitPage {
         guard let commit = try store.commit(project: project, sha: sha) else {
             throw HTTPFailure.notFound("Project \"\(project)\" has no uploads for commit \(sha).")
         }
-        let runRows = commit.runs.map { run -> HTML in
-            """
-            <tr data-run="\(Int(run.runID))"><td><code>\(run.runKey)</code></td><td>\(run.environment)</td>\
-            <td><time datetime="\(run.startedAt)">\(run.startedAt)</time></td><td class="num">\(run.checks)</td>\
-            <td class="num\(HTML(trusted: run.leaked > 0 ? " leak" : ""))">\(run.leaked)</td>\
-            <td class="num">\(run.lateRelease)</td><td class="num">\(run.errors)</td>\
-            <td>\(HTML(trusted: run.suspect ? "<span class=\"warn\">suspect</span>" : ""))</td></tr>
-            """
-        }
-        let allLeaks = commit.runs.flatMap { run in run.leaks.map { (run: run, leak: $0) } }
-        let leakRows = allLeaks.prefix(DashboardPage.rowLimit).map { item -> HTML in
-            """
-            <tr data-leak="\(item.leak.type)"><td><a href="\(links.type(item.leak.type, branch: commit.branch, environment: item.run.environment))">\
-            \(item.leak.type)</a></td><td>\(item.leak.scenario)</td><td><code>\(item.leak.file):\(item.leak.line)</code></td>\
-            <td><code>\(item.leak.fingerprint)</code></td><td>\(item.run.environment)\
-            \(HTML(trusted: item.run.suspect ? " <span class=\"warn\">suspect run</span>" : ""))</td></tr>
-            """
+        let runRows = commit.runs.map { run -> DashboardPage.Row in
+            DashboardPage.Row("data-run=\"\(Int(run.runID))\"", [
+                "<code>\(run.runKey)</code>", "\(run.environment)", "<time datetime=\"\(run.startedAt)\">\(run.startedAt)</time>",
+                "\(run.checks)", DashboardPage.leakCount(run.leaked), "\(run.lateRelease)", "\(run.errors)",
+                run.suspect ? "<span class=\"warn\">suspect</span>" : "",
+            ])
         }
         let environments = Array(Set(commit.runs.map(\.environment))).sorted()
+        let leakSections = HTML.joined(environments.map { environment in
+            leaks(in: commit, environment: environment, links: links)
+        }, separator: "\n")
+        let leakingScenarios = Array(Set(commit.runs.flatMap { $0.leaks.map(\.scenario) })).sorted()
+        let histories = try environments.first.map { environment in
+            try leakingScenarios.prefix(DashboardPage.historyScenarios).map {
+                try store.scenarioHistory(project: project, scenario: $0, environment: environment, limit: DashboardPage.historyCommits)
+            }
+        } ?? []
+        let history: HTML = histories.isEmpty ? "" : """
+            <h2>History of the scenarios that leak here (\(environments[0]))</h2>
+            \(DashboardPage.scenarioHistory(histories, type: nil, links: links, id: "scenario-history"))
+            """
         let parentLinks: [HTML] = commit.parents.first.map { parent in
             environments.map { environment in
                 "<li><a href=\"\(links.diff(base: parent, head: commit.sha, environment: environment))\">Diff against the first parent in \(environment)</a></li>"
@@ -42,17 +46,55 @@ enum CommitPage {
             \(parentList)
             <p class="permalink">Link to this page: <a href="\(links.commit(commit.sha))">\(links.commit(commit.sha))</a></p>
             <h2>Runs</h2>
-            \(DashboardPage.table(["Run key", "Environment", "Started", "Checks", "Leaked", "Late", "Errors", ""], runRows,
+            \(DashboardPage.table(["Run key", "Environment", "Started", .init("Checks", class: "num"), .init("Leaked", class: "num"),
+                                   .init("Late", class: "num"), .init("Errors", class: "num"), "Note"], runRows,
                                   empty: "No runs.", id: "runs"))
-            <h2>Leaks</h2>
-            \(DashboardPage.table(["Type", "Scenario", "Where", "Fingerprint", "Environment"], leakRows,
-                                  empty: "No check leaked at this commit.", id: "leaks"))
-            \(DashboardPage.cutNote(allLeaks.count > DashboardPage.rowLimit, shown: DashboardPage.rowLimit, what: "leaks"))
+            \(leakSections.rendered.isEmpty ? "<h2>Leaks</h2><p class=\"empty\" id=\"leaks\">No check leaked at this commit.</p>" : leakSections)
+            \(history)
             """
         return DashboardPage.render(
             title: "Commit \(commit.sha.prefix(10))",
             crumbs: [.init(label: "Projects", href: DashboardLinks.projects), .init(label: project, href: links.project()),
                      .init(label: String(commit.sha.prefix(10)))],
             body: body)
+    }
+
+    /// The environment's leaked checks folded into one key each (the first run's check tells),
+    /// grouped by fingerprint.
+    private static func leaks(in commit: CommitSummary, environment: String, links: DashboardLinks) -> HTML {
+        var observations: [LeakKey: KeyObservation] = [:]
+        var suspectOnly = true
+        for run in commit.runs where run.environment == environment {
+            if !run.suspect { suspectOnly = false }
+            for leak in run.leaks where observations[LeakKey(scenario: leak.scenario, type: leak.type)] == nil {
+                observations[LeakKey(scenario: leak.scenario, type: leak.type)] = KeyObservation(
+                    state: .leaked, file: leak.file, line: leak.line, fingerprint: leak.fingerprint,
+                    retainPath: leak.retainPath, message: leak.message)
+            }
+        }
+        guard !observations.isEmpty else { return "" }
+        // Against an empty base every key that leaked here is "new": one group per root cause.
+        let groups = LeakDiff(base: [:], head: observations).groups
+        let rows = groups.prefix(DashboardPage.rowLimit).map { group -> DashboardPage.Row in
+            let types = HTML.joined(group.types.map { type -> HTML in
+                "<a href=\"\(links.type(type, branch: commit.branch, environment: environment))\">\(type)</a>"
+            }, separator: ", ")
+            let scenarios: HTML = group.occurrences.count == 1 ? "\(group.scenarios[0])" : """
+                <details><summary>\(group.scenarios.count) scenarios</summary><ul>\(HTML.joined(group.occurrences.map { "<li>\($0.scenario) · \($0.type)</li>" }))</ul></details>
+                """
+            let message: HTML = group.message.map { "<details><summary>Message</summary><pre>\($0)</pre></details>" } ?? ""
+            return DashboardPage.Row("data-leak=\"\(group.types.joined(separator: " "))\" data-fingerprint=\"\(group.fingerprint)\"", [
+                "\(types) \(DashboardPage.fingerprint(group.fingerprint))\(message)", scenarios,
+                DashboardPage.place(file: group.file, line: group.line), DashboardPage.retainPath(group.readablePath),
+            ])
+        }
+        let keys = groups.reduce(0) { $0 + $1.occurrences.count }
+        let suspect: HTML = suspectOnly ? " <span class=\"warn\">suspect runs only</span>" : ""
+        return """
+            <h2>Leaks in <code>\(environment)</code> (\(keys) in \(groups.count) root cause\(groups.count == 1 ? "" : "s"))\(suspect)</h2>
+            \(DashboardPage.table(["Leak", "Scenarios", "Where", .init("Retain path", class: "path")], rows,
+                                  empty: "", id: "leaks-\(environment)"))
+            \(DashboardPage.cutNote(groups.count > DashboardPage.rowLimit, shown: DashboardPage.rowLimit, what: "root causes"))
+            """
     }
 }

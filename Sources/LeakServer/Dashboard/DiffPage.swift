@@ -1,18 +1,13 @@
 import LeakReport
 import LeakStore
 
-/// `/p/{project}/diff?base=&head=&environment=`: the CLI's diff as a page — new, fixed,
-/// persisting, flaky, late releases, suppressed and not run, each with the leak's place,
-/// fingerprint, retain path and the commit that introduced it. Without both commits it shows
-/// the form that asks for them.
+/// `/p/{project}/diff?base=&head=&environment=`: the CLI's diff as a page, the link a pull
+/// request carries. Base and head may be full ids, branch names or unique id prefixes; the
+/// base side is the merge-base of the two along the uploaded commits' parents, or its nearest
+/// first-parent ancestor with an upload — as the CLI picks it with git — and the page names
+/// what each was resolved to. One row per root cause (fingerprint group), categories in the
+/// CLI's order. Without both revisions it shows the form that asks for them.
 enum DiffPage {
-    /// The sections in the order people read them, with their headings.
-    static let sections: [(category: LeakDiff.Category, heading: String)] = [
-        (.new, "New"), (.fixed, "Fixed"), (.persisting, "Persisting"), (.flaky, "Flaky"),
-        (.lateRelease, "Late releases"), (.suppressed, "Suppressed"), (.notRun, "Not run at head"),
-        (.inherited, "Inherited (came in without data)"), (.known, "Known issues"), (.unverified, "Unverified (no base)"),
-    ]
-
     static func render(_ request: Request, store: any LeakStorage, project: String) throws -> Response {
         let scope = try DashboardScope(request, store: store, project: project)
         let links = scope.links
@@ -22,59 +17,134 @@ enum DiffPage {
             .init(label: "Diff"),
         ]
         let form = scope.pickers(action: links.diff(), withBranch: false, leading: [
-            "<label>Base <input name=\"base\" size=\"42\" value=\"\(request.query["base"])\" placeholder=\"40-digit commit id\"></label>",
-            "<label>Head <input name=\"head\" size=\"42\" value=\"\(request.query["head"])\" placeholder=\"40-digit commit id\"></label>",
+            "<label>Base <input name=\"base\" size=\"24\" value=\"\(request.query["base"])\" placeholder=\"main, a tag's id, 3f2a9c1\"></label>",
+            "<label>Head <input name=\"head\" size=\"24\" value=\"\(request.query["head"])\" placeholder=\"feature branch or id\"></label>",
         ])
         guard request.query["base"] != nil || request.query["head"] != nil else {
             return DashboardPage.render(title: "Diff", crumbs: crumbs, body: """
-                \(form)<p class="empty">Give a base and a head commit to compare.</p>
+                \(form)<p class="empty">Give a base and a head to compare: branch names, commit ids or their first digits.</p>
                 """)
         }
-        let base = try QueryInput.commit(request.query["base"], field: "base")
-        let head = try QueryInput.commit(request.query["head"], field: "head")
-        let diff = try store.diff(project: project, base: base, head: head, environment: scope.environment)
-        let counts = HTML.joined(sections.map { section -> HTML in
-            "<li data-category=\"\(section.category.rawValue)\">\(section.heading): <strong>\(diff.counts[section.category.rawValue] ?? 0)</strong></li>"
+        let baseText = try QueryInput.text(request.query["base"], field: "base")
+        let headText = try QueryInput.text(request.query["head"], field: "head")
+        let comparison = try store.compare(project: project, base: baseText, head: headText, environment: scope.environment)
+        let head = try commit(comparison.head, asked: headText, field: "head", project: project)
+        let base = try commit(comparison.base, asked: baseText, field: "base", project: project)
+        let compared = comparison.compared ?? comparison.mergeBase ?? base
+        // No base with data: the head's leaks, unverified — as the CLI lists them.
+        let diff = try store.diff(project: project, base: comparison.compared, head: head, environment: scope.environment,
+                                  after: comparison.after, tip: comparison.tip)
+        let groups = LeakGroup.grouping(diff.entries)
+
+        let counts = HTML.joined(LeakDiff.Category.printOrder.map { category -> HTML in
+            "<li data-category=\"\(category.rawValue)\">\(category.heading): <strong>\(diff.counts[category.rawValue] ?? 0)</strong></li>"
         })
-        let bodies = HTML.joined(sections.map { section -> HTML in
-            let entries = diff.entries.filter { $0.category == section.category }
-            guard !entries.isEmpty else { return "" }
-            let rows = entries.prefix(DashboardPage.rowLimit).map { row($0, links: links, scope: scope) }
+        let sections = HTML.joined(LeakDiff.Category.printOrder.map { category -> HTML in
+            let inCategory = groups.filter { $0.category == category }
+            guard !inCategory.isEmpty else { return "" }
+            let leaks = inCategory.reduce(0) { $0 + $1.occurrences.count }
+            let rows = inCategory.prefix(DashboardPage.rowLimit).map { row($0, links: links, scope: scope) }
             return """
-                <h2 id="\(section.category.rawValue)">\(section.heading) (\(entries.count))</h2>
-                \(DashboardPage.table(["Type", "Scenario", "Where", "Fingerprint", "Retain path", "First seen", "Note"], rows,
-                                      empty: "", id: "diff-\(section.category.rawValue)"))
-                \(DashboardPage.cutNote(entries.count > DashboardPage.rowLimit, shown: DashboardPage.rowLimit, what: section.heading.lowercased()))
+                <h2 id="\(category.rawValue)">\(category.heading) (\(leaks) in \(inCategory.count) root cause\(inCategory.count == 1 ? "" : "s"))</h2>
+                \(DashboardPage.table(["Leak", "Scenarios", "Where", .init("Retain path", class: "path"), "First seen"],
+                                      rows, empty: "", id: "diff-\(category.rawValue)"))
+                \(DashboardPage.cutNote(inCategory.count > DashboardPage.rowLimit, shown: DashboardPage.rowLimit, what: "root causes"))
                 """
         }, separator: "\n")
-        let sides: HTML = """
-            <p>Base \(DashboardPage.commitLink(diff.base?.commit ?? base, links: links)) (\(diff.base?.runs ?? 0) run\(diff.base?.runs == 1 ? "" : "s")) \
-            → head \(DashboardPage.commitLink(diff.head.commit, links: links)) (\(diff.head.runs) run\(diff.head.runs == 1 ? "" : "s")) \
-            in <code>\(diff.environment)</code></p>
-            """
-        let warning: HTML = (diff.base?.runs ?? 0) == 0 || diff.head.runs == 0
-            ? "<p class=\"problem\">A side has no usable runs in this environment: nothing can be compared there.</p>" : ""
-        let here = links.diff(base: base, head: head, environment: scope.environment)
+        let here = links.diff(base: compared, head: head, environment: scope.environment)
         let body: HTML = """
             \(form)
-            \(sides)\(warning)
+            \(resolution(comparison, baseText: baseText, headText: headText, compared: compared, diff: diff, links: links))
             <p class="permalink">Link for a pull request: <a href="\(here)">\(here)</a></p>
             <ul class="counts">\(counts)</ul>
-            \(bodies)
+            \(sections)
             """
-        return DashboardPage.render(title: "Diff \(base.prefix(7))..\(head.prefix(7))", crumbs: crumbs, body: body)
+        return DashboardPage.render(title: "Diff \(compared.prefix(7))..\(head.prefix(7))", crumbs: crumbs, body: body)
     }
 
-    private static func row(_ entry: LeakDiff.Entry, links: DashboardLinks, scope: DashboardScope) -> HTML {
-        let path = entry.retainPath.map { RetainPathStep.readable($0, leakedType: entry.type) } ?? ""
-        let firstSeen: HTML = entry.firstSeen.map { DashboardPage.commitLink($0, links: links) } ?? ""
-        let note = entry.suppressedBecause.map { "suppressed: \($0)" }
-            ?? entry.inheritedFrom.map { "leaks on the base branch at \($0.prefix(10))" } ?? entry.message ?? ""
-        return """
-            <tr data-category="\(entry.category.rawValue)" data-type="\(entry.type)">\
-            <td><a href="\(links.type(entry.type, branch: scope.branch, environment: scope.environment))">\(entry.type)</a></td>\
-            <td>\(entry.scenario)</td><td><code>\(entry.file):\(entry.line)</code></td><td><code>\(entry.fingerprint)</code></td>\
-            <td class="path">\(path)</td><td>\(firstSeen)</td><td>\(note)</td></tr>
-            """
+    /// The commit a side resolved to, or a 400 (ambiguous prefix) or 404 (unknown name) that
+    /// says what was looked for.
+    private static func commit(_ resolution: RevisionComparison.Resolution, asked: String, field: String,
+                               project: String) throws -> String {
+        switch resolution {
+        case let .found(commit, _): return commit
+        case let .ambiguous(matches):
+            throw HTTPFailure.badRequest("\(field): \"\(QueryInput.clip(asked))\" is the start of several uploaded commits "
+                                         + "(\(matches.map { String($0.prefix(12)) }.joined(separator: ", "))); give more digits")
+        case .unknown:
+            throw HTTPFailure.notFound("\(field): project \"\(project)\" has no branch named \"\(QueryInput.clip(asked))\" and no "
+                                       + "uploaded commit whose id starts so. The server knows no git tags: give a tag's commit id.")
+        }
+    }
+
+    /// What each side was resolved to, in words: the branch head, the merge-base, the base
+    /// compared with and how far back it is.
+    private static func resolution(_ comparison: RevisionComparison, baseText: String, headText: String, compared: String,
+                                   diff: DiffResponse, links: DashboardLinks) -> HTML {
+        func side(_ resolution: RevisionComparison.Resolution, _ asked: String) -> HTML {
+            guard case let .found(commit, match) = resolution else { return "" }
+            let link = DashboardPage.commitLink(commit, links: links)
+            switch match {
+            case .commit: return link
+            case let .branch(branch): return "<code>\(branch)</code> (its newest upload, \(link))"
+            case .prefix: return "<code>\(asked)</code> (\(link))"
+            }
+        }
+        func runs(_ count: Int) -> HTML { "\(count) run\(count == 1 ? "" : "s")" }
+        var lines: [HTML] = [
+            "<li>Head: \(side(comparison.head, headText)), \(runs(diff.head.runs)) in <code>\(diff.environment)</code></li>",
+            "<li>Base asked for: \(side(comparison.base, baseText))</li>",
+        ]
+        if comparison.onBaseBranch {
+            lines.append("<li>The head is on the base branch itself: it is compared with its first parent's line.</li>")
+        } else if let mergeBase = comparison.mergeBase {
+            lines.append("<li>Merge-base along the uploaded parents: \(DashboardPage.commitLink(mergeBase, links: links))</li>")
+        } else {
+            lines.append("<li class=\"warn\">The uploaded history holds no common ancestor of the two: the base is compared as it is.</li>")
+        }
+        if let distance = comparison.distance {
+            let how: HTML = distance == 0 ? (comparison.onBaseBranch ? "the first parent" : "the merge-base itself")
+                : "\(distance) first-parent commit\(distance == 1 ? "" : "s") before it, the nearest with an upload"
+            lines.append("<li>Compared with: \(DashboardPage.commitLink(compared, links: links)) (\(how)), \(runs(diff.base?.runs ?? 0))</li>")
+        } else {
+            lines.append("""
+                <li class="problem">No base: neither it nor its first-parent ancestors have a usable run in \
+                <code>\(diff.environment)</code>; what leaks at the head is listed unverified.</li>
+                """)
+        }
+        let warning: HTML = diff.head.runs == 0
+            ? "<p class=\"problem\">The head has no usable runs in this environment: nothing can be compared there.</p>" : ""
+        return "<ul class=\"sides\" id=\"sides\">\(HTML.joined(lines))</ul>\(warning)"
+    }
+
+    private static func row(_ group: LeakGroup, links: DashboardLinks, scope: DashboardScope) -> DashboardPage.Row {
+        let types = HTML.joined(group.types.map { type -> HTML in
+            "<a href=\"\(links.type(type, branch: scope.branch, environment: scope.environment))\">\(type)</a>"
+        }, separator: ", ")
+        let scenarioList = HTML.joined(group.occurrences.map { occurrence -> HTML in
+            let type: HTML = group.types.count > 1 ? " · \(occurrence.type)" : ""
+            return "<li>\(occurrence.scenario)\(type) \(DashboardPage.place(file: occurrence.file, line: occurrence.line))</li>"
+        })
+        let scenarios: HTML = group.scenarios.count == 1 && group.occurrences.count == 1
+            ? "\(group.scenarios[0])"
+            : "<details><summary>\(group.scenarios.count) scenarios</summary><ul>\(scenarioList)</ul></details>"
+        let message: HTML = group.message.map { "<details><summary>Message</summary><pre>\($0)</pre></details>" } ?? ""
+        let inherited: HTML = group.inheritedFrom.map {
+            "<p class=\"covered\">Leaks on the base branch at \(DashboardPage.commitLink($0, links: links))</p>"
+        } ?? ""
+        let firstSeen: HTML = group.firstSeen.map { DashboardPage.commitLink($0, links: links) } ?? "<span class=\"note\">—</span>"
+        return DashboardPage.Row(
+            "data-category=\"\(group.category.rawValue)\" data-fingerprint=\"\(group.fingerprint)\" data-type=\"\(group.types.joined(separator: " "))\"",
+            ["\(types) \(DashboardPage.fingerprint(group.fingerprint))\(suppression(group.suppression))\(inherited)\(message)",
+             scenarios, DashboardPage.place(file: group.file, line: group.line),
+             DashboardPage.retainPath(group.readablePath), firstSeen])
+    }
+
+    /// The rule next to what it covers, or the lapsed rule next to the leak it no longer hides.
+    static func suppression(_ note: LeakDiff.SuppressionNote?) -> HTML {
+        guard let note else { return "" }
+        return note.expired
+            ? "<p class=\"covered warn\" data-suppression=\"expired\">Suppression \(note.summary): no longer applies</p>"
+            : "<p class=\"covered\" data-suppression=\"active\">Suppressed by \(note.summary)</p>"
     }
 }

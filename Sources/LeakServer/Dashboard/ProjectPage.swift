@@ -1,3 +1,4 @@
+import Foundation
 import LeakReport
 import LeakStore
 
@@ -14,7 +15,7 @@ enum ProjectPage {
         let links = scope.links
         let types = try store.leakingTypes(project: project, branch: scope.branch, environment: scope.environment)
         let shownTypes = types.types.prefix(DashboardPage.rowLimit)
-        let typeRows = try shownTypes.enumerated().map { index, summary -> HTML in
+        let typeRows = try shownTypes.enumerated().map { index, summary -> DashboardPage.Row in
             let spark: HTML = index < sparklineTypes
                 ? TrendChartSVG.sparkline(try store.trend(project: project, type: summary.type, branch: scope.branch,
                                                           environment: scope.environment, limit: sparklineCommits))
@@ -24,30 +25,43 @@ enum ProjectPage {
             case .falling: "<span class=\"ok\">falling</span>"
             case .flat: "flat"
             }
-            return """
-                <tr data-type="\(summary.type)"><td><a href="\(links.type(summary.type, branch: scope.branch, environment: scope.environment))">\
-                \(summary.type)</a></td><td class="num">\(summary.leakingScenarios.count)</td><td>\(direction)</td>\
-                <td>\(DashboardPage.commitLink(summary.firstSeen, links: links))</td><td>\(spark)</td></tr>
-                """
+            return DashboardPage.Row("data-type=\"\(summary.type)\"", [
+                "<a href=\"\(links.type(summary.type, branch: scope.branch, environment: scope.environment))\">\(summary.type)</a>",
+                "\(summary.leakingScenarios.count)", direction, DashboardPage.commitLink(summary.firstSeen, links: links), spark,
+            ])
         }
         let headNote: HTML = types.head.map { head in
             "<p>Head of <code>\(scope.branch)</code> in <code>\(scope.environment)</code>: \(DashboardPage.commitLink(head, links: links))</p>"
         } ?? "<p class=\"empty\">No usable runs on <code>\(scope.branch)</code> in <code>\(scope.environment)</code>.</p>"
 
-        let runRows = scope.activity.runs.map { run -> HTML in
-            """
-            <tr data-run="\(Int(run.runID))"><td>\(DashboardPage.commitLink(run.commit, links: links))</td><td>\(run.branch)</td>\
-            <td>\(run.environment)</td><td><time datetime="\(run.startedAt)">\(run.startedAt)</time></td><td class="num">\(run.checks)</td>\
-            <td class="num\(HTML(trusted: run.leaked > 0 ? " leak" : ""))">\(run.leaked)</td><td class="num">\(run.lateRelease)</td>\
-            <td class="num">\(run.errors)</td><td>\(HTML(trusted: run.suspect ? "<span class=\"warn\">suspect</span>" : ""))</td></tr>
-            """
+        let runRows = scope.activity.runs.map { run -> DashboardPage.Row in
+            DashboardPage.Row("data-run=\"\(Int(run.runID))\"", [
+                DashboardPage.commitLink(run.commit, links: links), "\(run.branch)", "\(run.environment)",
+                "<time datetime=\"\(run.startedAt)\">\(run.startedAt)</time>", "\(run.checks)", DashboardPage.leakCount(run.leaked),
+                "\(run.lateRelease)", "\(run.errors)", run.suspect ? "<span class=\"warn\">suspect</span>" : "",
+            ])
         }
-        let leakRows = scope.activity.leaks.map { leak -> HTML in
-            """
-            <tr data-leak="\(leak.type)"><td><a href="\(links.type(leak.type, branch: leak.branch, environment: leak.environment))">\
-            \(leak.type)</a></td><td>\(leak.scenario)</td><td><code>\(leak.fingerprint)</code></td>\
-            <td>\(DashboardPage.commitLink(leak.commit, links: links))</td><td>\(leak.environment)</td></tr>
-            """
+        let leakRows = scope.activity.leaks.map { leak -> DashboardPage.Row in
+            DashboardPage.Row("data-leak=\"\(leak.type)\"", [
+                "<a href=\"\(links.type(leak.type, branch: leak.branch, environment: leak.environment))\">\(leak.type)</a>",
+                "\(leak.scenario)", DashboardPage.fingerprint(leak.fingerprint), DashboardPage.commitLink(leak.commit, links: links),
+                "\(leak.environment)",
+            ])
+        }
+        let now = Date()
+        let rules = try store.suppressions(project: project)
+        let ruleRows = rules.map { rule -> DashboardPage.Row in
+            let expired = !rule.isActive(at: now)
+            let expiry: HTML = rule.expiresAt.map { date -> HTML in
+                let text = ReportTimestamp.string(from: date)
+                return expired ? "<span class=\"warn\">expired</span> <time datetime=\"\(text)\">\(text)</time>"
+                               : "<time datetime=\"\(text)\">\(text)</time>"
+            } ?? "never"
+            let patterns = SuppressionRecord(rule, now: now).patterns
+            return DashboardPage.Row("data-suppression=\"\(rule.id ?? 0)\" data-active=\"\(expired ? "false" : "true")\"", [
+                "#\(rule.id ?? 0)", "<code class=\"\(expired ? "expired" : "")\">\(patterns)</code>", "\(rule.reason)", expiry,
+                "\(rule.createdBy ?? "unknown")",
+            ])
         }
         let head = types.head ?? ""
         let body: HTML = """
@@ -56,22 +70,28 @@ enum ProjectPage {
             \(links.project(branch: scope.branch, environment: scope.environment))</a></p>
             <h2>Leaking types</h2>
             \(headNote)
-            \(DashboardPage.table(["Type", "Scenarios", "Direction", "First seen", "Last \(sparklineCommits) commits"], typeRows,
+            \(DashboardPage.table(["Type", .init("Scenarios", class: "num"), "Direction", "First seen", "Last \(sparklineCommits) commits"], typeRows,
                                   empty: "Nothing leaks at the head of this branch.", id: "types"))
             \(DashboardPage.cutNote(types.types.count > shownTypes.count, shown: shownTypes.count, what: "types"))
             <h2>Compare two commits</h2>
             <form class="pickers" method="get" action="\(links.diff())">\
-            <label>Base <input name="base" size="42" placeholder="40-digit commit id"></label>\
-            <label>Head <input name="head" size="42" value="\(head)"></label>\
+            <label>Base <input name="base" size="24" value="main" placeholder="branch or commit id"></label>\
+            <label>Head <input name="head" size="24" value="\(head)"></label>\
             <input type="hidden" name="environment" value="\(scope.environment)"><button type="submit">Diff</button></form>
             <h2>Newest runs</h2>
-            \(DashboardPage.table(["Commit", "Branch", "Environment", "Started", "Checks", "Leaked", "Late", "Errors", ""], runRows,
+            \(DashboardPage.table(["Commit", "Branch", "Environment", "Started", .init("Checks", class: "num"), .init("Leaked", class: "num"),
+                                   .init("Late", class: "num"), .init("Errors", class: "num"), "Note"], runRows,
                                   empty: "No runs uploaded yet.", id: "runs"))
             \(DashboardPage.cutNote(scope.activity.runsCut, shown: scope.activity.runs.count, what: "runs"))
             <h2>Newest leaks</h2>
             \(DashboardPage.table(["Type", "Scenario", "Fingerprint", "Commit", "Environment"], leakRows,
                                   empty: "No leaks in the newest runs.", id: "leaks"))
             \(DashboardPage.cutNote(scope.activity.leaksCut, shown: scope.activity.leaks.count, what: "leaks"))
+            <h2>Suppressions</h2>
+            <p class="note">Leaks a rule covers are reported as suppressed, never as new, until it expires. \
+            Add one with <code>leakhistory suppress add</code>.</p>
+            \(DashboardPage.table(["Rule", "Covers", "Reason", "Expires", "Added by"], ruleRows,
+                                  empty: "No suppressions.", id: "suppressions"))
             """
         return DashboardPage.render(
             title: project, crumbs: [.init(label: "Projects", href: DashboardLinks.projects), .init(label: project)], body: body)

@@ -17,15 +17,14 @@ enum TypePage {
                                     limit: limit)
         let leaks = try store.typeLeaks(project: project, type: type, branch: scope.branch, environment: scope.environment,
                                         limit: DashboardPage.rowLimit + 1)
-        let leakRows = leaks.prefix(DashboardPage.rowLimit).map { leak -> HTML in
+        let leakRows = leaks.prefix(DashboardPage.rowLimit).map { leak -> DashboardPage.Row in
             let path = leak.retainPath.map { RetainPathStep.readable($0, leakedType: type) }
             let state: HTML = leak.state == .flaky ? " <span class=\"warn\">flaky</span>" : ""
-            return """
-                <tr data-scenario="\(leak.scenario)"><td>\(leak.scenario)\(state)</td>\
-                <td class="path">\(path ?? "no retain path reported")</td><td><code>\(leak.fingerprint)</code></td>\
-                <td><code>\(leak.file):\(leak.line)</code></td>\
-                <td>\(leak.introducedBy.map { DashboardPage.commitLink($0, links: links) } ?? "unknown")</td></tr>
-                """
+            return DashboardPage.Row("data-scenario=\"\(leak.scenario)\"", [
+                "\(leak.scenario)\(state)", DashboardPage.retainPath(path), DashboardPage.fingerprint(leak.fingerprint),
+                DashboardPage.place(file: leak.file, line: leak.line),
+                leak.introducedBy.map { DashboardPage.commitLink($0, links: links) } ?? "unknown",
+            ])
         }
         let chart: HTML = trend.points.isEmpty
             ? "<p class=\"empty\" id=\"chart\">No commits of <code>\(scope.branch)</code> in <code>\(scope.environment)</code> have data.</p>"
@@ -34,6 +33,14 @@ enum TypePage {
                 <figcaption class="note">Leaking scenarios per commit, oldest left; \(trend.points.count) commits. \
                 Each point links to its commit.</figcaption></figure>
                 """
+        let histories = try leaks.prefix(DashboardPage.historyScenarios).map {
+            try store.scenarioHistory(project: project, scenario: $0.scenario, environment: scope.environment,
+                                      limit: DashboardPage.historyCommits)
+        }
+        let history: HTML = histories.isEmpty ? "" : """
+            <h2>Scenario history</h2>
+            \(DashboardPage.scenarioHistory(histories, type: type, links: links, id: "scenario-history"))
+            """
         let here = links.type(type, branch: scope.branch, environment: scope.environment)
         let body: HTML = """
             \(scope.pickers(action: links.typePath(type),
@@ -42,9 +49,10 @@ enum TypePage {
             <h2>Trend along <code>\(scope.branch)</code></h2>
             \(chart)
             <h2>Leaks at the head</h2>
-            \(DashboardPage.table(["Scenario", "Retain path", "Fingerprint", "Where", "Introduced by"], leakRows,
+            \(DashboardPage.table(["Scenario", .init("Retain path", class: "path"), "Fingerprint", "Where", "Introduced by"], leakRows,
                                   empty: "This type does not leak at the head of the branch.", id: "type-leaks"))
             \(DashboardPage.cutNote(leaks.count > DashboardPage.rowLimit, shown: DashboardPage.rowLimit, what: "leaks"))
+            \(history)
             """
         return DashboardPage.render(
             title: type,

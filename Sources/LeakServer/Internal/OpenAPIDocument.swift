@@ -162,7 +162,9 @@ enum OpenAPIDocument {
                       "type": { "type": "string" },
                       "file": { "type": "string" },
                       "line": { "type": "integer" },
-                      "fingerprint": { "type": "string" }
+                      "fingerprint": { "type": "string" },
+                      "retainPath": { "type": "array", "items": { "$ref": "#/components/schemas/RetainPathStep" } },
+                      "message": { "type": "string" }
                     }
                   }
                 }
@@ -207,7 +209,20 @@ enum OpenAPIDocument {
           "firstSeen": { "type": "string", "description": "Where the head's current leaking stretch began, along its first parents." },
           "suppressedBecause": { "type": "string" },
           "inheritedFrom": { "type": "string", "description": "For inherited: the base branch's commit after the merge-base that shows the key leaking." },
-          "baseStateFrom": { "type": "string", "description": "When the base did not check the key or only errored: the first-parent ancestor whose state stood in." }
+          "baseStateFrom": { "type": "string", "description": "When the base did not check the key or only errored: the first-parent ancestor whose state stood in." },
+          "suppression": { "$ref": "#/components/schemas/SuppressionNote" }
+        }
+      },
+      "SuppressionNote": {
+        "type": "object",
+        "description": "The suppression that covers the entry, or the expired one that would have (then the entry is new).",
+        "required": ["reason", "expired"],
+        "properties": {
+          "id": { "type": "integer" },
+          "reason": { "type": "string" },
+          "expiresAt": { "type": "string", "format": "date-time" },
+          "createdBy": { "type": "string" },
+          "expired": { "type": "boolean" }
         }
       },
       "DiffSide": {
@@ -332,6 +347,7 @@ enum OpenAPIDocument {
           "scenario": { "type": ["string", "null"], "minLength": 1, "maxLength": 1024 },
           "fingerprint": { "type": ["string", "null"], "minLength": 1, "maxLength": 1024 },
           "reason": { "type": "string", "minLength": 1, "maxLength": 1024 },
+          "createdBy": { "type": ["string", "null"], "minLength": 1, "maxLength": 1024, "description": "Who adds it: a git e-mail address or a CI actor." },
           "expiresAt": { "type": ["string", "null"], "format": "date-time", "description": "Absent or null: never expires. RFC 3339 with its fields in range.", "pattern": "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?([Zz]|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$" }
         }
       },
@@ -345,6 +361,8 @@ enum OpenAPIDocument {
           "fingerprint": { "type": "string" },
           "reason": { "type": "string" },
           "expiresAt": { "type": "string", "format": "date-time" },
+          "createdBy": { "type": "string" },
+          "createdAt": { "type": "string", "format": "date-time" },
           "active": { "type": "boolean", "description": "False once expiresAt has passed." }
         }
       },
@@ -442,7 +460,7 @@ enum OpenAPIDocument {
         "operationId": "diff",
         "summary": "Every leak key classified between base and head: new, fixed, persisting, flaky, notRun, lateRelease, suppressed, inherited, known; without base, every leak at head as unverified. Needs a token only when the server sets requireReadToken.",
         "security": [{}, { "bearer": [] }],
-        "parameters": [{ "$ref": "#/components/parameters/project" }, { "name": "base", "in": "query", "required": false, "description": "The base commit; without it there is nothing to compare with.", "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" } }, { "name": "head", "in": "query", "required": true, "description": "The head commit.", "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" } }, { "name": "tip", "in": "query", "required": false, "description": "The base branch's newest upload: the window that shows intermittence starts there instead of at the base.", "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" } }, { "name": "after", "in": "query", "required": false, "description": "The base branch's nearest upload after the merge-base, given when the base fell back past commits without data: would-be-new keys leaking there are inherited.", "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" } }, { "$ref": "#/components/parameters/environment" }],
+        "parameters": [{ "$ref": "#/components/parameters/project" }, { "name": "base", "in": "query", "required": false, "description": "The base commit; without it there is nothing to compare with.", "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" } }, { "name": "head", "in": "query", "required": true, "description": "The head commit.", "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" } }, { "name": "tip", "in": "query", "required": false, "description": "The base branch's newest upload: the window that shows intermittence starts there instead of at the base.", "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" } }, { "name": "mergeBase", "in": "query", "required": false, "description": "Where the client's base search started; when the base is another commit, the base fell back past commits without uploads. Without it, a given after implies a fallback.", "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" } }, { "name": "after", "in": "query", "required": false, "description": "The base branch's nearest upload after the merge-base: would-be-new keys leaking there are inherited where the base's data ran out (the base fell back, or did not check the key).", "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" } }, { "$ref": "#/components/parameters/environment" }],
         "responses": {
           "200": { "description": "The answer.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Diff" } } } },
           "400": { "$ref": "#/components/responses/Error" },

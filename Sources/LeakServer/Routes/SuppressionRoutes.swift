@@ -6,45 +6,10 @@ import LeakStore
 /// `DELETE /v1/projects/{project}/suppressions/{id}`. Writes need a write token; the list is a
 /// read. Times are ISO 8601 text on the wire.
 enum SuppressionRoutes {
-    /// What a client sends: at least one pattern, a reason, an optional expiry.
-    struct Draft: Decodable {
-        var type: String?
-        var scenario: String?
-        var fingerprint: String?
-        var reason: String
-        var expiresAt: String?
-    }
-
-    /// What the server answers for one suppression.
-    struct Body: Encodable {
-        var id: Int
-        var type: String?
-        var scenario: String?
-        var fingerprint: String?
-        var reason: String
-        var expiresAt: String?
-        /// False once `expiresAt` has passed: the rule no longer applies.
-        var active: Bool
-
-        init(_ rule: LeakSuppression, now: Date) {
-            id = rule.id ?? 0
-            type = rule.type
-            scenario = rule.scenario
-            fingerprint = rule.fingerprint
-            reason = rule.reason
-            expiresAt = rule.expiresAt.map(ReportTimestamp.string(from:))
-            active = rule.expiresAt.map { $0 > now } ?? true
-        }
-    }
-
-    struct List: Encodable {
-        var suppressions: [Body]
-    }
-
     @Sendable
     static func create(_ request: Request, _ context: RequestContext) throws -> any ResponseGenerator {
         let project = request.parameter("project")
-        let draft = try QueryInput.decode(Draft.self, from: request.body)
+        let draft = try QueryInput.decode(SuppressionDraft.self, from: request.body)
         for (field, pattern) in [("type", draft.type), ("scenario", draft.scenario), ("fingerprint", draft.fingerprint)] {
             if let pattern { _ = try QueryInput.text(pattern, field: field) }
         }
@@ -52,6 +17,7 @@ enum SuppressionRoutes {
             throw HTTPFailure.badRequest("type, scenario, fingerprint: give at least one pattern")
         }
         let reason = try QueryInput.text(draft.reason, field: "reason")
+        let createdBy = try draft.createdBy.map { try QueryInput.text($0, field: "createdBy") }
         var expiresAt: Date?
         if let text = draft.expiresAt {
             guard isDateTime(text), let date = ReportTimestamp.date(from: text) else {
@@ -61,8 +27,9 @@ enum SuppressionRoutes {
             expiresAt = date
         }
         let stored = try context.store.addSuppression(project: project, LeakSuppression(
-            type: draft.type, scenario: draft.scenario, fingerprint: draft.fingerprint, reason: reason, expiresAt: expiresAt))
-        return try Response.json(Body(stored, now: Date()), status: 201)
+            type: draft.type, scenario: draft.scenario, fingerprint: draft.fingerprint, reason: reason, expiresAt: expiresAt,
+            createdBy: createdBy))
+        return try Response.json(SuppressionRecord(stored, now: Date()), status: 201)
     }
 
     /// RFC 3339 `date-time` with its fields in range (the ISO 8601 parser accepts minute 99).
@@ -78,7 +45,7 @@ enum SuppressionRoutes {
     static func list(_ request: Request, _ context: RequestContext) throws -> any ResponseGenerator {
         let project = request.parameter("project")
         let now = Date()
-        return try Response.json(List(suppressions: try context.store.suppressions(project: project).map { Body($0, now: now) }))
+        return try Response.json(SuppressionList(suppressions: try context.store.suppressions(project: project).map { SuppressionRecord($0, now: now) }))
     }
 
     @Sendable

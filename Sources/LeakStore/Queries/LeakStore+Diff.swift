@@ -8,6 +8,9 @@ extension LeakStore {
     /// How many usable first-parent ancestors of the base may stand in for a key the base did
     /// not check, or whose check there errored.
     public static let fallbackCommits = 100
+    /// How many usable commits of the head's own line (a pull request's earlier commits, or the
+    /// branch a merge brings in) count as evidence of intermittence too.
+    public static let ownLineCommits = 50
     /// How far back along the head's first parents `firstSeen` looks.
     public static let firstSeenCommits = 200
 
@@ -39,17 +42,19 @@ extension LeakStore {
     ///   that checked it (`baseStateFrom`).
     /// - A key that leaks at head is flaky when the base's first-parent line of
     ///   `flakyWindowCommits` usable commits (from `tip`, the base branch's newest upload, when
-    ///   given), followed by the head's leak, shows it intermittent
+    ///   given), followed by the head's leak, shows it intermittent — or the head's own line of
+    ///   `ownLineCommits` does (what a merge brings in, or a pull request's earlier commits)
     ///   (`Intermittence.shows`). A leak that was fixed and stayed fixed for `Intermittence.stableCommits`
     ///   usable commits, then comes back, is new.
-    /// - `after`, the base branch's nearest upload after the merge-base (given when the base had
-    ///   to fall back past commits without data): a would-be-new key that leaks there is
-    ///   inherited.
+    /// - `after`, the base branch's nearest upload after `mergeBase`: a would-be-new key that
+    ///   leaks there is inherited when the base's data ran out — the base is not the merge-base
+    ///   (it fell back past commits without uploads; assumed when `mergeBase` is not given), or
+    ///   the base did not check the key.
     /// - `firstSeen`: where the head's current leaking stretch began along its first parents.
     /// - Without a base, every leak at head is `unverified`.
     /// - Throws: `LeakStoreError.projectNotFound`.
-    public func diff(project: String, base: String?, head: String, environment: String, after: String?,
-                     tip: String?, now: Date) throws -> DiffResponse {
+    public func diff(project: String, base: String?, head: String, environment: String, mergeBase: String?,
+                     after: String?, tip: String?, now: Date) throws -> DiffResponse {
         try read { db in
             let history = try ProjectHistory(db, project: project)
             let headID = try history.commitID(head)
@@ -90,9 +95,16 @@ extension LeakStore {
             var baseStateFrom: [KeyIDs: String] = [:]
             var flaky: Set<KeyIDs> = []
             let checkedAtBase = Dictionary(baseCounts.map { ($0.ids, $0.state) }, uniquingKeysWith: { first, _ in first })
+            // The head's own line: what a merge brings in (its second parent), else the head's first
+            // parent when that is not the base (a pull request's earlier commits).
+            var ownLine: [BranchCommit] = []
+            if let headID, let start = try history.parent(of: headID, position: 1) ?? history.parent(of: headID, position: 0),
+               start != baseID {
+                ownLine = try history.firstParentLine(from: start, branch: nil, environment: environment, limit: Self.ownLineCommits)
+            }
+            let linesIDs = Set(baseLine.map(\.id)).union(windowLine.map(\.id)).union(ownLine.map(\.id))
             for ids in leakingAtHead {
-                let states = try history.keyStates(ids, environment: environment,
-                                                   at: Set(baseLine.map(\.id)).union(windowLine.map(\.id)))
+                let states = try history.keyStates(ids, environment: environment, at: linesIDs)
                 let line = baseLine.map { states[$0.id] }
                 if checkedAtBase[ids] == nil || checkedAtBase[ids] == .error,
                    let index = line.prefix(Self.fallbackCommits).firstIndex(where: { $0 != nil && $0 != .error }),
@@ -102,15 +114,22 @@ extension LeakStore {
                     baseCounts.removeAll { $0.ids == ids }
                     baseCounts.append(KeyCounts(standingFor: state, ids: ids, scenario: name.scenario, type: name.type))
                 }
-                // The head's own leak ends the line: a brief clean spell between leaks is intermittence.
-                if Intermittence.shows(windowLine.reversed().map { states[$0.id] } + [.leaked]) { flaky.insert(ids) }
+                // The head's own leak ends each line: a brief clean spell between leaks is intermittence.
+                if Intermittence.shows(windowLine.reversed().map { states[$0.id] } + [.leaked])
+                    || Intermittence.shows(ownLine.reversed().map { states[$0.id] } + [.leaked]) {
+                    flaky.insert(ids)
+                }
             }
 
             var inheritedFrom: [KeyIDs: String] = [:]
             if let after, let afterID = try history.commitID(after),
                try history.runCounts(commitID: afterID, environment: environment).usable > 0 {
+                // Only where the base's data ran out: the whole base fell back past the merge-base,
+                // or the base did not check the key (or only errored on it).
+                let baseFellBack = mergeBase.map { $0.lowercased() != base.lowercased() } ?? true
                 let states = try history.keyCounts(commitID: afterID, environment: environment)
-                for counts in states where leakingAtHead.contains(counts.ids) && (counts.state == .leaked || counts.state == .flaky) {
+                for counts in states where leakingAtHead.contains(counts.ids) && (counts.state == .leaked || counts.state == .flaky)
+                    && (baseFellBack || checkedAtBase[counts.ids] == nil || checkedAtBase[counts.ids] == .error) {
                     inheritedFrom[counts.ids] = after.lowercased()
                 }
             }

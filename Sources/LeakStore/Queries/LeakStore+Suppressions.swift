@@ -12,13 +12,14 @@ extension LeakStore {
             }
             let id = try db.scalarInt("""
                 INSERT INTO suppressions (project_id, type_pattern, scenario_pattern, fingerprint_pattern, reason,
-                    expires_at, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id
-                """, [.integer(projectID), SQLValue.text(rule.type), SQLValue.text(rule.scenario), SQLValue.text(rule.fingerprint),
-                      .text(rule.reason), SQLValue.text(rule.expiresAt.map(ReportTimestamp.string(from:))),
-                      .text(ReportTimestamp.string(from: now))])
+                    expires_at, created_at, created_by)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+                """, [.integer(projectID), .text(rule.type), .text(rule.scenario), .text(rule.fingerprint),
+                      .text(rule.reason), .text(rule.expiresAt.map(ReportTimestamp.string(from:))),
+                      .text(ReportTimestamp.string(from: now)), .text(rule.createdBy)])
             var stored = rule
             stored.id = id.map(Int.init)
+            stored.createdAt = ReportTimestamp.date(from: ReportTimestamp.string(from: now))
             return stored
         }
     }
@@ -46,12 +47,13 @@ extension LeakStore {
     func suppressionRules(_ db: any SQLConnection, projectID: Int64) throws -> [LeakSuppression] {
         var rules: [LeakSuppression] = []
         try db.query("""
-            SELECT id, type_pattern, scenario_pattern, fingerprint_pattern, reason, expires_at
+            SELECT id, type_pattern, scenario_pattern, fingerprint_pattern, reason, expires_at, created_by, created_at
             FROM suppressions WHERE project_id = ? ORDER BY id
             """, [.integer(projectID)]) { row in
             rules.append(LeakSuppression(
                 id: row.int(at: 0), type: row.string(at: 1), scenario: row.string(at: 2), fingerprint: row.string(at: 3),
-                reason: row.string(at: 4) ?? "", expiresAt: row.string(at: 5).flatMap(ReportTimestamp.date(from:))))
+                reason: row.string(at: 4) ?? "", expiresAt: row.string(at: 5).flatMap(ReportTimestamp.date(from:)),
+                createdBy: row.string(at: 6), createdAt: row.string(at: 7).flatMap(ReportTimestamp.date(from:))))
         }
         return rules
     }

@@ -211,11 +211,15 @@ struct ProjectHistory {
     }
 
     private func firstParent(of commitID: Int64, avoiding visited: Set<Int64>) throws -> Int64? {
-        let parent = try db.scalarInt("""
+        try parent(of: commitID, position: 0).flatMap { visited.contains($0) ? nil : $0 }
+    }
+
+    /// The commit's parent at `position` (0: the first parent), when the server knows it.
+    func parent(of commitID: Int64, position: Int) throws -> Int64? {
+        try db.scalarInt("""
             SELECT c.id FROM commit_parents p JOIN commits c ON c.project_id = ? AND c.sha = p.parent_sha
-            WHERE p.commit_id = ? AND p.position = 0
-            """, [.integer(projectID), .integer(commitID)])
-        return parent.flatMap { visited.contains($0) ? nil : $0 }
+            WHERE p.commit_id = ? AND p.position = ?
+            """, [.integer(projectID), .integer(commitID), .integer(Int64(position))])
     }
 
     private func previousInUploadOrder(_ commitID: Int64, branch: String, avoiding visited: Set<Int64>) throws -> Int64? {

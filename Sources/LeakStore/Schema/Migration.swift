@@ -17,6 +17,7 @@ public struct Migration: Sendable {
         Migration(version: 3, name: "checks_outcome_without_in_list",
                   bytes: PackageResources._003_checks_outcome_without_in_list_sql),
         Migration(version: 4, name: "gate", bytes: PackageResources._004_gate_sql),
+        Migration(version: 5, name: "suppression_author", bytes: PackageResources._005_suppression_author_sql),
     ]
 
     /// Every PostgreSQL migration this build knows, oldest first (`Migrations/postgres/`): the

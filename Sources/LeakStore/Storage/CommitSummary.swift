@@ -1,3 +1,5 @@
+import LeakReport
+
 /// A commit as uploads reported it, with the runs stored for it.
 public struct CommitSummary: Sendable, Hashable, Codable {
     /// One run at the commit, without its checks.
@@ -22,6 +24,8 @@ public struct CommitSummary: Sendable, Hashable, Codable {
         public var file: String
         public var line: Int
         public var fingerprint: String?
+        public var retainPath: [RetainPathStep]?
+        public var message: String?
     }
 
     public var sha: String

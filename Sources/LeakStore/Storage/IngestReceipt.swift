@@ -8,7 +8,8 @@ public struct IngestReceipt: Sendable, Hashable, Codable {
     public var leakedCount: Int
     public var lateReleaseCount: Int
     public var errorCount: Int
-    /// More than 80% of the checks leaked or failed: more likely a broken harness than real leaks.
+    /// At least 20 checks, and more than 80% of them leaked or failed: more likely a broken harness
+    /// than real leaks. Never a base; at a head it still counts, and fails the gate.
     public var suspect: Bool
 
     public init(runID: Int64, created: Bool, checkCount: Int, leakedCount: Int,

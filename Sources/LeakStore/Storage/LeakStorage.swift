@@ -23,8 +23,8 @@ public protocol LeakStorage: Sendable {
     /// The first candidate commit with a usable (non-suspect) run in the environment.
     func resolveBase(project: String, environment: String, candidates: [String]) throws -> ResolveResponse
     /// Every leak key of the environment classified between two commits (`LeakDiff`).
-    func diff(project: String, base: String?, head: String, environment: String, after: String?,
-              tip: String?, now: Date) throws -> DiffResponse
+    func diff(project: String, base: String?, head: String, environment: String, mergeBase: String?,
+              after: String?, tip: String?, now: Date) throws -> DiffResponse
     /// Each type leaking at the branch's newest commit with data.
     func leakingTypes(project: String, branch: String, environment: String) throws -> TypesResponse
     /// One type's leaks per commit along the branch, oldest first.
@@ -75,9 +75,10 @@ extension LeakStorage {
         try ingest(run, contentHash: nil)
     }
 
-    public func diff(project: String, base: String?, head: String, environment: String,
+    public func diff(project: String, base: String?, head: String, environment: String, mergeBase: String? = nil,
                      after: String? = nil, tip: String? = nil) throws -> DiffResponse {
-        try diff(project: project, base: base, head: head, environment: environment, after: after, tip: tip, now: Date())
+        try diff(project: project, base: base, head: head, environment: environment, mergeBase: mergeBase, after: after,
+                 tip: tip, now: Date())
     }
 
     public func addSuppression(project: String, _ rule: LeakSuppression) throws -> LeakSuppression {

@@ -1,3 +1,6 @@
+import Foundation
+import LeakReport
+
 extension LeakStore {
     /// Whether a project of that name exists.
     public func projectExists(_ name: String) throws -> Bool {
@@ -33,13 +36,15 @@ extension LeakStore {
             }
             for index in found.runs.indices {
                 try db.query("""
-                    SELECT s.name, t.name, k.file, k.line, k.fingerprint
+                    SELECT s.name, t.name, k.file, k.line, k.fingerprint, k.retain_path, k.message
                     FROM checks k JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
                     WHERE k.run_id = ? AND k.outcome = 'leaked' ORDER BY k.id
                     """, [.integer(found.runs[index].runID)]) { row in
                     found.runs[index].leaks.append(CommitSummary.Leak(
                         scenario: row.string(at: 0) ?? "", type: row.string(at: 1) ?? "", file: row.string(at: 2) ?? "",
-                        line: row.int(at: 3), fingerprint: row.string(at: 4)))
+                        line: row.int(at: 3), fingerprint: row.string(at: 4),
+                        retainPath: row.string(at: 5).flatMap { try? JSONDecoder().decode([RetainPathStep].self, from: Data($0.utf8)) },
+                        message: row.string(at: 6)))
                 }
             }
             return found

@@ -8,6 +8,13 @@ struct CIEnvironment: Sendable, Equatable {
     var branch: String?
     var runKey: String?
 
+    /// Who started the build, as the provider names them (GitHub's actor, GitLab's and
+    /// Buildkite's e-mail address); nil when not on a known CI or it does not say.
+    static func actor(_ environment: [String: String]) -> String? {
+        ["GITHUB_ACTOR", "GITLAB_USER_EMAIL", "BUILDKITE_BUILD_CREATOR_EMAIL", "CIRCLE_USERNAME"]
+            .lazy.compactMap { environment[$0] }.first { !$0.isEmpty }
+    }
+
     /// Reads the provider from `environment`; nil when not on a known CI.
     static func detect(_ environment: [String: String], readFile: (String) -> Data? = { FileManager.default.contents(atPath: $0) }) -> CIEnvironment? {
         let e = environment

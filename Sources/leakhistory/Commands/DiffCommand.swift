@@ -7,6 +7,7 @@ struct DiffCommand: Command {
         .init(name: "--depth", valueName: "n", help: "How many first-parent ancestors of the merge-base may stand in when it has no upload (default: 100)."),
         .init(name: "--if-no-base", valueName: "action", help: "What no base at all means (default: warn).", choices: ["pass", "warn", "fail"]),
         .init(name: "--strict", valueName: nil, help: "Fail on flaky leaks too."),
+        .init(name: "--dashboard-url", valueName: "url", help: "Where people open the dashboard, for the link the outputs print (LEAKHISTORY_DASHBOARD_URL; default: the server)."),
         OutputFormat.option,
     ]
 
@@ -33,6 +34,7 @@ struct DiffCommand: Command {
             "leakhistory diff origin/main...HEAD --format github --if-no-base fail",
             "leakhistory diff --base v1.2.0 --head HEAD --environment linux-swift6.3",
             "leakhistory diff --local base.ndjson head.ndjson --format markdown",
+            "leakhistory diff main..HEAD --format sarif > leaks.sarif",
         ])
 
     var arguments: ParsedArguments
@@ -78,7 +80,8 @@ struct DiffCommand: Command {
             base: nil, head: headPath,
             diff: LeakDiff(base: KeyObservation.fold(base), head: KeyObservation.fold(head)),
             strict: arguments.has("--strict"), ifNoBase: arguments.value("--if-no-base") ?? "warn",
-            baseLabel: basePath, headLabel: headPath)
+            baseLabel: basePath, headLabel: headPath,
+            repositoryRoot: (try? GitRepository.containing(context.workingDirectory))?.directory)
     }
 
     private func serverOutcome() async throws(CommandFailure) -> DiffOutcome {

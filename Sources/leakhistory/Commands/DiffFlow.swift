@@ -27,42 +27,47 @@ struct DiffFlow: Sendable {
         let onBaseBranch = mergeBase == headCommit
         if onBaseBranch {
             guard let parent = repository.parents(of: headCommit).first else {
-                return try await noBase(environment: environment, headCommit: headCommit)
+                return try await noBase(environment: environment, headCommit: headCommit, near: headCommit)
             }
             mergeBase = parent
         }
         let candidates = try repository.firstParentLine(from: mergeBase, limit: depth)
         let resolved = try await client.resolve(ResolveRequest(environment: environment, candidates: candidates))
         guard let base = resolved.base, let distance = resolved.distance else {
-            return try await noBase(environment: environment, headCommit: headCommit)
+            return try await noBase(environment: environment, headCommit: headCommit, near: mergeBase)
         }
         // A pull request: the base branch's uploads after the merge-base are evidence too. The
-        // nearest tells a leak that came in with commits without data (when the base fell back)
-        // from one this change brings in; the newest starts the window that shows intermittence.
+        // nearest tells a leak that came in with commits without data (where the base's data ran
+        // out) from one this change brings in; the newest starts the window that shows intermittence.
         var after: String?, tip: String?
         if !onBaseBranch, baseCommit != mergeBase {
             let later = try repository.firstParentCommits(of: baseCommit, after: mergeBase, limit: depth)
-            if distance > 0, !later.isEmpty {
+            if !later.isEmpty {
                 after = try await client.resolve(ResolveRequest(environment: environment, candidates: later)).base
             }
             if !later.isEmpty {
                 tip = try await client.resolve(ResolveRequest(environment: environment, candidates: later.reversed())).base
             }
         }
-        let answer = try await client.diff(base: base, head: headCommit, after: after, tip: tip)
+        let answer = try await client.diff(base: base, head: headCommit, mergeBase: onBaseBranch ? nil : mergeBase,
+                                           after: after, tip: tip)
         try requireHeadRuns(answer, environment: environment, headCommit: headCommit)
         return DiffOutcome(
             environment: environment,
             base: DiffOutcome.BaseChoice(commit: base, distance: distance, mergeBase: mergeBase, after: after),
             head: headCommit, diff: answer.diff, strict: strict, ifNoBase: ifNoBase,
-            suspectRuns: answer.head.suspectRuns ?? [])
+            suspectRuns: answer.head.suspectRuns ?? [],
+            dashboardURL: client.settings.diffPage(base: base, head: headCommit), repositoryRoot: repository.directory)
     }
 
     /// No ancestor has data: the head's leaks, unverified (none when the head has no upload either).
-    private func noBase(environment: String, headCommit: String) async throws(CommandFailure) -> DiffOutcome {
+    /// The dashboard link names `near` (the merge-base) as the base, where the page says the same.
+    private func noBase(environment: String, headCommit: String, near: String) async throws(CommandFailure) -> DiffOutcome {
         let answer = try await client.diff(base: nil, head: headCommit)
         return DiffOutcome(environment: environment, base: nil, head: headCommit, diff: answer.diff,
-                           strict: strict, ifNoBase: ifNoBase, suspectRuns: answer.head.suspectRuns ?? [])
+                           strict: strict, ifNoBase: ifNoBase, suspectRuns: answer.head.suspectRuns ?? [],
+                           dashboardURL: client.settings.diffPage(base: near, head: headCommit),
+                           repositoryRoot: repository.directory)
     }
 
     private func requireHeadRuns(_ answer: DiffResponse, environment: String, headCommit: String) throws(CommandFailure) {

@@ -63,7 +63,7 @@ struct UploadCommand: Command {
             + "\(counted(receipt.lateRelease, "late release")), \(counted(receipt.errors, "error")).\n"
             + "  project \(run.project), environment \(run.environment), commit \(run.commit.prefix(10))\(run.branch.map { " on \($0)" } ?? "")\n"
         if receipt.suspect {
-            text += "  Marked suspect: more than 80% of its checks leaked or errored, which looks like a broken build rather than leaks; it is never used as a base.\n"
+            text += "  Marked suspect: more than 80% of its \(receipt.checks) checks leaked or errored, which looks like a broken build rather than leaks; it is never used as a base, and check fails on it.\n"
         }
         return text
     }

@@ -34,11 +34,12 @@ struct LeakHistoryClient: Sendable {
     }
 
     /// Without `base`, every leak at head comes back unverified. `after`: the base branch's
-    /// nearest upload after the merge-base, whose leaks are inherited rather than new; `tip`: its
-    /// newest, where the window that shows intermittence starts.
-    func diff(base: String?, head: String, after: String? = nil, tip: String? = nil) async throws(CommandFailure) -> DiffResponse {
+    /// nearest upload after `mergeBase`, whose leaks are inherited where the base's data ran
+    /// out; `tip`: its newest, where the window that shows intermittence starts.
+    func diff(base: String?, head: String, mergeBase: String? = nil, after: String? = nil, tip: String? = nil) async throws(CommandFailure) -> DiffResponse {
         var query = ["head": head, "environment": settings.environment]
         query["base"] = base
+        query["mergeBase"] = mergeBase
         query["after"] = after
         query["tip"] = tip
         return try await send("GET", projectPath("diff"), query: query)
@@ -52,6 +53,22 @@ struct LeakHistoryClient: Sendable {
         try await send("GET", projectPath("types", type, "trend"),
                        query: ["branch": branch, "limit": String(limit), "environment": settings.environment])
     }
+
+    func addSuppression(_ draft: SuppressionDraft) async throws(CommandFailure) -> SuppressionRecord {
+        let body = (try? JSONEncoder().encode(draft)) ?? Data()
+        return try await send("POST", projectPath("suppressions"), body: body, headers: ["Content-Type": "application/json"])
+    }
+
+    func suppressions() async throws(CommandFailure) -> SuppressionList {
+        try await send("GET", projectPath("suppressions"))
+    }
+
+    func removeSuppression(id: Int) async throws(CommandFailure) {
+        let _: NoContent = try await send("DELETE", projectPath("suppressions", String(id)))
+    }
+
+    /// The answer of a request that returns nothing (204).
+    private struct NoContent: Decodable {}
 
     private func projectPath(_ components: String...) -> [String] {
         ["v1", "projects", settings.project] + components
@@ -79,6 +96,7 @@ struct LeakHistoryClient: Sendable {
             }
             switch outcome {
             case let .success((data, response)) where (200..<300).contains(response.statusCode):
+                if data.isEmpty, let nothing = NoContent() as? Answer { return nothing }
                 do {
                     return try Self.decoder.decode(Answer.self, from: data)
                 } catch {

@@ -25,9 +25,14 @@ struct DiffOutcome: Sendable {
     var headLabel: String?
     /// The head's suspect runs: they fail the build with their own message.
     var suspectRuns: [DiffResponse.SuspectRun] = []
+    /// The dashboard's page for this comparison; nil for a local comparison.
+    var dashboardURL: String?
+    /// The repository's top folder: SARIF and annotations name files relative to it.
+    var repositoryRoot: String?
 
     init(environment: String, base: BaseChoice?, head: String, diff: LeakDiff, strict: Bool, ifNoBase: String,
-         baseLabel: String? = nil, headLabel: String? = nil, suspectRuns: [DiffResponse.SuspectRun] = []) {
+         baseLabel: String? = nil, headLabel: String? = nil, suspectRuns: [DiffResponse.SuspectRun] = [],
+         dashboardURL: String? = nil, repositoryRoot: String? = nil) {
         self.environment = environment
         self.base = base
         self.head = head
@@ -37,6 +42,8 @@ struct DiffOutcome: Sendable {
         self.baseLabel = baseLabel
         self.headLabel = headLabel
         self.suspectRuns = suspectRuns
+        self.dashboardURL = dashboardURL
+        self.repositoryRoot = repositoryRoot
     }
 
     /// Nothing to compare with: no ancestor had data.
@@ -67,24 +74,12 @@ struct DiffOutcome: Sendable {
     var headDescription: String { headLabel ?? short(head) }
 
     func short(_ sha: String) -> String { String(sha.prefix(10)) }
-}
 
-extension LeakDiff.Category {
-    /// Headings, in the order they are printed: what fails a build first.
-    var heading: String {
-        switch self {
-        case .new: "New leaks"
-        case .flaky: "Flaky"
-        case .persisting: "Persisting"
-        case .notRun: "Leaked at base, not checked at head"
-        case .fixed: "Fixed"
-        case .lateRelease: "Late releases (warnings)"
-        case .suppressed: "Suppressed"
-        case .inherited: "Inherited (leaks on the base branch; came in with commits that have no upload)"
-        case .known: "Known issues (leaked inside withKnownIssue)"
-        case .unverified: "Leaks at head, unverified (no base to compare with)"
-        }
+    /// `file` relative to the repository's top folder when it lies inside it (as code
+    /// scanning and annotations want it), else as it is.
+    func relativePath(_ file: String) -> String {
+        guard let root = repositoryRoot, !root.isEmpty else { return file }
+        let prefix = root.hasSuffix("/") ? root : root + "/"
+        return file.hasPrefix(prefix) ? String(file.dropFirst(prefix.count)) : file
     }
-
-    static let printOrder: [LeakDiff.Category] = [.new, .unverified, .flaky, .persisting, .inherited, .known, .notRun, .fixed, .lateRelease, .suppressed]
 }

@@ -11,6 +11,7 @@ struct DiffRenderer {
         case .json: json(outcome)
         case .markdown: markdown(outcome)
         case .github: githubAnnotations(outcome) + text(outcome)
+        case .sarif: SARIFLog(outcome).json
         }
     }
 
@@ -19,23 +20,28 @@ struct DiffRenderer {
     func text(_ outcome: DiffOutcome) -> String {
         var lines: [String] = []
         lines.append("Base: \(outcome.baseDescription)   Head: \(outcome.headDescription)   Environment: \(outcome.environment)")
+        if let link = outcome.dashboardURL { lines.append("Dashboard: \(link)") }
         if outcome.hasNoBase { lines.append(noBaseMessage(outcome)) }
         for message in outcome.suspectMessages { lines.append(palette.red("FAIL: suspect head, \(message)")) }
+        let groups = outcome.diff.groups
         for category in LeakDiff.Category.printOrder {
-            let entries = outcome.diff.entries(in: category)
-            guard !entries.isEmpty else { continue }
+            let inCategory = groups.filter { $0.category == category }
+            guard !inCategory.isEmpty else { continue }
             lines.append("")
-            lines.append(colour(category, palette.bold("\(category.heading) (\(entries.count))")))
-            for entry in entries {
-                lines.append("  \(colour(category, symbol(category))) \(entry.type)  \(palette.dim("in")) \(entry.scenario)  \(palette.dim("at")) \(entry.file):\(entry.line)")
-                if let path = entry.retainPath, !path.isEmpty {
-                    lines.append("      retain path: \(RetainPathStep.readable(path, leakedType: entry.type))")
+            lines.append(colour(category, palette.bold("\(category.heading) (\(Self.size(inCategory)))")))
+            for group in inCategory {
+                let what = group.scenarios.count == 1 ? "\(palette.dim("in")) \(group.scenarios[0])" : "\(palette.dim("in")) \(group.scenarios.count) scenarios"
+                lines.append("  \(colour(category, symbol(category))) \(group.types.joined(separator: ", "))  \(what)  \(palette.dim("at")) \(group.file):\(group.line)")
+                if group.occurrences.count > 1 {
+                    lines.append("      also: " + group.others.map { "\($0.scenario) (\($0.type), \(outcome.relativePath($0.file)):\($0.line))" }.joined(separator: "; "))
                 }
+                if let path = group.readablePath { lines.append("      retain path: \(path)") }
                 var details: [String] = []
-                if let fingerprint = entry.fingerprint { details.append("fingerprint \(fingerprint)") }
-                if let firstSeen = entry.firstSeen { details.append("first leaked at \(outcome.short(firstSeen))") }
-                if let reason = entry.suppressedBecause { details.append("suppressed: \(reason)") }
+                if let fingerprint = group.fingerprint { details.append("fingerprint \(fingerprint)") }
+                if let firstSeen = group.firstSeen { details.append("first leaked at \(outcome.short(firstSeen))") }
+                if let commit = group.inheritedFrom { details.append("leaks on the base branch at \(outcome.short(commit))") }
                 if !details.isEmpty { lines.append("      " + palette.dim(details.joined(separator: ", "))) }
+                if let note = group.suppression { lines.append("      " + Self.suppressionLine(note)) }
             }
         }
         lines.append("")
@@ -43,9 +49,20 @@ struct DiffRenderer {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// `5 in 2 root causes`, or `1` for one leak.
+    static func size(_ groups: [LeakGroup]) -> String {
+        let leaks = groups.reduce(0) { $0 + $1.occurrences.count }
+        return leaks == groups.count ? "\(leaks)" : "\(leaks) in \(groups.count) root cause\(groups.count == 1 ? "" : "s")"
+    }
+
+    /// The rule next to what it covers; a lapsed one said to no longer apply.
+    static func suppressionLine(_ note: LeakDiff.SuppressionNote) -> String {
+        note.expired ? "suppression \(note.summary) no longer applies" : "suppressed by \(note.summary)"
+    }
+
     func summary(_ outcome: DiffOutcome) -> String {
         let counts = outcome.diff.counts
-        let parts = LeakDiff.Category.printOrder.map { "\(counts[$0] ?? 0) \(label($0))" }
+        let parts = LeakDiff.Category.printOrder.map { "\(counts[$0] ?? 0) \($0.countLabel)" }
         let verdict: String
         switch outcome.exitCode {
         case _ where !outcome.suspectRuns.isEmpty:
@@ -58,7 +75,7 @@ struct DiffRenderer {
         case .newLeaks:
             verdict = palette.red(outcome.strict && (counts[.new] ?? 0) == 0
                 ? "FAIL: flaky leaks and --strict was given."
-                : "FAIL: this change brings in \(counts[.new] ?? 0) new leak\((counts[.new] ?? 0) == 1 ? "" : "s"). Fix \((counts[.new] ?? 0) == 1 ? "it" : "them"), or suppress a known one on the server.")
+                : "FAIL: this change brings in \(counts[.new] ?? 0) new leak\((counts[.new] ?? 0) == 1 ? "" : "s"). Fix \((counts[.new] ?? 0) == 1 ? "it" : "them"), or suppress a known one (leakhistory suppress add).")
         default:
             verdict = palette.green("OK: no new leaks.")
         }
@@ -71,21 +88,6 @@ struct DiffRenderer {
         case "fail": return palette.red("FAIL: no base: \(what). Upload from the base branch first (leakhistory check on main), or pass --if-no-base warn.")
         case "pass": return "No base: \(what). Passing, as --if-no-base pass asks; the leaks at head are listed as unverified."
         default: return palette.yellow("WARNING: no base: \(what). Nothing was compared; the leaks at head are listed as unverified. Run leakhistory check on the base branch too, to compare next time.")
-        }
-    }
-
-    private func label(_ category: LeakDiff.Category) -> String {
-        switch category {
-        case .new: "new"
-        case .flaky: "flaky"
-        case .persisting: "persisting"
-        case .notRun: "not run"
-        case .fixed: "fixed"
-        case .lateRelease: "late releases"
-        case .suppressed: "suppressed"
-        case .inherited: "inherited"
-        case .known: "known"
-        case .unverified: "unverified"
         }
     }
 
@@ -123,6 +125,8 @@ struct DiffRenderer {
             var exitCode: Int32
             var suspectRuns: [DiffResponse.SuspectRun]?
             var counts: [String: Int]
+            var dashboardUrl: String?
+            var groups: [LeakGroup]
             var entries: [LeakDiff.Entry]
         }
         var counts = Dictionary(uniqueKeysWithValues: LeakDiff.Category.allCases.map { ($0.rawValue, 0) })
@@ -137,7 +141,7 @@ struct DiffRenderer {
             environment: outcome.environment, base: outcome.base, baseLabel: outcome.baseLabel, head: outcome.head,
             headLabel: outcome.headLabel, result: result, exitCode: outcome.exitCode.rawValue,
             suspectRuns: outcome.suspectRuns.isEmpty ? nil : outcome.suspectRuns, counts: counts,
-            entries: outcome.diff.entries)
+            dashboardUrl: outcome.dashboardURL, groups: outcome.diff.groups, entries: outcome.diff.entries)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return String(decoding: (try? encoder.encode(document)) ?? Data(), as: UTF8.self) + "\n"
@@ -145,27 +149,48 @@ struct DiffRenderer {
 
     // MARK: markdown
 
+    /// A pull-request comment: the verdict, the counts, the dashboard link, then one table row
+    /// per root cause — new and flaky open, the other categories folded.
     func markdown(_ outcome: DiffOutcome) -> String {
+        let counts = outcome.diff.counts
+        let new = counts[.new] ?? 0
+        let groups = outcome.diff.groups
+        let newGroups = groups.filter { $0.category == .new }.count
         let headline = !outcome.suspectRuns.isEmpty ? "❌ suspect run at head"
             : outcome.hasNoBase ? (outcome.exitCode == .unavailable ? "❌ no base" : "⚠️ no base")
-            : outcome.exitCode == .newLeaks ? "❌ new leaks" : "✅ no new leaks"
+            : outcome.exitCode != .newLeaks ? "✅ no new leaks"
+            : new == 0 ? "❌ flaky leaks (--strict)"
+            : "❌ \(new) new leak\(new == 1 ? "" : "s")\(newGroups == new ? "" : " in \(newGroups) root cause\(newGroups == 1 ? "" : "s")")"
         var text = "### LeakHistory: \(headline)\n\n"
-        text += "Base \(code(outcome.baseDescription)) · head \(code(outcome.headDescription)) · environment \(code(outcome.environment))\n\n"
+        let shown = LeakDiff.Category.printOrder.filter { $0 == .new || $0 == .fixed || $0 == .persisting || (counts[$0] ?? 0) > 0 }
+        text += shown.map { category in
+            let part = "\(counts[category] ?? 0) \(category.countLabel)"
+            return category == .new ? "**\(part)**" : part
+        }.joined(separator: " · ") + "\n\n"
+        text += "Base \(code(outcome.baseDescription)) · head \(code(outcome.headDescription)) · environment \(code(outcome.environment))"
+        if let link = outcome.dashboardURL { text += " · [open on the dashboard](\(link))" }
+        text += "\n\n"
         let plain = DiffRenderer(palette: Palette(enabled: false))
         if outcome.hasNoBase { text += plain.noBaseMessage(outcome) + "\n\n" }
         for message in outcome.suspectMessages { text += "**Suspect head:** \(message)\n\n" }
         for category in LeakDiff.Category.printOrder {
-            let entries = outcome.diff.entries(in: category)
-            guard !entries.isEmpty else { continue }
-            text += "#### \(category.heading) (\(entries.count))\n\n| Type | Scenario | Where | Retain path |\n|---|---|---|---|\n"
-            for entry in entries {
-                let path = entry.retainPath.map { RetainPathStep.readable($0, leakedType: entry.type) } ?? ""
-                text += "| \(cell(entry.type)) | \(cell(entry.scenario)) | \(cell("\(entry.file):\(entry.line)")) | \(cell(path)) |\n"
+            let inCategory = groups.filter { $0.category == category }
+            guard !inCategory.isEmpty else { continue }
+            let heading = "\(category.heading) (\(Self.size(inCategory)))"
+            let open = category == .new || category == .flaky
+            text += open ? "#### \(heading)\n\n" : "<details><summary>\(heading)</summary>\n\n"
+            text += "| Leak | Scenarios | Where | Retain path | First seen |\n|---|---|---|---|---|\n"
+            for group in inCategory {
+                var leak = group.types.map(cell).joined(separator: ", ")
+                if let note = group.suppression { leak += "<br>" + Self.suppressionLine(note).replacingOccurrences(of: "|", with: "\\|") }
+                if let commit = group.inheritedFrom { leak += "<br>leaks on the base branch at \(cell(outcome.short(commit)))" }
+                let scenarios = group.scenarios.count == 1 ? cell(group.scenarios[0])
+                    : "\(group.scenarios.count): " + group.scenarios.map(cell).joined(separator: ", ")
+                let place = cell("\(outcome.relativePath(group.file)):\(group.line)")
+                text += "| \(leak) | \(scenarios) | \(place) | \(group.readablePath.map(cell) ?? "—") | \(group.firstSeen.map { cell(outcome.short($0)) } ?? "—") |\n"
             }
-            text += "\n"
+            text += open ? "\n" : "\n</details>\n\n"
         }
-        let counts = outcome.diff.counts
-        text += LeakDiff.Category.printOrder.map { "\(counts[$0] ?? 0) \(label($0))" }.joined(separator: " · ") + "\n"
         return text
     }
 
@@ -177,24 +202,31 @@ struct DiffRenderer {
 
     // MARK: github
 
-    /// `::error file=…,line=…::` for new leaks and suspect runs, `::warning` for flaky ones,
-    /// late releases and the unverified leaks of a head without a base.
+    /// One `::error file=…,line=…::` per new root cause (and per suspect run), at its first
+    /// occurrence, listing the others; `::warning` for flaky ones, late releases and the
+    /// unverified leaks of a head without a base; each with the dashboard link.
     func githubAnnotations(_ outcome: DiffOutcome) -> String {
         var text = ""
         for message in outcome.suspectMessages {
             text += "::error title=\(property("LeakHistory: suspect run"))::\(data(message))\n"
         }
-        for entry in outcome.diff.entries {
+        for group in outcome.diff.groups {
             let level: String
-            switch entry.category {
+            switch group.category {
             case .new: level = "error"
             case .flaky where outcome.strict: level = "error"
             case .flaky, .lateRelease, .unverified: level = "warning"
             default: continue
             }
-            let path = entry.retainPath.map { " Retain path: " + RetainPathStep.readable($0, leakedType: entry.type) } ?? ""
-            let message = "\(entry.category.heading): \(entry.type) in \(entry.scenario).\(path)"
-            text += "::\(level) file=\(property(entry.file)),line=\(entry.line),title=\(property("LeakHistory: \(entry.category.rawValue) leak"))::\(data(message))\n"
+            var message = "\(group.category.heading): \(group.title)."
+            if !group.others.isEmpty {
+                message += " Also: " + group.others.map { "\($0.scenario) (\($0.type), \(outcome.relativePath($0.file)):\($0.line))" }.joined(separator: "; ") + "."
+            }
+            if let path = group.readablePath { message += " Retain path: \(path)." }
+            if let fingerprint = group.fingerprint { message += " Fingerprint \(fingerprint)." }
+            if let note = group.suppression { message += " " + Self.suppressionLine(note) + "." }
+            if let link = outcome.dashboardURL { message += "\nDashboard: \(link)" }
+            text += "::\(level) file=\(property(outcome.relativePath(group.file))),line=\(group.line),title=\(property("LeakHistory: \(group.category.rawValue) leak"))::\(data(message))\n"
         }
         return text
     }

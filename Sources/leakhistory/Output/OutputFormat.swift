@@ -1,9 +1,10 @@
 import Foundation
 
 /// How results are printed: `text` for people, `json` for scripts (stable, documented in the
-/// README), `markdown` for a pull-request comment, `github` for GitHub Actions annotations.
+/// README), `markdown` for a pull-request comment, `github` for GitHub Actions annotations,
+/// `sarif` for code scanning (SARIF 2.1.0).
 enum OutputFormat: String, CaseIterable, Sendable {
-    case text, json, markdown, github
+    case text, json, markdown, github, sarif
 
     static let option = CommandSpec.Option(
         name: "--format", valueName: "format", help: "How to print the result (default: text).",

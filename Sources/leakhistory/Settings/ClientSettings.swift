@@ -11,6 +11,9 @@ struct ClientSettings: Sendable {
     var token: String?
     var project: String
     var environment: String
+    /// Where people open the dashboard, when it is not the server's own address (a proxy in
+    /// front of it): `--dashboard-url`, `LEAKHISTORY_DASHBOARD_URL` or `dashboard` in the file.
+    var dashboard: URL?
 
     /// The options every server command takes.
     static let options: [CommandSpec.Option] = [
@@ -38,10 +41,29 @@ struct ClientSettings: Sendable {
                 "No project given. Pass --project NAME, set LEAKHISTORY_PROJECT, or add \"project\" to .leakhistory.json.",
                 code: .usage)
         }
+        var dashboard: URL?
+        if let text = pick("--dashboard-url", "LEAKHISTORY_DASHBOARD_URL", "dashboard") {
+            guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
+                throw CommandFailure("The dashboard URL '\(text)' is not an http:// or https:// URL.", code: .usage)
+            }
+            dashboard = url
+        }
         return ClientSettings(
             server: server, token: pick("--token", "LEAKHISTORY_TOKEN", "token"), project: project,
-            environment: pick("--environment", "LEAKHISTORY_ENVIRONMENT", "environment") ?? "default")
+            environment: pick("--environment", "LEAKHISTORY_ENVIRONMENT", "environment") ?? "default",
+            dashboard: dashboard)
     }
+
+    /// The dashboard's diff page for two commits: `<dashboard or server>/p/<project>/diff?base=…&head=…&environment=…`,
+    /// the URL the server's `DashboardLinks.diff` builds.
+    func diffPage(base: String, head: String) -> String {
+        let root = (dashboard ?? server).absoluteString
+        let trimmed = root.hasSuffix("/") ? String(root.dropLast()) : root
+        func encoded(_ value: String) -> String { value.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? value }
+        return "\(trimmed)/p/\(encoded(project))/diff?base=\(encoded(base))&head=\(encoded(head))&environment=\(encoded(environment))"
+    }
+
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     private static func fileSettings(_ root: String?) throws(CommandFailure) -> [String: String] {
         guard let root else { return [:] }

@@ -222,7 +222,7 @@ final class GraphNode {
     var edges: [GraphNode] = []
 }
 
-/// A `~Copyable` field cannot be copied out to be looked at; the walk passes it by.
+/// A `~Copyable` field cannot be copied out to be looked at; the walk reads its words.
 final class GuardedState: @unchecked Sendable {
     let guarded = Mutex<[GuardedState]>([])
     var other: GuardedState?
@@ -230,7 +230,7 @@ final class GuardedState: @unchecked Sendable {
 
 final class Poller {
     var task: Task<Void, Never>?
-    /// A task's captures cannot be read either; this one captures nothing, which is beside the point.
+    /// A task that captures nothing and ends at once.
     func start() { task = Task {} }
 }
 

@@ -66,21 +66,112 @@ struct DashboardBrowserTests {
         #expect(count("<circle", in: type) == 1)
     }
 
-    @Test func theCommitAndDiffPagesShowRunsLeaksAndCategories() throws {
+    @Test func theCommitAndDiffPagesShowOneRowPerRootCause() throws {
         guard let (server, chromium) = try setUp() else { return }
         let commit = try chromium.dumpDOM(url(server, "/p/app/commits/\(sha(6))"))
         #expect(rows(in: commit, table: "runs") == 1)
-        #expect(rows(in: commit, table: "leaks") == 4)
+        // Four leaked keys, the two App.Cache scenarios share fp-cache: three root causes.
+        #expect(rows(in: commit, table: "leaks-linux") == 3)
+        #expect(commit.contains("Leaks in <code>linux</code> (4 in 3 root causes)"))
+        #expect(commit.contains("<span class=\"chain\">Coordinator.children[0] → Store.cache → Cache</span>"))
         #expect(commit.contains("href=\"/p/app/diff?base=\(sha(5))&amp;head=\(sha(6))&amp;environment=linux\""))
+        #expect(commit.contains("<tr data-scenario=\"CacheTests/evict()\">"), "the scenario history")
 
         let diff = try chromium.dumpDOM(url(server, "/p/app/diff?base=\(sha(1))&head=\(sha(6))&environment=linux"))
-        #expect(rows(in: diff, table: "diff-new") == 4)
+        #expect(rows(in: diff, table: "diff-new") == 3)
         #expect(rows(in: diff, table: "diff-fixed") == 1)
         #expect(!diff.contains("id=\"diff-persisting\""))
-        #expect(diff.contains("<li data-category=\"new\">New: <strong>4</strong></li>"))
+        #expect(diff.contains("<h2 id=\"new\">New leaks (4 in 3 root causes)</h2>"))
+        #expect(diff.contains("<li data-category=\"new\">New leaks: <strong>4</strong></li>"))
         #expect(diff.contains("<li data-category=\"fixed\">Fixed: <strong>1</strong></li>"))
-        #expect(diff.contains("data-category=\"fixed\" data-type=\"App.Fixed\""))
+        #expect(diff.contains("data-category=\"fixed\" data-fingerprint=\"fp-fixed\" data-type=\"App.Fixed\""))
+        // The cache group: both scenarios folded, the first one's place, the path once.
+        let cache = try #require(row(in: diff, containing: "data-fingerprint=\"fp-cache\""))
+        #expect(cache.contains("<summary>2 scenarios</summary>"))
+        #expect(cache.contains("<code class=\"where\" title=\"CacheTests.swift:42\">CacheTests.swift:42</code>"))
+        #expect(count("Store.cache", in: cache) == 1)
+        // Sections in the CLI's order: new, then fixed.
+        let new = try #require(diff.range(of: "id=\"diff-new\""))
+        let fixed = try #require(diff.range(of: "id=\"diff-fixed\""))
+        #expect(new.lowerBound < fixed.lowerBound)
     }
+
+    @Test func theDiffPageTakesBranchNamesAndShortIdsAndSaysWhatItCompared() throws {
+        guard let (server, chromium) = try setUp() else { return }
+        try Fixture.seedFeature(server)
+        let branch = Fixture.featureBranch.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let dom = try chromium.dumpDOM(url(server, "/p/app/diff?base=main&head=\(branch)&environment=linux"))
+        // main's newest upload is commit 6; the feature branched off commit 5: the merge-base.
+        #expect(dom.contains("Base asked for: <code>main</code> (its newest upload, <a class=\"sha\" href=\"/p/app/commits/\(sha(6))\""))
+        #expect(dom.contains("Merge-base along the uploaded parents: <a class=\"sha\" href=\"/p/app/commits/\(sha(5))\""))
+        #expect(dom.contains("(the merge-base itself)"))
+        #expect(dom.contains("Head: <code>\(Fixture.featureBranch)</code> (its newest upload"))
+        #expect(rows(in: dom, table: "diff-new") == 1)
+        #expect(dom.contains("<summary>3 scenarios</summary>"))
+        #expect(rows(in: dom, table: "diff-persisting") == 1)
+        #expect(dom.contains("href=\"/p/app/diff?base=\(sha(5))&amp;head=\(Fixture.feature)&amp;environment=linux\""))
+
+        let short = try chromium.dumpDOM(url(server, "/p/app/diff?base=main&head=\(Fixture.feature.prefix(7))&environment=linux"))
+        #expect(short.contains("Head: <code>\(Fixture.feature.prefix(7))</code> (<a class=\"sha\""))
+        #expect(rows(in: short, table: "diff-new") == 1)
+
+        let ambiguous = try server.client.get("/p/app/diff?base=0000000&head=main&environment=linux")
+        #expect(ambiguous.status == 400)
+        #expect(ambiguous.text.contains("base: &quot;0000000&quot; is the start of several uploaded commits"))
+        let tag = try server.client.get("/p/app/diff?base=v1.2.0&head=main&environment=linux")
+        #expect(tag.status == 404)
+        #expect(tag.text.contains("no branch named &quot;v1.2.0&quot;"))
+    }
+
+    @Test func theProjectPageListsSuppressionsWithTheirExpiry() throws {
+        guard let (server, chromium) = try setUp() else { return }
+        try Fixture.seedFeature(server)
+        let dom = try chromium.dumpDOM(url(server, "/p/app"))
+        #expect(rows(in: dom, table: "suppressions") == 2)
+        let active = try #require(row(in: dom, containing: "data-suppression=\"1\""))
+        #expect(active.contains("data-active=\"true\""))
+        #expect(active.contains("type App.Legacy*"))
+        #expect(active.contains("2099-01-01T00:00:00.000Z"))
+        #expect(active.contains("ana@example.com"))
+        let expired = try #require(row(in: dom, containing: "data-suppression=\"2\""))
+        #expect(expired.contains("data-active=\"false\""))
+        #expect(expired.contains("<span class=\"warn\">expired</span>"))
+        #expect(expired.contains("unknown"), "no author was given")
+    }
+
+    /// Every page at a laptop's and a phone's width: nothing sticks out sideways (the
+    /// document's scrollWidth within its clientWidth, and no element scrolling sideways).
+    @Test func noPageScrollsSidewaysAt1280Or390Pixels() throws {
+        guard let (server, chromium) = try setUp() else { return }
+        try Fixture.seedFeature(server)
+        var pages: [(name: String, html: String)] = []
+        for (name, path) in Self.pages {
+            let reply = try server.client.get(path)
+            #expect(reply.status == 200 || name == "not-found", "\(name): \(reply.status)")
+            pages.append((name, reply.text))
+        }
+        let layouts = try chromium.layouts(of: pages, widths: [1280, 390])
+        for (name, _) in Self.pages {
+            for width in [1280, 390] {
+                let layout = try #require(layouts["\(name)@\(width)"], "\(name) at \(width) px was not measured")
+                #expect(layout.viewport == width, "\(name)")
+                #expect(!layout.overflows, """
+                    \(name) at \(width) px: scrollWidth \(layout.scrollWidth) > clientWidth \(layout.clientWidth); \
+                    sticking out: \(layout.outside); scrolling: \(layout.scrolling)
+                    """)
+            }
+        }
+    }
+
+    /// The pages the layout test and the screenshots cover, with the feature branch seeded.
+    static let pages: [(String, String)] = [
+        ("projects", "/"), ("project", "/p/app"), ("type", "/p/app/types/App.Cache?branch=main&environment=linux"),
+        ("type-long", LeakServerTestsLinks.type(DashboardFixture.coordinator) + "?branch=\(DashboardFixture.featureBranch.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)&environment=linux"),
+        ("commit", "/p/app/commits/\(DashboardFixture.sha(6))"), ("commit-feature", "/p/app/commits/\(DashboardFixture.feature)"),
+        ("diff", "/p/app/diff?base=\(DashboardFixture.sha(1))&head=\(DashboardFixture.sha(6))&environment=linux"),
+        ("diff-branches", "/p/app/diff?base=main&head=\(DashboardFixture.featureBranch.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)&environment=linux"),
+        ("diff-form", "/p/app/diff"), ("not-found", "/p/nope"),
+    ]
 
     @Test func unknownProjectsAndCommitsArePagesThatLinkBack() throws {
         guard let (server, chromium) = try setUp() else { return }
@@ -92,27 +183,37 @@ struct DashboardBrowserTests {
         #expect(commit.contains("<a href=\"/p/app\">Back to app</a>"))
     }
 
-    @Test func screenshotsOfEveryPage() throws {
+    /// `.build/dashboard-screenshots/<page>-<width>.png` for people to look at: the pages
+    /// with the most in them, at a laptop's and a phone's width.
+    @Test func screenshotsAt1280And390Pixels() throws {
         guard let (server, chromium) = try setUp() else { return }
+        try Fixture.seedFeature(server)
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".build/dashboard-screenshots")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let pages: [(String, String)] = [
-            ("projects", "/"), ("project", "/p/app"), ("type", "/p/app/types/App.Cache"),
-            ("commit", "/p/app/commits/\(sha(6))"), ("diff", "/p/app/diff?base=\(sha(1))&head=\(sha(6))&environment=linux"),
-            ("not-found", "/p/nope"),
-        ]
-        for (name, path) in pages {
-            let file = folder.appendingPathComponent("\(name).png")
-            try chromium.screenshot(url(server, path), to: file)
-            let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int ?? 0
-            #expect(size > 1_000, "\(name).png is \(size) bytes")
+        let shown: Set = ["project", "type-long", "commit-feature", "diff-branches", "projects", "not-found"]
+        for (name, path) in Self.pages where shown.contains(name) {
+            for (width, height) in [(1280, 1000), (390, 1600)] {
+                let file = folder.appendingPathComponent("\(name)-\(width).png")
+                try chromium.screenshot(url(server, path), to: file, width: width, height: height)
+                let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int ?? 0
+                #expect(size > 1_000, "\(file.lastPathComponent) is \(size) bytes")
+            }
         }
+    }
+
+    /// The `<tr …>` of the first row holding `marker`.
+    private func row(in dom: String, containing marker: String) -> String? {
+        guard let hit = dom.range(of: marker),
+              let start = dom.range(of: "<tr", options: .backwards, range: dom.startIndex..<hit.lowerBound),
+              let end = dom.range(of: "</tr>", range: hit.upperBound..<dom.endIndex)
+        else { return nil }
+        return String(dom[start.lowerBound..<end.upperBound])
     }
 
     /// Rows in the body of the table with `id`.
     private func rows(in dom: String, table id: String) -> Int {
-        guard let start = dom.range(of: "<table id=\"\(id)\">"),
+        guard let start = dom.range(of: "<table class=\"cards\" id=\"\(id)\">"),
               let end = dom.range(of: "</table>", range: start.upperBound..<dom.endIndex)
         else { return 0 }
         let body = dom[start.upperBound..<end.lowerBound]

@@ -69,10 +69,11 @@ extension TestServer {
 
     /// `base: nil` asks for the head alone (every leak unverified); `after` names the base
     /// branch's upload after the merge-base.
-    func diff(base: Int?, head: Int, after: Int? = nil, environment: String = "linux") throws -> DiffResponse {
+    func diff(base: Int?, head: Int, after: Int? = nil, tip: Int? = nil, environment: String = "linux") throws -> DiffResponse {
         var query = "head=\(HistoryFixture.sha(head))&environment=\(environment)"
         if let base { query += "&base=\(HistoryFixture.sha(base))" }
         if let after { query += "&after=\(HistoryFixture.sha(after))" }
+        if let tip { query += "&tip=\(HistoryFixture.sha(tip))" }
         return try get("/v1/projects/app/diff?" + query, as: DiffResponse.self)
     }
 

@@ -121,7 +121,7 @@ extension ReferenceWalk {
                 }
                 let layout = TypeMetadata.layout(of: type)
                 offset = align(offset, layout.alignment)
-                if !TypeMetadata.isPlainData(type), TypeMetadata.isCopyable(type) {
+                if ValueRole(type) != .plain, TypeMetadata.isCopyable(type) {
                     strong = true
                     walkStored(at: context + offset, type: type, holder: holder, path: path, as: kind, nesting: nesting, into: &edges)
                 }

@@ -132,12 +132,19 @@ struct ReferenceWalk {
         case .task:
             // A task's closure context and its suspended frames live in its own allocation.
             func taskAddress<Value>(_ task: Value) -> UInt { withUnsafeBytes(of: task) { $0.load(as: UInt.self) } }
-            let found = edges.count
             let address = _openExistential(value, do: taskAddress)
-            withExtendedLifetime(value) {
-                scanUntyped(address, holder: holder, path: path, as: .task, depth: 1, into: &edges)
+            switch TaskMemory.state(of: address, resultType: TaskMemory.resultType(ofTaskType: valueType)) {
+            case .finished:
+                break  // it has released what it captured
+            case .unknown:
+                suspect(holder, path, .task)
+            case .running:
+                let found = edges.count
+                withExtendedLifetime(value) {
+                    scanUntyped(address, holder: holder, path: path, as: .task, depth: 1, into: &edges)
+                }
+                if edges.count == found { suspect(holder, path, .task) }
             }
-            if edges.count == found { suspect(holder, path, .task) }
             return
         case .value:
             break

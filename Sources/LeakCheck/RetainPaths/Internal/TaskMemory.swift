@@ -1,0 +1,43 @@
+/// What can be told about a running `Task` from the runtime's private layout (ABI/Task.h, 64-bit):
+/// the job header (64 bytes, its flags at +32), the task's own fields (208 bytes in Swift 6.3,
+/// 192 in earlier runtimes), then its fragments, the future fragment last: its wait queue
+/// (status in the low two bits: 0 executing, 1 success, 2 error), then its result type.
+///
+/// The layout is trusted only when the word after the wait queue is the task's result type,
+/// so a runtime that lays tasks out differently reads as unknown.
+enum TaskMemory {
+    enum State { case running, finished, unknown }
+
+    static func state(of task: UInt, resultType: Any.Type) -> State {
+        guard ProcessMemory.isSupported, MemoryLayout<UInt>.size == 8,
+              let flagsWord = ProcessMemory.word(at: task + 32) else { return .unknown }
+        let flags = UInt32(truncatingIfNeeded: flagsWord)
+        let isChild = flags & (1 << 24) != 0, isFuture = flags & (1 << 25) != 0, inGroup = flags & (1 << 26) != 0
+        guard isFuture else { return .unknown }
+        let expected = UInt(bitPattern: unsafeBitCast(resultType, to: Int.self))
+        for header in [208, 192] as [UInt] {
+            let fragment = task + header + (isChild ? 16 : 0) + (inGroup ? 8 : 0)
+            guard let queue = ProcessMemory.word(at: fragment), let type = ProcessMemory.word(at: fragment + 8),
+                  type == expected || (isEmptyTuple(resultType) && isEmptyTupleMetadata(type))
+            else { continue }
+            return queue & 3 == 0 ? .running : .finished
+        }
+        return .unknown
+    }
+
+    private static func isEmptyTuple(_ type: Any.Type) -> Bool {
+        ObjectIdentifier(type) == ObjectIdentifier(Void.self)
+    }
+
+    /// Tuple metadata (kind 0x301) with no elements, read by copying.
+    private static func isEmptyTupleMetadata(_ address: UInt) -> Bool {
+        ProcessMemory.word(at: address) == 0x301 && ProcessMemory.word(at: address + 8) == 0
+    }
+
+    /// `Success` of a `Task<Success, Failure>` value's type, from its metadata's generic
+    /// arguments (a struct's follow its kind and descriptor words).
+    static func resultType(ofTaskType type: Any.Type) -> Any.Type {
+        let metadata = TypeMetadata.metadataPointer(type)
+        return unsafeBitCast(metadata.load(fromByteOffset: 16, as: UnsafeRawPointer.self), to: Any.Type.self)
+    }
+}

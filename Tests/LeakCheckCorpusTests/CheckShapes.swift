@@ -1,0 +1,114 @@
+import Foundation
+@testable import LeakCheck
+import LeakReport
+import Testing
+
+// Leaks found by a check, searched from what the check knows: the other objects of a group,
+// the container a service came from. The failure message prints the path the report carries.
+
+func capturingRecords(
+    isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Void
+) async rethrows -> [CheckRecord] {
+    let capture = CheckCapture()
+    try await ReportSink.$capture.withValue(capture) { try await body() }
+    return capture.all
+}
+
+let briefly = Duration.milliseconds(20)
+
+/// A container like Swinject's: factories, and a container scope that keeps what it resolved.
+final class ServiceContainer: DependencyResolving {
+    private var factories: [String: () -> Any] = [:]
+    private var scoped: Set<String> = []
+    var resolvedInScope: [String: Any] = [:]
+
+    func register<Service>(_ service: Service.Type, inContainerScope: Bool = false, factory: @escaping () -> Service) {
+        factories[String(describing: service)] = factory
+        if inContainerScope { scoped.insert(String(describing: service)) }
+    }
+
+    func resolve<Service>(_ service: Service.Type) -> Service? {
+        let key = String(describing: service)
+        if let kept = resolvedInScope[key] as? Service { return kept }
+        guard let made = factories[key]?() as? Service else { return nil }
+        if scoped.contains(key) { resolvedInScope[key] = made }
+        return made
+    }
+}
+
+protocol APIClient: AnyObject {}
+final class LiveAPIClient: APIClient {}
+
+/// A coordinator tree: the parent holds its children, a child holds its parent back strongly
+/// (the bug), and the view model it shows has only `[weak self]` closures.
+final class AppCoordinator {
+    var children: [ProfileCoordinator] = []
+}
+
+final class ProfileCoordinator {
+    var parent: AppCoordinator?
+    let viewModel = CoordinatedViewModel()
+}
+
+final class CoordinatedViewModel {
+    var onClose: (() -> Void)?
+    var closed = 0
+    init() { onClose = { [weak self] in self?.closed += 1 } }
+}
+
+@Suite("Leaks found by a check")
+struct CheckShapeTests {
+    @Test func containerScopeKeepsTheService() async {
+        let container = ServiceContainer()
+        container.register(APIClient.self, inContainerScope: true) { LiveAPIClient() }
+        let records = await capturingRecords {
+            await withKnownIssue {
+                await expectDeallocation(of: APIClient.self, resolvedFrom: container, timeout: briefly, gracePeriod: .zero)
+            } matching: { issue in
+                "\(issue)".contains("What holds it: ServiceContainer.resolvedInScope[\"APIClient\"] → LiveAPIClient")
+            }
+        }
+        #expect(records.first?.retainPath == [
+            RetainPathStep(holder: "LeakCheckCorpusTests.ServiceContainer", property: "resolvedInScope[\"APIClient\"]", kind: .collection),
+        ])
+        #expect(records.first?.retainPath.map { RetainPathStep.readable($0, leakedType: records[0].type) }
+            == "ServiceContainer.resolvedInScope[\"APIClient\"] → LiveAPIClient")
+    }
+
+    @Test func coordinatorTree() async {
+        let records = await capturingRecords {
+            await withKnownIssue {
+                await expectDeallocation(timeout: briefly, gracePeriod: .zero) { () -> [AnyObject] in
+                    let app = AppCoordinator()
+                    let profile = ProfileCoordinator()
+                    profile.parent = app
+                    app.children = [profile]
+                    return [app, profile, profile.viewModel]
+                }
+            } matching: { issue in
+                "\(issue)".contains("What holds LeakCheckCorpusTests.CoordinatedViewModel: ProfileCoordinator.viewModel → CoordinatedViewModel")
+                    && !"\(issue)".contains("is a closure")
+            }
+        }
+        let paths = records.map { record in record.retainPath.map { RetainPathStep.readable($0, leakedType: record.type) } }
+        #expect(paths == [
+            "AppCoordinator.children[0] → ProfileCoordinator.parent → AppCoordinator",
+            "ProfileCoordinator.parent → AppCoordinator.children[0] → ProfileCoordinator",
+            "ProfileCoordinator.viewModel → CoordinatedViewModel",
+        ])
+    }
+
+    @Test func failureMessageAndReportSayTheSamePath() async {
+        let records = await capturingRecords {
+            await withKnownIssue {
+                await expectDeallocation(timeout: briefly, gracePeriod: .zero) { ProfileViewModel() }
+            } matching: { issue in
+                "\(issue)".contains("What holds it: ProfileViewModel.onDone (closure) → captures ProfileViewModel")
+            }
+        }
+        let record = records.first
+        #expect(record?.retainPath.map { RetainPathStep.readable($0, leakedType: record!.type) }
+            == "ProfileViewModel.onDone (closure) → captures ProfileViewModel")
+        #expect(record?.fingerprint == findRetainPath(to: ProfileViewModel()).fingerprint)
+    }
+}
