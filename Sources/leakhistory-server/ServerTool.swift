@@ -12,6 +12,7 @@ enum ServerTool {
                leakhistory-server tokens create <project> [--read]
                leakhistory-server tokens list <project>
                leakhistory-server tokens revoke <id>
+               leakhistory-server migrate --from <database> --to <database>
 
         OPTIONS:
           --config <path>      The configuration file (default: config/leakhistory.json; built-in
@@ -23,6 +24,10 @@ enum ServerTool {
                                or a PostgreSQL URL, postgres://user@host:port/db, which any number
                                of servers can share.
           --read               With `tokens create`: a read-only token.
+          --from, --to <database>
+                               With `migrate`: copy the whole of one database (projects, tokens,
+                               runs, checks, suppressions) into another, empty one, e.g. from
+                               sqlite:///var/lib/leaks.sqlite to postgres://…; counts are verified.
           -h, --help           Show this help.
 
         ENVIRONMENT:
@@ -35,6 +40,7 @@ enum ServerTool {
           leakhistory-server --database postgres://leakhistory@db.internal:5432/leaks
           leakhistory-server projects create app
           leakhistory-server tokens revoke 3
+          leakhistory-server migrate --from sqlite:///var/lib/leaks.sqlite --to postgres://ci@db/leaks
 
         """
 
@@ -62,6 +68,11 @@ enum ServerTool {
                 return try Serve(configuration: configuration).run()
             case let words where words.first == "projects":
                 return try ProjectsCommand.run(Array(words.dropFirst()), configuration: configuration)
+            case ["migrate"]:
+                guard let from = parsed.from, let to = parsed.to else {
+                    return usageError("migrate needs --from <database> and --to <database>")
+                }
+                return try MigrateCommand.run(from: from, to: to, configuration: configuration)
             case let words where words.first == "tokens":
                 return try TokensCommand.run(Array(words.dropFirst()), readOnly: parsed.readToken,
                                              configuration: configuration)

@@ -20,6 +20,9 @@ public protocol LeakStorage: Sendable {
     /// - Throws: `.projectNotFound`, `.runKeyConflict`.
     func ingest(_ run: RunRecord, contentHash: String?) throws -> IngestReceipt
 
+    /// Resolves two revisions (ids, branch names, id prefixes), their merge-base along the
+    /// uploaded parents, and the nearest ancestor of it with data, within `depth`.
+    func compare(project: String, base: String, head: String, environment: String, depth: Int) throws -> RevisionComparison
     /// The first candidate commit with a usable (non-suspect) run in the environment.
     func resolveBase(project: String, environment: String, candidates: [String]) throws -> ResolveResponse
     /// Every leak key of the environment classified between two commits (`LeakDiff`).
@@ -79,6 +82,10 @@ extension LeakStorage {
                      after: String? = nil, tip: String? = nil) throws -> DiffResponse {
         try diff(project: project, base: base, head: head, environment: environment, mergeBase: mergeBase, after: after,
                  tip: tip, now: Date())
+    }
+
+    public func compare(project: String, base: String, head: String, environment: String) throws -> RevisionComparison {
+        try compare(project: project, base: base, head: head, environment: environment, depth: 100)
     }
 
     public func addSuppression(project: String, _ rule: LeakSuppression) throws -> LeakSuppression {
