@@ -23,7 +23,7 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// The threads that run handlers (queries, pages, uploads).
     public var workers = 8
     /// Requests waiting for a worker, across all clients: beyond it, 503 with Retry-After.
-    public var queueLimit = 512
+    public var queueLimit = 4_096
     /// Workers one client (IP address) may hold at once; its other requests wait their turn.
     public var perClientWorkers = 2
     /// Requests one client may have waiting for a worker: beyond it, 503 with Retry-After.

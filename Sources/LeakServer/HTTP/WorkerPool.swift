@@ -2,11 +2,14 @@ import Foundation
 
 /// The threads that run request handlers, so that libmicrohttpd's I/O threads only move bytes.
 ///
-/// Jobs are queued per client (its IP address) and taken round-robin across clients, and one
-/// client runs at most `perClientRunning` jobs at once: a client looping a slow page keeps a
-/// couple of workers busy, never all of them, and everyone else's requests are taken in turn.
-/// The queue is bounded in total and per client; `submit` refuses a job beyond either bound, and
-/// the caller answers 503 with `Retry-After`.
+/// Jobs are queued per client (its IP address). A free worker takes the next job of the client
+/// that has used the workers least lately (worker-seconds, decaying by half every second or so),
+/// and one client runs at most `perClientRunning` jobs at once. Clients that kept more than one
+/// worker busy on average lately are *heavy*; together they may hold all workers but
+/// `reserved`, which stay for everyone else: a flood of slow pages from many addresses slows
+/// itself, not a client sending one request at a time. The queue is bounded in total and per
+/// client; `submit` refuses a job beyond either bound, and the caller answers 503 with
+/// `Retry-After`.
 final class WorkerPool: @unchecked Sendable {
     struct Limits: Sendable {
         var workers: Int
@@ -32,6 +35,14 @@ final class WorkerPool: @unchecked Sendable {
     private let condition = NSCondition()
     private var queues: [UInt32: [Job]] = [:]
     private var running: [UInt32: Int] = [:]
+    /// Per client: decayed worker-seconds of finished jobs, when last decayed, and the start
+    /// times of its running jobs.
+    private var usage: [UInt32: (seconds: Double, at: ContinuousClock.Instant)] = [:]
+    private var started: [UInt32: [ContinuousClock.Instant]] = [:]
+    /// Jobs of heavy clients running now.
+    private var heavyRunning = 0
+    /// Seconds over which usage decays (by 1/e).
+    private let decay = 1.5
     /// Clients with queued jobs, in the order they are served.
     private var ring: [UInt32] = []
     private var queued = 0
@@ -69,7 +80,7 @@ final class WorkerPool: @unchecked Sendable {
         if waiting >= limits.perClientQueued { return .clientBusy }
         if queued >= limits.queueLimit { return .full }
         accepted()
-        if waiting == 0 { ring.append(client) }
+        if waiting == 0 { ring.append(client) }  // the set of clients with jobs waiting
         queues[client, default: []].append(job)
         queued += 1
         condition.signal()
@@ -95,15 +106,26 @@ final class WorkerPool: @unchecked Sendable {
     private func work() {
         condition.lock()
         while true {
-            if let (client, job) = takeNext() {
+            if let (client, job, heavy) = takeNext() {
+                let start = ContinuousClock.now
                 active += 1
+                if heavy { heavyRunning += 1 }
                 running[client, default: 0] += 1
+                started[client, default: []].append(start)
                 condition.unlock()
                 job()
                 condition.lock()
+                let end = ContinuousClock.now
                 active -= 1
+                if heavy { heavyRunning -= 1 }
                 running[client, default: 1] -= 1
                 if running[client] == 0 { running[client] = nil }
+                if var starts = started[client], let position = starts.firstIndex(of: start) {
+                    starts.remove(at: position)
+                    started[client] = starts.isEmpty ? nil : starts
+                }
+                usage[client] = (decayed(client, at: end) + seconds(end - start), end)
+                if usage.count > 4_096 { usage = usage.filter { decayed($0.key, at: end) > 0.01 } }
                 // A client at its cap may have jobs waiting that are now eligible; stop() waits too.
                 condition.broadcast()
             } else if stopping && queued == 0 {
@@ -117,21 +139,45 @@ final class WorkerPool: @unchecked Sendable {
         }
     }
 
-    /// The next job of the first client in turn that is under its running cap. Lock held.
-    private func takeNext() -> (UInt32, Job)? {
+    /// The next job of the waiting client that has used the workers least, among those under
+    /// their running cap; a heavy client's only while more than `reserved` workers would stay
+    /// for the others. Lock held.
+    private func takeNext() -> (UInt32, Job, Bool)? {
+        let now = ContinuousClock.now
+        let reserved = max(1, limits.workers / 4)
+        var best: (position: Int, load: Double)?
         for (position, client) in ring.enumerated() where running[client, default: 0] < limits.perClientRunning {
-            var jobs = queues[client] ?? []
-            let job = jobs.removeFirst()
-            queued -= 1
-            ring.remove(at: position)
-            if jobs.isEmpty {
-                queues[client] = nil
-            } else {
-                queues[client] = jobs
-                ring.append(client)
-            }
-            return (client, job)
+            let load = self.load(client, at: now)
+            if best == nil || load < best!.load { best = (position, load) }
         }
-        return nil
+        guard let best else { return nil }
+        let heavy = best.load > decay
+        if heavy && heavyRunning >= max(1, limits.workers - reserved) { return nil }
+        let client = ring.remove(at: best.position)
+        var jobs = queues[client] ?? []
+        let job = jobs.removeFirst()
+        queued -= 1
+        if jobs.isEmpty {
+            queues[client] = nil
+        } else {
+            queues[client] = jobs
+            ring.append(client)
+        }
+        return (client, job, heavy)
+    }
+
+    /// Worker-seconds `client` used lately: finished jobs, decayed, plus the time its running
+    /// jobs have taken so far. Above `decay` (one worker kept busy), the client is heavy.
+    private func load(_ client: UInt32, at now: ContinuousClock.Instant) -> Double {
+        decayed(client, at: now) + (started[client] ?? []).reduce(0) { $0 + min(decay, seconds(now - $1)) }
+    }
+
+    private func decayed(_ client: UInt32, at now: ContinuousClock.Instant) -> Double {
+        guard let entry = usage[client] else { return 0 }
+        return entry.seconds * exp(-seconds(now - entry.at) / decay)
+    }
+
+    private func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }
