@@ -1,15 +1,18 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The threads that run request handlers, so that libmicrohttpd's I/O threads only move bytes.
 ///
 /// Jobs are queued per client (its IP address). A free worker takes the next job of the client
-/// that has used the workers least lately (worker-seconds, decaying by half every second or so),
-/// and one client runs at most `perClientRunning` jobs at once. Clients that kept more than one
-/// worker busy on average lately are *heavy*; together they may hold all workers but
-/// `reserved`, which stay for everyone else: a flood of slow pages from many addresses slows
-/// itself, not a client sending one request at a time. The queue is bounded in total and per
-/// client; `submit` refuses a job beyond either bound, and the caller answers 503 with
-/// `Retry-After`.
+/// that has used the workers least lately (worker-seconds, decaying over a second or so), and
+/// one client runs at most `perClientRunning` jobs at once. Clients that kept more than one
+/// worker busy on average lately are *heavy*: their jobs run only on background workers, at the
+/// lowest CPU priority (nice 19), three for every four ordinary ones. A flood of slow pages from
+/// many addresses then slows itself, not a client sending one request at a time. The queue is
+/// bounded in total and per client; `submit` refuses a job beyond either bound, and the caller
+/// answers 503 with `Retry-After`.
 final class WorkerPool: @unchecked Sendable {
     struct Limits: Sendable {
         var workers: Int
@@ -39,8 +42,6 @@ final class WorkerPool: @unchecked Sendable {
     /// times of its running jobs.
     private var usage: [UInt32: (seconds: Double, at: ContinuousClock.Instant)] = [:]
     private var started: [UInt32: [ContinuousClock.Instant]] = [:]
-    /// Jobs of heavy clients running now.
-    private var heavyRunning = 0
     /// Seconds over which usage decays (by 1/e).
     private let decay = 1.5
     /// Clients with queued jobs, in the order they are served.
@@ -55,14 +56,24 @@ final class WorkerPool: @unchecked Sendable {
         self.limits = limits
     }
 
+    /// Background workers for `ordinary` ones: three for every four.
+    static func backgroundCount(_ ordinary: Int) -> Int { max(1, ordinary * 3 / 4) }
+
     /// Starts the threads; each holds the pool until `stop()` ends it.
     func start() {
         condition.lock()
         defer { condition.unlock() }
         guard live == 0, !stopping else { return }
-        for index in 0..<max(1, limits.workers) {
-            let thread = Thread { self.work() }
-            thread.name = "leakhistory-worker-\(index)"
+        let ordinary = max(1, limits.workers)
+        for index in 0..<(ordinary + Self.backgroundCount(ordinary)) {
+            let background = index >= ordinary
+            let thread = Thread {
+                // Lowering its own priority needs no privilege; on Linux the nice value is per thread,
+                // and `who` 0 is the calling thread.
+                if background { setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19) }
+                self.work(background: background)
+            }
+            thread.name = background ? "leakhistory-background-\(index - ordinary)" : "leakhistory-worker-\(index)"
             thread.stackSize = 1 << 20
             live += 1
             thread.start()
@@ -83,7 +94,8 @@ final class WorkerPool: @unchecked Sendable {
         if waiting == 0 { ring.append(client) }  // the set of clients with jobs waiting
         queues[client, default: []].append(job)
         queued += 1
-        condition.signal()
+        // Every worker: only the ordinary or only the background ones may take this job.
+        condition.broadcast()
         return nil
     }
 
@@ -103,13 +115,12 @@ final class WorkerPool: @unchecked Sendable {
         condition.unlock()
     }
 
-    private func work() {
+    private func work(background: Bool) {
         condition.lock()
         while true {
-            if let (client, job, heavy) = takeNext() {
+            if let (client, job, _) = takeNext(heavy: background) {
                 let start = ContinuousClock.now
                 active += 1
-                if heavy { heavyRunning += 1 }
                 running[client, default: 0] += 1
                 started[client, default: []].append(start)
                 condition.unlock()
@@ -117,7 +128,6 @@ final class WorkerPool: @unchecked Sendable {
                 condition.lock()
                 let end = ContinuousClock.now
                 active -= 1
-                if heavy { heavyRunning -= 1 }
                 running[client, default: 1] -= 1
                 if running[client] == 0 { running[client] = nil }
                 if var starts = started[client], let position = starts.firstIndex(of: start) {
@@ -139,20 +149,18 @@ final class WorkerPool: @unchecked Sendable {
         }
     }
 
-    /// The next job of the waiting client that has used the workers least, among those under
-    /// their running cap; a heavy client's only while more than `reserved` workers would stay
-    /// for the others. Lock held.
-    private func takeNext() -> (UInt32, Job, Bool)? {
+    /// The next job, for an ordinary worker (`heavy` false) or a background one: of the
+    /// waiting client under its running cap that has used the workers least, among the light
+    /// clients or the heavy ones. Lock held.
+    private func takeNext(heavy: Bool) -> (UInt32, Job, Bool)? {
         let now = ContinuousClock.now
-        let reserved = max(1, limits.workers / 4)
         var best: (position: Int, load: Double)?
         for (position, client) in ring.enumerated() where running[client, default: 0] < limits.perClientRunning {
             let load = self.load(client, at: now)
+            guard (load > decay) == heavy else { continue }
             if best == nil || load < best!.load { best = (position, load) }
         }
         guard let best else { return nil }
-        let heavy = best.load > decay
-        if heavy && heavyRunning >= max(1, limits.workers - reserved) { return nil }
         let client = ring.remove(at: best.position)
         var jobs = queues[client] ?? []
         let job = jobs.removeFirst()
