@@ -28,7 +28,7 @@ import LeakReport
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stdout.contains("New leaks (1)"))
         #expect(result.stdout.contains("App.ProfileViewModel  in ProfileTests/open()  at Tests/AppTests/ProfileTests.swift:42"))
-        #expect(result.stdout.contains("retain path: ProfileViewModel.onDone → ProfileViewModel"))
+        #expect(result.stdout.contains("retain path: ProfileViewModel.onDone (closure) → captures ProfileViewModel"))
         #expect(result.stdout.contains("Persisting (1)"))
         #expect(result.stdout.contains("Fixed (1)"))
         #expect(result.stdout.contains("Late releases (warnings) (1)"))
@@ -64,7 +64,7 @@ import LeakReport
         #expect(result.status == 1)
         #expect(result.stdout.hasPrefix("### LeakHistory: ❌ 1 new leak\n"))
         #expect(result.stdout.contains("| Leak | Scenarios | Where | Retain path | First seen |"))
-        #expect(result.stdout.contains("| `App.ProfileViewModel` | `ProfileTests/open()` | `Tests/AppTests/ProfileTests.swift:42` | `ProfileViewModel.onDone → ProfileViewModel` | — |"))
+        #expect(result.stdout.contains("| `App.ProfileViewModel` | `ProfileTests/open()` | `Tests/AppTests/ProfileTests.swift:42` | `ProfileViewModel.onDone (closure) → captures ProfileViewModel` | — |"))
     }
 
     @Test func githubWritesAnnotationsAndTheStepSummary() throws {
