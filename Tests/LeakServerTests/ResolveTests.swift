@@ -38,7 +38,8 @@ struct ResolveTests {
 
     @Test func aSuspectRunIsNeverTheBase() throws {
         let server = try TestServer()
-        try server.uploadRun(commit: sha(2), checks: [.leaked("A/a()", "App.A")], pad: false)
+        // Suspect: 20 checks (the floor below which no run is suspect), every one leaked.
+        try server.uploadRun(commit: sha(2), checks: (0..<20).map { .leaked("A/a\($0)()", "App.A") }, pad: false)
         try server.uploadRun(commit: sha(1), checks: [.leaked("A/a()", "App.A")])
         #expect(try resolved(server, [2, 1]) == ResolveResponse(base: sha(1), distance: 1, searched: 2))
     }

@@ -14,7 +14,7 @@ struct DashboardScope {
 
     /// - Throws: `LeakStoreError.projectNotFound` (a 404 page), or a 400 for an empty or
     ///   over-long argument.
-    init(_ request: Request, store: LeakStore, project: String) throws {
+    init(_ request: Request, store: any LeakStorage, project: String) throws {
         self.project = project
         activity = try store.activity(project: project, limit: DashboardPage.rowLimit)
         let newest = activity.runs.first { !$0.suspect } ?? activity.runs.first

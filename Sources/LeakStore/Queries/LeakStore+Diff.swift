@@ -44,7 +44,7 @@ extension LeakStore {
     ///   `flakyWindowCommits` usable commits (from `tip`, the base branch's newest upload, when
     ///   given), followed by the head's leak, shows it intermittent — or the head's own line of
     ///   `ownLineCommits` does (what a merge brings in, or a pull request's earlier commits)
-    ///   (`Intermittence.shows`). A leak that was fixed and stayed fixed for `Intermittence.stableCommits`
+    ///   (`Intermittence.shows`). A leak that was fixed and stayed fixed for `Intermittence.fixHeldCommits`
     ///   usable commits, then comes back, is new.
     /// - `after`, the base branch's nearest upload after `mergeBase`: a would-be-new key that
     ///   leaks there is inherited when the base's data ran out — the base is not the merge-base
@@ -53,8 +53,8 @@ extension LeakStore {
     /// - `firstSeen`: where the head's current leaking stretch began along its first parents.
     /// - Without a base, every leak at head is `unverified`.
     /// - Throws: `LeakStoreError.projectNotFound`.
-    public func diff(project: String, base: String?, head: String, environment: String, mergeBase: String? = nil,
-                     after: String? = nil, tip: String? = nil, now: Date = Date()) throws -> DiffResponse {
+    public func diff(project: String, base: String?, head: String, environment: String, mergeBase: String?,
+                     after: String?, tip: String?, now: Date) throws -> DiffResponse {
         try read { db in
             let history = try ProjectHistory(db, project: project)
             let headID = try history.commitID(head)

@@ -17,7 +17,13 @@ public struct Migration: Sendable {
         Migration(version: 3, name: "checks_outcome_without_in_list",
                   bytes: PackageResources._003_checks_outcome_without_in_list_sql),
         Migration(version: 4, name: "gate", bytes: PackageResources._004_gate_sql),
-        Migration(version: 7, name: "suppression_author", bytes: PackageResources._007_suppression_author_sql),
+        Migration(version: 5, name: "suppression_author", bytes: PackageResources._005_suppression_author_sql),
+    ]
+
+    /// Every PostgreSQL migration this build knows, oldest first (`Migrations/postgres/`): the
+    /// same schema concept, numbered on its own.
+    public static let postgres: [Migration] = [
+        Migration(version: 1, name: "pg_initial", bytes: PackageResources._001_pg_initial_sql),
     ]
 
     /// The schema version this build writes.
