@@ -21,7 +21,9 @@ import Testing
         ("cccccL", false),                 // first leak ever: no evidence yet
         ("cLcccL", true),                  // leaked once between clean commits
         ("cccFcc", true),                  // runs at one commit disagreed
-        ("cLLcL", true),                   // a two-commit leak, then clean
+        ("cLLccc", false),                 // a two-commit leak, then clean for good: a fix
+        ("cLLcccccL", false),              // which held: the leak coming back is a regression
+        ("cLLcL", true),                   // a one-commit clean spell between leaks
         ("cLLLc", false),                  // a three-commit leak then clean: a fix...
         ("cLLLcL", true),                  // ...that held one commit before it came back
         ("cLLLccL", true),                 // ...or two
@@ -34,5 +36,13 @@ import Testing
     ])
     func showsIntermittence(_ text: String, _ expected: Bool) {
         #expect(Intermittence.shows(Self.line(text)) == expected, "\(text)")
+    }
+
+    /// One brief leak long ago is not enough; two are, and so is one recent one.
+    @Test func aSingleBriefLeakCountsOnlyWhenRecent() {
+        let quiet = String(repeating: "c", count: Intermittence.recentCommits)
+        #expect(!Intermittence.shows(Self.line("cLc" + quiet + "L")))
+        #expect(Intermittence.shows(Self.line("cLcLc" + quiet + "L")))
+        #expect(Intermittence.shows(Self.line(quiet + "cLc" + "L")))
     }
 }
