@@ -101,8 +101,20 @@ enum ServerTool {
         return 2
     }
 
-    /// Opens (creating and migrating) the configured database.
-    static func openStore(_ configuration: ServerConfiguration) throws -> LeakStore {
-        try LeakStore(database: configuration.database, options: configuration.storeOptions)
+    /// Opens (creating and migrating) the configured database. With `announce`, says on standard
+    /// error which database it opened, and when it had to create a SQLite file: an admin command
+    /// run in the wrong folder then says so instead of quietly filling a fresh database.
+    static func openStore(_ configuration: ServerConfiguration, announce: Bool = false) throws -> LeakStore {
+        let database = configuration.database
+        let isServer = database.hasPrefix("postgres://") || database.hasPrefix("postgresql://")
+        let file = database.hasPrefix("sqlite://") ? String(database.dropFirst("sqlite://".count)) : database
+        let existed = isServer || FileManager.default.fileExists(atPath: file)
+        let store = try LeakStore(database: database, options: configuration.storeOptions)
+        if announce {
+            let location = isServer ? store.location : URL(fileURLWithPath: file).standardizedFileURL.path
+            FileHandle.standardError.write(Data((existed ? "Database: \(location)\n"
+                : "Database: \(location) (did not exist: created it; pass --database or set it in --config to use another)\n").utf8))
+        }
+        return store
     }
 }
