@@ -1,8 +1,9 @@
 import LeakStore
 
 /// What a project page looks at: the project, a branch and an environment, from `?branch=` and
-/// `?environment=` or, when left out, those of the project's newest run, so that a bare
-/// `/p/app` shows something useful and a link with both arguments always shows the same view.
+/// `?environment=` or, when left out, those of the project's newest run (that matches the one
+/// given, if one is), so that a bare `/p/app` shows something useful and a link with both
+/// arguments always shows the same view.
 struct DashboardScope {
     var project: String
     var branch: String
@@ -17,10 +18,16 @@ struct DashboardScope {
     init(_ request: Request, store: LeakStore, project: String) throws {
         self.project = project
         activity = try store.activity(project: project, limit: DashboardPage.rowLimit)
-        let newest = activity.runs.first { !$0.suspect } ?? activity.runs.first
-        branch = try request.query["branch"].map { try QueryInput.text($0, field: "branch") } ?? newest?.branch ?? "main"
-        environment = try request.query["environment"].map { try QueryInput.text($0, field: "environment") }
-            ?? newest?.environment ?? "default"
+        let askedBranch = try request.query["branch"].map { try QueryInput.text($0, field: "branch") }
+        let askedEnvironment = try request.query["environment"].map { try QueryInput.text($0, field: "environment") }
+        // The one left out comes from the newest run that matches the one given, so that
+        // `?branch=main` shows main where it has data, not the environment of another branch.
+        let matching = activity.runs.filter {
+            (askedBranch == nil || $0.branch == askedBranch) && (askedEnvironment == nil || $0.environment == askedEnvironment)
+        }
+        let newest = matching.first { !$0.suspect } ?? matching.first ?? activity.runs.first { !$0.suspect } ?? activity.runs.first
+        branch = askedBranch ?? newest?.branch ?? "main"
+        environment = askedEnvironment ?? newest?.environment ?? "default"
     }
 
     /// The branch and environment pickers, submitting to `action`.
