@@ -15,15 +15,18 @@ struct DashboardScope {
 
     /// - Throws: `LeakStoreError.projectNotFound` (a 404 page), or a 400 for an empty or
     ///   over-long argument.
-    init(_ request: Request, store: LeakStore, project: String) throws {
+    /// - Parameter head: a revision the page is about (the diff's head: a branch name or the
+    ///   first digits of a commit id), which the newest run must match too when it can.
+    init(_ request: Request, store: LeakStore, project: String, head: String? = nil) throws {
         self.project = project
         activity = try store.activity(project: project, limit: DashboardPage.rowLimit)
         let askedBranch = try request.query["branch"].map { try QueryInput.text($0, field: "branch") }
         let askedEnvironment = try request.query["environment"].map { try QueryInput.text($0, field: "environment") }
-        // The one left out comes from the newest run that matches the one given, so that
+        // The one left out comes from the newest run that matches what is given, so that
         // `?branch=main` shows main where it has data, not the environment of another branch.
-        let matching = activity.runs.filter {
-            (askedBranch == nil || $0.branch == askedBranch) && (askedEnvironment == nil || $0.environment == askedEnvironment)
+        let matching = activity.runs.filter { run in
+            (askedBranch == nil || run.branch == askedBranch) && (askedEnvironment == nil || run.environment == askedEnvironment)
+                && (head.map { run.branch == $0 || (!$0.isEmpty && run.commit.hasPrefix($0.lowercased())) } ?? true)
         }
         let newest = matching.first { !$0.suspect } ?? matching.first ?? activity.runs.first { !$0.suspect } ?? activity.runs.first
         branch = askedBranch ?? newest?.branch ?? "main"
