@@ -1,30 +1,39 @@
-# The commands README.md gives. Each installs the system packages it needs first.
-.PHONY: deps server test bench bench-quick release-tools crash-test load fuzz bad-input attack
+# The commands README.md gives. Each installs the system packages it needs first, and only
+# those: the server's build libraries for `make server`, plus git for the bench, plus chromium
+# and python3-jsonschema for the tests.
+.PHONY: deps deps-server deps-bench server test bench bench-quick release-tools crash-test load fuzz bad-input attack
 
 deps:
-	@bash .ci/install-deps
+	@bash .ci/install-deps test
+
+deps-server:
+	@bash .ci/install-deps server
+
+deps-bench:
+	@bash .ci/install-deps bench
 
 # The server on its embedded SQLite default: 127.0.0.1:8080, ./leakhistory.sqlite.
-server: deps
+server: deps-server
 	swift run -c release leakhistory-server
 
-# Every test: LeakReport, LeakCheck (Swift Testing, XCTest, Swift 5 mode), storage, server.
+# Every test: LeakReport, LeakCheck (Swift Testing, XCTest, Swift 5 mode), storage, server,
+# the CLI, the dashboard in headless Chromium.
 test: deps
 	swift test
 
-bench: deps
+bench: deps-bench
 	swift build -c release --product leakhistory
 	swift build -c release --product leakhistory-bench
 	.build/release/leakhistory-bench all
 
-bench-quick: deps
+bench-quick: deps-bench
 	swift build -c release --product leakhistory
 	swift build -c release --product leakhistory-bench
 	.build/release/leakhistory-bench all --quick
 
 # The release server and bench binaries side by side: the reliability targets run the real
 # server executable as a child process.
-release-tools: deps
+release-tools: deps-bench
 	swift build -c release --product leakhistory-server
 	swift build -c release --product leakhistory-bench
 

@@ -3,17 +3,20 @@
 ///
 /// ```swift
 /// Intermittence.shows([.clean, .leaked, .clean, .leaked])     // true: a one-commit leak between clean ones
-/// Intermittence.shows([.leaked, .leaked, .leaked, .clean, .clean, .clean, .leaked])  // false: fixed, stayed fixed, came back
+/// Intermittence.shows([.leaked, .leaked, .clean, .clean, .clean, .leaked])  // false: fixed, stayed fixed, came back
 /// ```
 public enum Intermittence {
-    /// A stretch of at least this many commits in one state (leaking, or clean between leaks)
-    /// is a real change of state: a leak that stayed, or a fix that held.
-    public static let stableCommits = 3
+    /// A leak seen at this many commits in a row was a real leak: its end is a fix, not
+    /// intermittence. (A leak that shows in a fraction of runs mostly shows at one commit.)
+    public static let leakHeldCommits = 2
+    /// A fix that held for this many commits in a row was a real fix: a leak coming back after
+    /// it is new (a regression), not intermittence.
+    public static let fixHeldCommits = 3
 
     /// True when the line (oldest first; nil where a commit did not check the key) has a commit
-    /// whose runs disagreed, or a stretch of fewer than `stableCommits` commits between two of
-    /// the other state — a brief leak between clean commits, or a brief clean spell between
-    /// leaks: at least two transitions either way. Commits that only errored are skipped.
+    /// whose runs disagreed, a leak at fewer than `leakHeldCommits` commits between clean ones, or
+    /// a clean spell of fewer than `fixHeldCommits` commits between leaks: at least two
+    /// transitions either way. Commits that only errored are skipped.
     public static func shows<S: Sequence>(_ line: S) -> Bool where S.Element == KeyState? {
         var current: Bool?          // leaking in the current stretch?
         var length = 0
@@ -30,7 +33,7 @@ public enum Intermittence {
                 length += 1
                 continue
             }
-            if current != nil, bounded, length < stableCommits { return true }
+            if let wasLeaking = current, bounded, length < (wasLeaking ? leakHeldCommits : fixHeldCommits) { return true }
             bounded = current != nil
             current = leaking
             length = 1

@@ -37,7 +37,7 @@ public final class LeakServer: Sendable {
                            workers: .init(workers: c.workers, queueLimit: c.queueLimit, perClientRunning: c.perClientWorkers,
                                           perClientQueued: c.perClientQueue),
                            responseBytesPerClient: c.responseBytesPerClient, responseBytesTotal: c.responseBytesTotal),
-            inFlight: metrics.inFlight,
+            inFlight: metrics.inFlight, refusals: metrics.refusals,
             admit: { dispatcher.admit($0) },
             respond: { dispatcher.dispatch($0) })
     }

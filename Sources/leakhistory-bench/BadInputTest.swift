@@ -76,14 +76,16 @@ enum BadInputTest {
         // Idle connections: opened, never written to.
         var idle: [Int32] = []
         var connectFailures = 0
-        for _ in 0..<idleConnections {
-            if let fd = try? RawSocket.connect(port: port) { idle.append(fd) } else { connectFailures += 1 }
+        // From 200 loopback addresses, 50 each: one address gets only `perClientConnectionLimit` (64).
+        for index in 0..<idleConnections {
+            let source = "127.6.\(index / 50 / 250).\(index / 50 % 250 + 1)"
+            if let fd = try? RawSocket.connect(port: port, source: source) { idle.append(fd) } else { connectFailures += 1 }
         }
         Thread.sleep(forTimeInterval: 0.5)
         let newDuringFlood = (try? KeepAliveConnection(port: port, timeoutSeconds: 3).request("GET", "/healthz"))?.status
         print("  \(idle.count) idle connections opened (\(connectFailures) refused by the system); a new client meanwhile: "
             + "\(newDuringFlood.map { "answered \($0)" } ?? "not served (connection limit reached)")")
-        // Beyond the connection limit (512) they wait in the listen queue and are accepted, and
+        // Beyond the connection limit (4,096) they wait in the listen queue and are accepted, and
         // timed out, a batch at a time: give them 60 s to drain.
         let floodStart = ContinuousClock.now
         var open = Set(idle)
@@ -169,8 +171,8 @@ enum BadInputTest {
 
 /// Plain socket calls for requests the keep-alive client would never send.
 enum RawSocket {
-    static func connect(port: Int) throws -> Int32 {
-        try LoopbackSocket.connect(port: port)
+    static func connect(port: Int, source: String? = nil) throws -> Int32 {
+        try LoopbackSocket.connect(port: port, source: source)
     }
 
     static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {

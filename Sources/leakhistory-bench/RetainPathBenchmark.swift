@@ -74,7 +74,79 @@ enum RetainPathBenchmark {
             baseline: "\(formatNanoseconds(bare.median)) bare weak-reference loop",
             ratio: "\(round1(check.median / bare.median))×", target: "< 5 ms",
             met: quick ? nil : check.median < 5_000_000))
+        for megabytes in quick ? [2, 5] : [50, 200] {
+            table.rows += await globalSearchRows(heapMegabytes: megabytes, rounds: rounds, quick: quick)
+        }
         return table
+    }
+
+    // MARK: Search from the process's globals
+
+    /// A heap object of about 600 bytes: a payload of plain words, and a reference.
+    final class Blob {
+        var payload: [UInt]
+        var next: Blob?
+        init(_ seed: UInt) { payload = (0..<64).map { $0 &* seed } }
+    }
+
+    final class Survivor {}
+    final class Registry { var entries: [Survivor] = [] }
+
+    /// What the searches below find the survivor from, and (second shape) the heap it walks first.
+    nonisolated(unsafe) static var registry = Registry()
+    nonisolated(unsafe) static var heapFromGlobal: [Blob] = []
+
+    /// The search from globals for a survivor held by `registry`, beside a plain scan of every
+    /// word of the same heap for the survivor's address (what one level of a reverse search of
+    /// memory costs): first with the heap held locally (what a test usually has), then with the
+    /// heap reachable from a global, which the search walks before it reaches the registry.
+    private static func globalSearchRows(heapMegabytes: Int, rounds: Int, quick: Bool) async -> [BenchmarkTable.Row] {
+        let count = heapMegabytes * 1_048_576 / 600
+        var heap = (0..<count).map { Blob(UInt($0)) }
+        for index in heap.indices.dropLast() { heap[index].next = heap[index + 1] }
+        let survivor = Survivor()
+        registry.entries = [survivor]
+        let address = UInt(bitPattern: Unmanaged.passUnretained(survivor).toOpaque())
+        let limits = RetainPathLimits(maxVisited: count + 1000, timeBudget: .seconds(30))
+
+        var scanned = 0
+        let plain = await Measurement.run(rounds: rounds, operations: 1) {
+            var matches = 0
+            for blob in heap {
+                blob.payload.withUnsafeBufferPointer { words in
+                    for word in words where word == address { matches += 1 }
+                }
+            }
+            scanned = matches
+        }
+        precondition(scanned == 0, "the survivor's address is in no payload")
+
+        var found = ""
+        let local = await Measurement.run(rounds: rounds, operations: 1) {
+            found = findRetainPath(to: survivor, limits: limits).readable
+        }
+        precondition(found == "RetainPathBenchmark.registry → Registry.entries[0] → Survivor", found)
+
+        heapFromGlobal = heap
+        let reachable = await Measurement.run(rounds: min(rounds, 3), operations: 1) {
+            found = findRetainPath(to: survivor, limits: limits).readable
+        }
+        precondition(found.hasSuffix("Registry.entries[0] → Survivor"), found)
+        heapFromGlobal = []
+        for blob in heap { blob.next = nil }
+        heap.removeAll()
+        registry.entries = []
+
+        let baseline = "\(formatNanoseconds(plain.median)) plain scan of \(heapMegabytes) MB"
+        return [
+            .init(figure: "search from globals, \(heapMegabytes) MB heap held locally", value: formatNanoseconds(local.median),
+                  baseline: baseline, ratio: "\(round2(local.median / plain.median))×",
+                  target: heapMegabytes == 50 ? "< 250 ms" : "",
+                  met: quick || heapMegabytes != 50 ? nil : local.median < 250_000_000),
+            .init(figure: "search from globals, \(heapMegabytes) MB heap (\(count) objects) from a global",
+                  value: formatNanoseconds(reachable.median),
+                  baseline: baseline, ratio: "\(round2(reachable.median / plain.median))×", target: "", met: nil),
+        ]
     }
 
     private struct WeakNode {

@@ -10,7 +10,8 @@ let usage = """
     SUITES:
       library   a passing expectDeallocation (report line included) vs. a bare weak-reference loop
       ingest    uploads over HTTP (1,000-check runs: checks/s; 10-check runs: uploads/s) vs. raw SQLite inserts
-      retain    retain-path search over 100,000 objects vs. a plain Mirror walk; the watcher's check
+      retain    retain-path search over 100,000 objects vs. a plain Mirror walk; the watcher's check;
+                the search from globals with 50 and 200 MB of heap vs. a plain scan of that memory
       queries   diff, trend, types and resolve over HTTP on a seeded database vs. one indexed lookup
       cli       leakhistory diff main..HEAD in a 10,000-commit repository vs. git rev-parse HEAD
       gate      a seeded 1,000-commit history with ground truth, every build judged by leakhistory check:

@@ -10,7 +10,7 @@ enum ProjectsCommand {
         guard !name.isEmpty, name.count <= 1024, !name.contains("/") else {
             throw UsageError("a project name must be 1 to 1024 characters without '/'")
         }
-        let token = try ServerTool.openStore(configuration).createProject(name)
+        let token = try ServerTool.openStore(configuration, announce: true).createProject(name)
         print(token.secret)
         return 0
     }

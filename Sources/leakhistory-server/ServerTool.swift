@@ -86,8 +86,16 @@ enum ServerTool {
         return 2
     }
 
-    /// Opens (creating and migrating) the configured database.
-    static func openStore(_ configuration: ServerConfiguration) throws -> LeakStore {
-        try LeakStore(path: configuration.database, options: configuration.storeOptions)
+    /// Opens (creating and migrating) the configured database. With `announce`, says on standard
+    /// error which file it opened, and when it had to create it: an admin command run in the
+    /// wrong folder then says so instead of quietly filling a fresh database.
+    static func openStore(_ configuration: ServerConfiguration, announce: Bool = false) throws -> LeakStore {
+        if announce {
+            let path = URL(fileURLWithPath: configuration.database).standardizedFileURL.path
+            let existed = FileManager.default.fileExists(atPath: path)
+            FileHandle.standardError.write(Data((existed ? "Database: \(path)\n"
+                : "Database: \(path) (did not exist: created it; pass --database or set it in --config to use another)\n").utf8))
+        }
+        return try LeakStore(path: configuration.database, options: configuration.storeOptions)
     }
 }

@@ -21,7 +21,9 @@ import Testing
         ("cccccL", false),                 // first leak ever: no evidence yet
         ("cLcccL", true),                  // leaked once between clean commits
         ("cccFcc", true),                  // runs at one commit disagreed
-        ("cLLcL", true),                   // a two-commit leak, then clean
+        ("cLLccc", false),                 // a two-commit leak, then clean for good: a fix
+        ("cLLcccccL", false),              // which held: the leak coming back is a regression
+        ("cLLcL", true),                   // a one-commit clean spell between leaks
         ("cLLLc", false),                  // a three-commit leak then clean: a fix...
         ("cLLLcL", true),                  // ...that held one commit before it came back
         ("cLLLccL", true),                 // ...or two

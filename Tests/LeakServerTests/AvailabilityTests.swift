@@ -110,8 +110,9 @@ struct AvailabilityTests {
             }
         }
         #expect(cutOff, "the server should close a request that has not arrived in full after 1 s")
-        // Everyone else is still served.
+        // Everyone else is still served, and the operator can see it happened.
         #expect(try server.client.get("/healthz").status == 200)
+        #expect(try server.client.get("/metrics").text.contains("leakhistory_http_deadline_cutoffs_total 1\n"))
     }
 
     @Test func oneClientCannotTakeEveryConnection() throws {

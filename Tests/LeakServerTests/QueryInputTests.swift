@@ -8,6 +8,8 @@ struct QueryInputTests {
     @Test(arguments: [
         ("/v1/projects/app/diff?base=xyz&head=\(HistoryFixture.sha(1))", "base"),
         ("/v1/projects/app/diff?base=\(HistoryFixture.sha(1))&head=\(HistoryFixture.sha(1))0", "head"),
+        ("/v1/projects/app/diff?base=\(HistoryFixture.sha(1))", "head"),        // base is optional: head is not
+        ("/v1/projects/app/diff?head=\(HistoryFixture.sha(1))&mergeBase=x", "mergeBase"),
         ("/v1/projects/app/types", "branch"),
         ("/v1/projects/app/scenarios/history", "scenario"),
         ("/v1/projects/app/types/App.A/trend?branch=main&limit=0", "limit"),

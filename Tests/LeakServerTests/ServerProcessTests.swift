@@ -93,6 +93,8 @@ struct ServerProcessTests {
         let server = try ServerProcess()
         let created = try server.command(["--database", "leaks.sqlite", "projects", "create", "web"])
         #expect(created.status == 0, "\(created.stderr)")
+        // Each admin command names the database it opened, and says when it created it.
+        #expect(created.stderr.hasPrefix("Database: \(URL(fileURLWithPath: server.databasePath).standardizedFileURL.path) (did not exist: created it;"))
         let first = created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(first.hasPrefix("lh_1_"))
         let second = try server.command(["--database", "leaks.sqlite", "tokens", "create", "web", "--read"])
@@ -107,7 +109,8 @@ struct ServerProcessTests {
 
         let duplicate = try server.command(["--database", "leaks.sqlite", "projects", "create", "web"])
         #expect(duplicate.status == 1)
-        #expect(duplicate.stderr == "Error: a project named \"web\" already exists\n")
+        #expect(duplicate.stderr == "Database: \(URL(fileURLWithPath: server.databasePath).standardizedFileURL.path)\n"
+                + "Error: a project named \"web\" already exists\n")
         let typo = try server.command(["--databse", "x"])
         #expect(typo.status == 2)
         #expect(typo.stderr.hasPrefix("Error: Unknown option '--databse'. Did you mean '--database'?\n"))

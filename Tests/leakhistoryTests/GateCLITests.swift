@@ -52,7 +52,7 @@ import LeakReport
         let c2 = try repository.git("rev-parse", "HEAD")
         let result = try runCheck([Self.profile(.leaked)])
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
-        #expect(result.stdout.contains("Base: \(c1.prefix(10))"))
+        #expect(result.stdout.contains("Base: \(c1.prefix(10)) (HEAD's first parent)"))
         #expect(result.stdout.contains("Head: \(c2.prefix(10))"))
         #expect(result.stdout.contains("New leaks (1)"))
         // The same commit checked again is still compared with its parent, not with itself.

@@ -78,7 +78,7 @@ import LeakReport
         #expect(out.contains("Dashboard: \(link)"))
         // Five cycle keys, the search leak and the ticker (its rule expired): 7 in 3 groups.
         #expect(out.contains("New leaks (7 in 3 root causes)"), "\(out)")
-        #expect(out.contains("✗ App.Coordinator, App.ViewModel  in 5 scenarios  at \(cycleFile):20"))
+        #expect(out.contains("✗ App.Coordinator, App.ViewModel  in 5 scenarios  at Tests/AppTests/CoordinatorTests.swift:20"))
         #expect(out.contains("also: CoordinatorTests/open() (App.Coordinator, Tests/AppTests/CoordinatorTests.swift:30); "
                              + "CoordinatorTests/push() (App.Coordinator, Tests/AppTests/CoordinatorTests.swift:40)"))
         #expect(count("retain path: Coordinator.children[0] → ViewModel.coordinator → Coordinator", in: out) == 1)

@@ -9,10 +9,13 @@ import LeakReport
 /// // ProfileViewModel.coordinator → MainCoordinator.children[0] → ProfileViewModel
 /// ```
 ///
-/// The search walks stored properties with `Mirror`, breadth first, and reads the Swift runtime's
-/// field metadata to leave out `weak` and `unowned` references; a step it cannot classify has the
-/// kind `unknown`. Closures cannot be looked into: when no path is found, the closures, tasks,
-/// timers and dispatch sources stored on the object and on what it reaches are named as suspects.
+/// The search reads stored properties from the runtime's field metadata (classes and structs;
+/// `Mirror` only where the metadata cannot be read), leaves out `weak` and `unowned` references,
+/// and follows stored closures into their contexts. When the object is in no cycle and no root
+/// holds it, it searches from the process's global and static variables (Linux). Holders without
+/// Swift types (a running task's memory, a dispatch source, a `Mutex`) are read as words: such a
+/// path is marked possible (`isProven` false). Only when no path is found are stored closures that
+/// capture something strongly, running tasks, timers and dispatch sources named as suspects.
 /// Like `Mirror`, it reads stored properties without synchronisation: call it while the objects
 /// it reaches are not being mutated on other threads.
 ///

@@ -36,8 +36,11 @@ enum DiffPage {
                                   after: comparison.after, tip: comparison.tip)
         let groups = LeakGroup.grouping(diff.entries)
 
-        let counts = HTML.joined(LeakDiff.Category.printOrder.map { category -> HTML in
-            "<li data-category=\"\(category.rawValue)\">\(category.heading): <strong>\(diff.counts[category.rawValue] ?? 0)</strong></li>"
+        // New, persisting and fixed always; the other categories when they hold something.
+        let counts = HTML.joined(LeakDiff.Category.printOrder.compactMap { category -> HTML? in
+            let count = diff.counts[category.rawValue] ?? 0
+            guard count > 0 || [.new, .persisting, .fixed].contains(category) else { return nil }
+            return "<li data-category=\"\(category.rawValue)\"><strong>\(count)</strong> \(category.countLabel)</li>"
         })
         let sections = HTML.joined(LeakDiff.Category.printOrder.map { category -> HTML in
             let inCategory = groups.filter { $0.category == category }

@@ -18,14 +18,13 @@ final class ConnectionDeadlines: Sendable {
     }
 
     let deadline: Duration
-    /// Connections shut down for missing the deadline, for `/metrics`.
-    var cutOff: Int { cutOffCount.load(ordering: .relaxed) }
+    private let refusals: HTTPRefusals
     private let entries = Mutex<[Int: Entry]>([:])
-    private let cutOffCount = Atomic<Int>(0)
     private let running = Atomic<Bool>(false)
 
-    init(deadline: Duration) {
+    init(deadline: Duration, refusals: HTTPRefusals) {
         self.deadline = deadline
+        self.refusals = refusals
     }
 
     func opened(_ connection: OpaquePointer, socket: Int32) {
@@ -75,7 +74,7 @@ final class ConnectionDeadlines: Sendable {
             for (key, entry) in entries where entry.receiving && now - entry.since > deadline {
                 shutdown(entry.socket, Int32(SHUT_RDWR))
                 entries[key]?.receiving = false
-                cutOffCount.add(1, ordering: .relaxed)
+                refusals.cutOffPastDeadline()
             }
         }
     }

@@ -70,20 +70,19 @@ final class MicroHTTPDServer: Sendable {
     let deadlines: ConnectionDeadlines
     let pool: WorkerPool
     let budget: ResponseBudget
-    /// Requests refused 503 because the pool or the response budget was full, for `/metrics`.
-    var overloaded: Int { overloadedCount.load(ordering: .relaxed) }
-    private let overloadedCount = Atomic<Int>(0)
+    private let refusals: HTTPRefusals
     private let options: Options
     private let admit: @Sendable (Head) -> Admission
     private let respond: @Sendable (Incoming) -> Response
 
-    init(options: Options, inFlight: RequestsInFlight, admit: @escaping @Sendable (Head) -> Admission,
+    init(options: Options, inFlight: RequestsInFlight, refusals: HTTPRefusals, admit: @escaping @Sendable (Head) -> Admission,
          respond: @escaping @Sendable (Incoming) -> Response) {
         self.options = options
         self.inFlight = inFlight
+        self.refusals = refusals
         self.admit = admit
         self.respond = respond
-        deadlines = ConnectionDeadlines(deadline: options.requestDeadline)
+        deadlines = ConnectionDeadlines(deadline: options.requestDeadline, refusals: refusals)
         pool = WorkerPool(limits: options.workers)
         budget = ResponseBudget(perClient: options.responseBytesPerClient, total: options.responseBytesTotal)
     }
@@ -327,7 +326,7 @@ final class MicroHTTPDServer: Sendable {
 
     /// 503 with `Retry-After`; the connection is closed when the body has not been read.
     private func overloaded(_ connection: OpaquePointer, pending: Pending, _ message: String) -> MHD_Result {
-        overloadedCount.add(1, ordering: .relaxed)
+        refusals.refusedOverloaded()
         let response = Response.error(HTTPFailure(503, "overloaded", message, headers: ["Retry-After": "1"]))
         return queue(connection, response, client: pending.client, close: pending.phase != .handling || pending.tooLarge)
     }

@@ -69,7 +69,7 @@ enum OpenAPIDocument {
         "properties": {
           "holder": { "type": "string", "maxLength": 1024 },
           "property": { "type": "string", "maxLength": 1024 },
-          "kind": { "enum": ["strong", "closure", "collection", "unknown"] }
+          "kind": { "enum": ["strong", "closure", "capture", "global", "task", "collection", "unknown"] }
         }
       },
       "Check": {

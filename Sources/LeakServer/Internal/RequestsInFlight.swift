@@ -9,3 +9,18 @@ final class RequestsInFlight: Sendable {
     func began() { value.add(1, ordering: .sequentiallyConsistent) }
     func ended() { value.subtract(1, ordering: .sequentiallyConsistent) }
 }
+
+/// Requests and connections the HTTP layer refused or cut before a handler saw them, for
+/// `/metrics`: a rising count says the server is under more load (or attack) than it admits.
+final class HTTPRefusals: Sendable {
+    private let overloadedCount = Atomic<Int>(0)
+    private let deadlineCount = Atomic<Int>(0)
+
+    /// 503s for a full worker queue, a busy client or the unread-answer budget.
+    var overloaded: Int { overloadedCount.load(ordering: .relaxed) }
+    /// Connections shut down for not delivering a request within its deadline.
+    var deadlineCutOffs: Int { deadlineCount.load(ordering: .relaxed) }
+
+    func refusedOverloaded() { overloadedCount.add(1, ordering: .relaxed) }
+    func cutOffPastDeadline() { deadlineCount.add(1, ordering: .relaxed) }
+}

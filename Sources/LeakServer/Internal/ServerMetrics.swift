@@ -27,6 +27,7 @@ final class ServerMetrics: Sendable {
 
     private let state = Mutex(State())
     let inFlight = RequestsInFlight()
+    let refusals = HTTPRefusals()
 
     /// Records one answered request under its route pattern (`unmatched` when none matched).
     func record(route: String, method: String, status: Int, seconds: Double) {
@@ -78,6 +79,12 @@ final class ServerMetrics: Sendable {
         out += "# HELP leakhistory_http_requests_in_flight Requests received and not yet answered, this one included.\n"
         out += "# TYPE leakhistory_http_requests_in_flight gauge\n"
         out += "leakhistory_http_requests_in_flight \(inFlight.count)\n"
+        out += "# HELP leakhistory_http_overloaded_total Requests answered 503 overloaded (worker queue, busy client, unread answers).\n"
+        out += "# TYPE leakhistory_http_overloaded_total counter\n"
+        out += "leakhistory_http_overloaded_total \(refusals.overloaded)\n"
+        out += "# HELP leakhistory_http_deadline_cutoffs_total Connections closed for not sending a whole request within the deadline.\n"
+        out += "# TYPE leakhistory_http_deadline_cutoffs_total counter\n"
+        out += "leakhistory_http_deadline_cutoffs_total \(refusals.deadlineCutOffs)\n"
         out += "# HELP leakhistory_database_size_bytes The SQLite file and its write-ahead log on disk.\n"
         out += "# TYPE leakhistory_database_size_bytes gauge\n"
         out += "leakhistory_database_size_bytes \(databaseBytes)\n"

@@ -1,4 +1,4 @@
-/// The API's routes, in one list so that it reads like the table in DESIGN.md.
+/// The API's routes, in one list so that it reads like the API table in docs/DESIGN.md.
 enum Routes {
     static func register(in router: inout Router) {
         router.post("/v1/projects/{project}/runs", access: .write, handler: RunUploadRoute.handle)

@@ -44,7 +44,7 @@ extension LeakStore {
     ///   `flakyWindowCommits` usable commits (from `tip`, the base branch's newest upload, when
     ///   given), followed by the head's leak, shows it intermittent — or the head's own line of
     ///   `ownLineCommits` does (what a merge brings in, or a pull request's earlier commits)
-    ///   (`Intermittence.shows`). A leak that was fixed and stayed fixed for `Intermittence.stableCommits`
+    ///   (`Intermittence.shows`). A leak that was fixed and stayed fixed for `Intermittence.fixHeldCommits`
     ///   usable commits, then comes back, is new.
     /// - `after`, the base branch's nearest upload after `mergeBase`: a would-be-new key that
     ///   leaks there is inherited when the base's data ran out — the base is not the merge-base

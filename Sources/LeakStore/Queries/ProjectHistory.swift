@@ -189,29 +189,50 @@ struct ProjectHistory {
     /// at most `max(limit * 20, 1,000)` commits are walked.
     func firstParentLine(from start: Int64, branch: String?, environment: String, limit: Int) throws -> [BranchCommit] {
         guard limit > 0 else { return [] }
-        var current = start
-        var visited: Set<Int64> = []
         var result: [BranchCommit] = []
+        var listed: Set<Int64> = []
+        var walked: Set<Int64> = []
+        var segmentStart: Int64? = start
         var steps = 0
         let maxSteps = max(limit * 20, 1_000)
-        while result.count < limit, steps < maxSteps {
-            steps += 1
-            visited.insert(current)
-            let point = try commitPoint(current, environment: environment)
-            if let at = point.at { result.append(BranchCommit(id: current, sha: point.sha, at: at)) }
-            if let next = try firstParent(of: current, avoiding: visited) {
-                current = next
-            } else if let branch, let next = try previousInUploadOrder(current, branch: branch, avoiding: visited) {
-                current = next
-            } else {
-                break
+        // Each segment is one recursive query along known first parents; it yields the usable
+        // commits and, last, the commit where the known chain ends. SQLite stops the recursion
+        // at the LIMIT.
+        while let from = segmentStart, result.count < limit, steps < maxSteps {
+            segmentStart = nil
+            var end: (id: Int64, depth: Int)?
+            try db.query("""
+                WITH RECURSIVE line(id, depth) AS (
+                    SELECT ?1, 0
+                    UNION ALL
+                    SELECT c.id, line.depth + 1 FROM line
+                    JOIN commit_parents p ON p.commit_id = line.id AND p.position = 0
+                    JOIN commits c ON c.project_id = ?2 AND c.sha = p.parent_sha
+                    WHERE line.depth < ?3)
+                SELECT line.id, line.depth, c.sha,
+                       (SELECT min(r.started_at) FROM runs r
+                        WHERE r.commit_id = line.id AND r.environment = ?4 AND r.suspect = 0) AS at,
+                       EXISTS (SELECT 1 FROM commit_parents p JOIN commits pc ON pc.project_id = ?2 AND pc.sha = p.parent_sha
+                               WHERE p.commit_id = line.id AND p.position = 0) AS known_parent
+                FROM line JOIN commits c ON c.id = line.id
+                WHERE at IS NOT NULL OR NOT known_parent OR line.depth = ?3
+                LIMIT ?5
+                """, [.integer(from), .integer(projectID), .integer(Int64(maxSteps - steps - 1)), .text(environment),
+                      .integer(Int64(limit - result.count + 1))]) { row in
+                let id = row.int64(at: 0)
+                if let at = row.string(at: 3), result.count < limit, listed.insert(id).inserted {
+                    result.append(BranchCommit(id: id, sha: row.string(at: 2) ?? "", at: at))
+                }
+                if row.int(at: 4) == 0 || row.int(at: 1) == maxSteps - steps - 1 { end = (id, row.int(at: 1)) }
+            }
+            guard result.count < limit, let end else { break }
+            steps += end.depth + 1
+            walked.insert(end.id)
+            if let branch, let next = try previousInUploadOrder(end.id, branch: branch, avoiding: walked.union(listed)) {
+                segmentStart = next
             }
         }
         return result
-    }
-
-    private func firstParent(of commitID: Int64, avoiding visited: Set<Int64>) throws -> Int64? {
-        try parent(of: commitID, position: 0).flatMap { visited.contains($0) ? nil : $0 }
     }
 
     /// The commit's parent at `position` (0: the first parent), when the server knows it.

@@ -23,6 +23,7 @@ struct CheckCommand: Command {
         examples: [
             "LEAKHISTORY_REPORT_ONLY=1 swift test && leakhistory check --base origin/main --format github",
             "leakhistory check --if-no-base fail --strict",
+            "leakhistory check --format markdown > leaks.md; gh pr comment \"$PR\" --body-file leaks.md",
         ])
 
     var arguments: ParsedArguments

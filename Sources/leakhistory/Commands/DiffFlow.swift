@@ -54,7 +54,8 @@ struct DiffFlow: Sendable {
         try requireHeadRuns(answer, environment: environment, headCommit: headCommit)
         return DiffOutcome(
             environment: environment,
-            base: DiffOutcome.BaseChoice(commit: base, distance: distance, mergeBase: mergeBase, after: after),
+            base: DiffOutcome.BaseChoice(commit: base, distance: distance, mergeBase: mergeBase, after: after,
+                                         onBaseBranch: onBaseBranch ? true : nil),
             head: headCommit, diff: answer.diff, strict: strict, ifNoBase: ifNoBase,
             suspectRuns: answer.head.suspectRuns ?? [],
             dashboardURL: client.settings.diffPage(base: base, head: headCommit), repositoryRoot: repository.directory)

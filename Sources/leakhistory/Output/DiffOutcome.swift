@@ -10,6 +10,8 @@ struct DiffOutcome: Sendable {
         var mergeBase: String?
         /// The base branch's nearest upload after the merge-base, asked about inherited leaks.
         var after: String?
+        /// True on the base branch itself: `mergeBase` is HEAD's first parent.
+        var onBaseBranch: Bool?
     }
 
     var environment: String
@@ -67,7 +69,8 @@ struct DiffOutcome: Sendable {
     var baseDescription: String {
         if let baseLabel { return baseLabel }
         guard let base else { return "none" }
-        let distance = base.distance == 0 ? "the merge-base" : "\(base.distance) first-parent commit\(base.distance == 1 ? "" : "s") before the merge-base \(base.mergeBase.map(short) ?? ""), which has no upload"
+        let start = base.onBaseBranch == true ? "HEAD's first parent" : "the merge-base"
+        let distance = base.distance == 0 ? start : "\(base.distance) first-parent commit\(base.distance == 1 ? "" : "s") before \(start) \(base.mergeBase.map(short) ?? ""), which has no upload"
         return "\(short(base.commit)) (\(distance))"
     }
 

@@ -31,7 +31,7 @@ struct DiffRenderer {
             lines.append(colour(category, palette.bold("\(category.heading) (\(Self.size(inCategory)))")))
             for group in inCategory {
                 let what = group.scenarios.count == 1 ? "\(palette.dim("in")) \(group.scenarios[0])" : "\(palette.dim("in")) \(group.scenarios.count) scenarios"
-                lines.append("  \(colour(category, symbol(category))) \(group.types.joined(separator: ", "))  \(what)  \(palette.dim("at")) \(group.file):\(group.line)")
+                lines.append("  \(colour(category, symbol(category))) \(group.types.joined(separator: ", "))  \(what)  \(palette.dim("at")) \(outcome.relativePath(group.file)):\(group.line)")
                 if group.occurrences.count > 1 {
                     lines.append("      also: " + group.others.map { "\($0.scenario) (\($0.type), \(outcome.relativePath($0.file)):\($0.line))" }.joined(separator: "; "))
                 }

@@ -98,9 +98,8 @@ struct SARIFLog: Encodable {
     }
 
     private static func result(_ group: LeakGroup, outcome: DiffOutcome) -> Result {
-        var text = "\(group.title) leaked: new at this head."
+        var text = "New leak: \(group.title)."
         if let path = group.readablePath { text += " Retain path: \(path)." }
-        if !group.others.isEmpty { text += " Also in \(group.others.count) more scenario\(group.others.count == 1 ? "" : "s")." }
         let related = group.others.enumerated().map { index, occurrence in
             Location(id: index + 1, physicalLocation: place(occurrence.file, occurrence.line, outcome: outcome),
                      message: Message(text: "\(occurrence.type) also leaks in \(occurrence.scenario)"))

@@ -82,8 +82,10 @@ struct DashboardBrowserTests {
         #expect(rows(in: diff, table: "diff-fixed") == 1)
         #expect(!diff.contains("id=\"diff-persisting\""))
         #expect(diff.contains("<h2 id=\"new\">New leaks (4 in 3 root causes)</h2>"))
-        #expect(diff.contains("<li data-category=\"new\">New leaks: <strong>4</strong></li>"))
-        #expect(diff.contains("<li data-category=\"fixed\">Fixed: <strong>1</strong></li>"))
+        #expect(diff.contains("<li data-category=\"new\"><strong>4</strong> new</li>"))
+        #expect(diff.contains("<li data-category=\"fixed\"><strong>1</strong> fixed</li>"))
+        #expect(diff.contains("<li data-category=\"persisting\"><strong>0</strong> persisting</li>"))
+        #expect(!diff.contains("<li data-category=\"flaky\">"), "an empty category other than those three is left out")
         #expect(diff.contains("data-category=\"fixed\" data-fingerprint=\"fp-fixed\" data-type=\"App.Fixed\""))
         // The cache group: both scenarios folded, the first one's place, the path once.
         let cache = try #require(row(in: diff, containing: "data-fingerprint=\"fp-cache\""))

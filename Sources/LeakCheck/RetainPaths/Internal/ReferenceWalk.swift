@@ -138,10 +138,15 @@ struct ReferenceWalk {
                 break  // it has released what it captured
             case .unknown:
                 suspect(holder, path, .task)
-            case .running:
+            case let .running(closureContext):
                 let found = edges.count
                 withExtendedLifetime(value) {
-                    scanUntyped(address, holder: holder, path: path, as: .task, depth: 1, into: &edges)
+                    if let closureContext {
+                        // The task keeps its closure's context until it ends: read it by its types.
+                        walkContext(closureContext, holder: holder, path: path, as: .task, nesting: nesting + 1, into: &edges)
+                    } else {
+                        scanUntyped(address, holder: holder, path: path, as: .task, depth: 1, into: &edges)
+                    }
                 }
                 if edges.count == found { suspect(holder, path, .task) }
             }
@@ -158,6 +163,8 @@ struct ReferenceWalk {
             return
         }
         if let elements = value as? any ElementSequence {
+            // `[UInt8]`, `[Int]`, `Set<String>`: nothing to look at in any element.
+            if role(of: type(of: elements).elementType) == .plain { return }
             var position = 0
             elements.forEachElement { element in
                 walk(element, holder: holder, path: Self.extend(path, "[\(position)]", kind), kind: elementKind,

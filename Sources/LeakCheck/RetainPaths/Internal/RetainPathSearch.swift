@@ -36,15 +36,25 @@ struct RetainPathSearch {
         walk.know(target)
     }
 
+    /// A cycle, else a path from the roots, else from the globals; a proven path first: a
+    /// possible one is kept while the later searches look for a proven one.
     mutating func run(roots: [Any]) -> RetainPathReport {
+        var possible: (steps: [RetainPathStep], origin: RetainPathReport.Origin)?
         if let cycle = searchCycle() {
-            return report(steps: cycle, origin: .cycle)
+            if foundProven { return report(steps: cycle, origin: .cycle) }
+            possible = (cycle, .cycle)
         }
         if !roots.isEmpty, let path = searchRoots(roots) {
-            return report(steps: path, origin: .root)
+            if foundProven { return report(steps: path, origin: .root) }
+            possible = possible ?? (path, .root)
         }
         if limits.searchesGlobals, !walk.budgetExhausted, !visitsReached, let path = searchGlobals() {
-            return report(steps: path, origin: .global)
+            if foundProven { return report(steps: path, origin: .global) }
+            possible = possible ?? (path, .global)
+        }
+        if let possible {
+            foundProven = false
+            return report(steps: possible.steps, origin: possible.origin)
         }
         return report(steps: nil, origin: .none)
     }
@@ -120,9 +130,11 @@ struct RetainPathSearch {
         return breadthFirst()
     }
 
-    /// Expands nodes in order until an edge reaches the target.
+    /// Expands nodes in order until an edge reaches the target by proven references; the first
+    /// possible path is returned only if no proven one is found.
     private mutating func breadthFirst() -> [RetainPathStep]? {
         var next = 0
+        var possible: [RetainPathStep]?
         while next < nodes.count {
             let node = nodes[next]
             next += 1
@@ -139,20 +151,26 @@ struct RetainPathSearch {
             for edge in walk.edges(of: node.object) {
                 let step = RetainPathStep(holder: holder, property: edge.property, kind: edge.kind)
                 if edge.target === target {
-                    foundProven = node.proven && edge.proven
-                    return path(to: next - 1) + [step]
+                    if node.proven && edge.proven {
+                        foundProven = true
+                        return path(to: next - 1) + [step]
+                    }
+                    if possible == nil { possible = path(to: next - 1) + [step] }
+                    continue
                 }
                 guard seen.insert(ObjectIdentifier(edge.target)).inserted else { continue }
                 guard nodes.count < limits.maxVisited else {
                     visitsReached = true
-                    return nil
+                    foundProven = false
+                    return possible
                 }
                 nodes.append(Node(object: edge.target, parent: next - 1, step: step, depth: node.depth + 1,
                                   proven: node.proven && edge.proven))
                 walk.know(edge.target)
             }
         }
-        return nil
+        foundProven = false
+        return possible
     }
 
     private func path(to index: Int) -> [RetainPathStep] {

@@ -12,7 +12,12 @@ extension Optional: OptionalValue {
 
 /// Arrays and sets, walked without a mirror.
 protocol ElementSequence {
+    static var elementType: Any.Type { get }
     func forEachElement(_ body: (Any) -> Void)
+}
+
+extension ElementSequence where Self: Sequence {
+    static var elementType: Any.Type { Element.self }
 }
 
 extension Array: ElementSequence {

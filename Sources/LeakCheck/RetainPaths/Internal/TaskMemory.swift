@@ -1,3 +1,5 @@
+import CLeakCheckSupport
+
 /// What can be told about a running `Task` from the runtime's private layout (ABI/Task.h, 64-bit):
 /// the job header (64 bytes, its flags at +32), the task's own fields (208 bytes in Swift 6.3,
 /// 192 in earlier runtimes), then its fragments, the future fragment last: its wait queue
@@ -6,7 +8,13 @@
 /// The layout is trusted only when the word after the wait queue is the task's result type,
 /// so a runtime that lays tasks out differently reads as unknown.
 enum TaskMemory {
-    enum State { case running, finished, unknown }
+    enum State: Equatable {
+        /// Still running or suspended; `closureContext` is the context of the closure it runs
+        /// (which it keeps until it ends), when it was found.
+        case running(closureContext: UInt?)
+        case finished
+        case unknown
+    }
 
     static func state(of task: UInt, resultType: Any.Type) -> State {
         guard ProcessMemory.isSupported, MemoryLayout<UInt>.size == 8,
@@ -20,9 +28,30 @@ enum TaskMemory {
             guard let queue = ProcessMemory.word(at: fragment), let type = ProcessMemory.word(at: fragment + 8),
                   type == expected || (isEmptyTuple(resultType) && isEmptyTupleMetadata(type))
             else { continue }
-            return queue & 3 == 0 ? .running : .finished
+            guard queue & 3 == 0 else { return .finished }
+            let result = TypeMetadata.layout(of: resultType)
+            return .running(closureContext: closureContext(after: fragment + 24 + UInt(result.size)))
         }
         return .unknown
+    }
+
+    /// The closure context in the context prefix that follows the future fragment's result:
+    /// (indirect result, async entry point, closure context, error result). Found as the word
+    /// after the first word that points into an image (the entry point), and kept only if it is
+    /// a closure context or a Swift object (a closure capturing one object has it as context).
+    private static func closureContext(after start: UInt) -> UInt? {
+        var position = (start + 7) & ~7
+        var previousInImage = false
+        for _ in 0..<8 {
+            guard let word = ProcessMemory.word(at: position) else { return nil }
+            if previousInImage {
+                if LiveObject.isClosureContext(at: word) || LiveObject.validated(at: word) != nil { return word }
+                return nil
+            }
+            previousInImage = word >= 0x10000 && lc_in_image(UInt(word)) == 1
+            position += 8
+        }
+        return nil
     }
 
     private static func isEmptyTuple(_ type: Any.Type) -> Bool {
