@@ -81,8 +81,8 @@ struct DashboardPageTests {
         #expect(bare.contains("Head of <code>\(Fixture.featureBranch)</code> in <code>\(Fixture.longEnvironment)</code>"))
         let type = try server.client.get("/p/app/types/App.Cache?branch=main").text
         #expect(type.contains("/p/app/types/App.Cache?branch=main&amp;environment=linux"), "\(type.prefix(3000))")
-        // The diff page, by the head it compares: a branch name or a commit's first digits.
-        for head in ["main", String(Fixture.sha(6).prefix(8))] {
+        // The diff page, by the head it compares: a branch name or a commit id.
+        for head in ["main", Fixture.sha(6)] {
             let diff = try server.client.get("/p/app/diff?base=\(Fixture.sha(1))&head=\(head)").text
             #expect(diff.contains("&amp;head=\(Fixture.sha(6))&amp;environment=linux\""), "\(head): \(diff.prefix(3000))")
         }
