@@ -14,7 +14,7 @@ enum DashboardRoutes {
         router.get("/", handler: page(project: false) { request, context in
             guard !context.configuration.requireReadToken else {
                 // Nothing to list without a project: the sign-in form, which opens the token's project.
-                return LoginPage.form(next: "/", problem: "This server requires a read token, so it does not list its projects.",
+                return LoginPage.form(next: "/", problem: "This server does not list its projects: signing in opens the token's project.",
                                       status: 403)
             }
             return try ProjectsPage.render(store: context.store)
