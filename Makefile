@@ -17,9 +17,10 @@ server: deps-server
 	swift run -c release leakhistory-server
 
 # Every test: LeakReport, LeakCheck (Swift Testing, XCTest, Swift 5 mode), storage, server,
-# the CLI, the dashboard in headless Chromium.
+# the CLI, the dashboard in headless Chromium — the store suites on SQLite and on a throw-away
+# PostgreSQL cluster (.ci/postgres-test-cluster).
 test: deps
-	swift test
+	bash .ci/postgres-test-cluster run swift test
 
 bench: deps-bench
 	swift build -c release --product leakhistory

@@ -35,12 +35,14 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // gzip through zlib, in one place: uploads compressed by the CLI, inflated by the server.
         .target(name: "GzipCoding", dependencies: ["CZlib"]),
-        // Storage: SQLite through its C API; the migrations are compiled into the binary.
+        // Storage: the boundary (`LeakStorage`), its queries written once, and two engines —
+        // SQLite through its C API, PostgreSQL through libpq; the migrations are compiled in.
         .target(
             name: "LeakStore",
-            dependencies: ["LeakReport", "CSQLite", "CCrypto"],
+            dependencies: ["LeakReport", "CSQLite", "CPostgres", "CCrypto"],
             resources: [.embedInCode("Migrations")]
         ),
         // The HTTP service over libmicrohttpd: routing, auth, ingest, metrics.
@@ -78,7 +80,7 @@ let package = Package(
         .testTarget(name: "LeakStoreTests", dependencies: ["LeakStore", "LeakReport", "CSQLite"]),
         .testTarget(
             name: "LeakServerTests",
-            dependencies: ["LeakServer", "LeakStore", "LeakReport", "CSQLite", "GzipCoding", "leakhistory-server", "LoopbackClient"]
+            dependencies: ["LeakServer", "LeakStore", "LeakReport", "GzipCoding", "leakhistory-server", "LoopbackClient"]
         ),
         // Resources: the published SARIF 2.1.0 schema the SARIF output is validated against.
         .testTarget(

@@ -1,10 +1,11 @@
 import Foundation
 import LeakStore
 
-/// The LeakHistory HTTP service: libmicrohttpd in front, a `LeakStore` behind.
+/// The LeakHistory HTTP service: libmicrohttpd in front, a `LeakStorage` behind (SQLite or
+/// PostgreSQL; the server does not know which).
 ///
 /// ```swift
-/// let store = try LeakStore(path: configuration.database, options: …)
+/// let store = try LeakStore(database: configuration.database, options: …)
 /// let server = LeakServer(configuration: configuration, store: store)
 /// let port = try server.start()
 /// …
@@ -12,13 +13,13 @@ import LeakStore
 /// ```
 public final class LeakServer: Sendable {
     public let configuration: ServerConfiguration
-    public let store: LeakStore
+    public let store: any LeakStorage
     /// Every route the server answers, as registered.
     public let router: Router
     private let http: MicroHTTPDServer
 
     /// Builds the routes; nothing listens until `start()`.
-    public init(configuration: ServerConfiguration, store: LeakStore) {
+    public init(configuration: ServerConfiguration, store: any LeakStorage) {
         self.configuration = configuration
         self.store = store
         var router = Router()
@@ -50,13 +51,13 @@ public final class LeakServer: Sendable {
     }
 
     /// Stops accepting connections, lets requests in flight finish (up to `grace`), stops, and
-    /// checkpoints the write-ahead log into the database file.
+    /// closes the store (SQLite checkpoints its write-ahead log into the database file).
     public func stop(grace: Duration = .seconds(10)) {
         http.stop(grace: grace)
         do {
-            try store.checkpoint()
+            try store.close()
         } catch {
-            RequestLog.problem("the WAL checkpoint at shutdown failed: \(error) (the data is safe in the -wal file)")
+            RequestLog.problem("closing the database at shutdown failed: \(error) (with SQLite the data is safe in the -wal file)")
         }
     }
 }

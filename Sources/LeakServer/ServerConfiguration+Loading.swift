@@ -61,7 +61,7 @@ extension ServerConfiguration {
     /// Refuses values that cannot work, naming the setting.
     public func validate() throws {
         guard (0...65_535).contains(port) else { throw ConfigurationError("port \(port): expected 0 to 65535") }
-        guard !database.isEmpty else { throw ConfigurationError("database: expected a file path") }
+        guard !database.isEmpty else { throw ConfigurationError("database: expected a file path or a postgres:// URL") }
         guard threads >= 0 else { throw ConfigurationError("threads \(threads): expected 0 (one per core) or more") }
         guard connectionLimit > 0 else { throw ConfigurationError("connectionLimit: expected at least 1") }
         guard connectionTimeoutSeconds > 0 else { throw ConfigurationError("connectionTimeoutSeconds: expected at least 1") }

@@ -30,7 +30,7 @@ enum IngestBenchmark {
         let token = try store.createProject("bench").secret
         var configuration = ServerConfiguration()
         configuration.port = 0
-        configuration.database = store.path
+        configuration.database = store.location
         configuration.logRequests = false
         let server = LeakServer(configuration: configuration, store: store)
         let port = try server.start()
@@ -44,10 +44,10 @@ enum IngestBenchmark {
         // Round 0 is the warm-up and is not kept.
         for round in 0...shape.rounds {
             let largeRuns = (0..<shape.largeRunsPerRound).map { makeRun(key: "large-\(round)-\($0)", index: $0, checks: 1_000) }
-            let largeSeconds = try upload(largeRuns, port: port, token: token)
+            let largeSeconds = try upload(largeRuns, ports: [port], token: token)
             let largeRawSeconds = try raw.insert(largeRuns)
             let smallRuns = (0..<shape.smallRunsPerRound).map { makeRun(key: "small-\(round)-\($0)", index: $0, checks: 10) }
-            let smallSeconds = try upload(smallRuns, port: port, token: token)
+            let smallSeconds = try upload(smallRuns, ports: [port], token: token)
             let smallRawSeconds = try raw.insert(smallRuns)
             guard round > 0 else { continue }
             large.append(Double(shape.largeRunsPerRound * 1_000) / largeSeconds)
@@ -80,16 +80,17 @@ enum IngestBenchmark {
         return table
     }
 
-    /// Sends every run from `clients` threads; returns the wall-clock seconds. Any answer but
+    /// Sends every run from `clients` threads (thread i to `ports[i % ports.count]`: several
+    /// servers behind a round-robin balancer); returns the wall-clock seconds. Any answer but
     /// 201 is an error: the figure counts stored uploads only.
-    private static func upload(_ runs: [RunRecord], port: Int, token: String) throws -> Double {
+    static func upload(_ runs: [RunRecord], ports: [Int], token: String) throws -> Double {
         let encoder = JSONEncoder()
         let bodies = try runs.map { try encoder.encode($0) }
         let next = Locked(0)
         let failures = Locked<[String]>([])
         let start = ContinuousClock.now
-        onClientThreads(clients) { _ in
-            let connection = KeepAliveConnection(port: port)
+        onClientThreads(clients) { thread in
+            let connection = KeepAliveConnection(port: ports[thread % ports.count])
             while true {
                 let index = next.withLock { value in
                     defer { value += 1 }

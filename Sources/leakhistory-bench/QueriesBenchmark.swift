@@ -31,12 +31,12 @@ enum QueriesBenchmark {
         let (storedChecks, seededTypes) = try seed(store, shape: shape)
         let seedTime = ContinuousClock.now - seedStart
         try store.checkpoint()
-        let bytesPerMillion = Double(store.sizeOnDisk()) / (Double(storedChecks) / 1_000_000)
+        let bytesPerMillion = Double(store.sizeOnDisk() ?? 0) / (Double(storedChecks) / 1_000_000)
 
         var configuration = ServerConfiguration()
         configuration.logRequests = false
         configuration.port = 0
-        configuration.database = store.path
+        configuration.database = store.location
         let server = LeakServer(configuration: configuration, store: store)
         let client = BenchHTTPClient(port: try server.start())
         defer { server.stop(grace: .seconds(1)) }

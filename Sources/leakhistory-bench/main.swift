@@ -16,6 +16,8 @@ let usage = """
       cli       leakhistory diff main..HEAD in a 10,000-commit repository vs. git rev-parse HEAD
       gate      a seeded 1,000-commit history with ground truth, every build judged by leakhistory check:
                 missed new leaks and false failures by cause
+      engines   the same uploads and diffs on SQLite, PostgreSQL with 1 server and with 3 servers; migrate of
+                SQLite into PostgreSQL (needs LEAKHISTORY_BENCH_POSTGRES=postgres://…; skipped without it)
       all       every suite above
 
     RELIABILITY (not part of all; they need the leakhistory-server binary built beside this one):
@@ -81,8 +83,8 @@ if arguments.first == "load" {
         exit(1)
     }
 }
-guard let suite = arguments.first, arguments.count == 1, ["library", "ingest", "retain", "queries", "cli", "gate", "all"].contains(suite) else {
-    FileHandle.standardError.write(Data("Error: expected one suite: library, ingest, retain, queries, cli, gate or all\n\n\(usage)\n".utf8))
+guard let suite = arguments.first, arguments.count == 1, ["library", "ingest", "retain", "queries", "cli", "gate", "engines", "all"].contains(suite) else {
+    FileHandle.standardError.write(Data("Error: expected one suite: library, ingest, retain, queries, cli, gate, engines or all\n\n\(usage)\n".utf8))
     exit(2)
 }
 
@@ -101,6 +103,14 @@ if suite == "ingest" || suite == "all" {
         print(try IngestBenchmark.run(quick: quick).render())
     } catch {
         FileHandle.standardError.write(Data("Error: the ingest benchmark failed: \(error)\n".utf8))
+        exit(1)
+    }
+}
+if suite == "engines" || suite == "all" {
+    do {
+        if let table = try EngineBenchmark.run(quick: quick) { print(table.render()) }
+    } catch {
+        FileHandle.standardError.write(Data("Error: the engines benchmark failed: \(error)\n".utf8))
         exit(1)
     }
 }

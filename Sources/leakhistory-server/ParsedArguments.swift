@@ -6,11 +6,14 @@ struct ParsedArguments {
     var host: String?
     var port: Int?
     var database: String?
+    /// `migrate --from <database> --to <database>`.
+    var from: String?
+    var to: String?
     var readToken = false
     var help = false
     var command: [String] = []
 
-    private static let valueOptions = ["--config", "--host", "--port", "--database"]
+    private static let valueOptions = ["--config", "--host", "--port", "--database", "--from", "--to"]
 
     init(_ arguments: [String]) throws {
         var index = 0
@@ -32,6 +35,8 @@ struct ParsedArguments {
                 case "--config": configPath = value
                 case "--host": host = value
                 case "--database": database = value
+                case "--from": from = value
+                case "--to": to = value
                 default:
                     guard let number = Int(value) else { throw UsageError("'--port \(value)': expected a number") }
                     port = number

@@ -24,6 +24,7 @@ struct Serve {
             }
         }
         let port = try server.start()
+        say("leakhistory-server database: \(store.location)")
         say("leakhistory-server listening on http://\(configuration.host):\(port)")
         stopRequested.wait()
         say("leakhistory-server stopping: finishing requests in flight")

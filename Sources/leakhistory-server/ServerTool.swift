@@ -5,21 +5,29 @@ import LeakStore
 /// `leakhistory-server` and its subcommands.
 enum ServerTool {
     static let usage = """
-        OVERVIEW: Ingests leak reports into SQLite over HTTP.
+        OVERVIEW: Ingests leak reports over HTTP into SQLite (the default) or PostgreSQL.
 
         USAGE: leakhistory-server [--config <path>] [--host <address>] [--port <port>] [--database <path>]
                leakhistory-server projects create <name>
                leakhistory-server tokens create <project> [--read]
                leakhistory-server tokens list <project>
                leakhistory-server tokens revoke <id>
+               leakhistory-server migrate --from <database> --to <database>
 
         OPTIONS:
           --config <path>      The configuration file (default: config/leakhistory.json; built-in
                                defaults when that file is missing).
           --host <address>     The IPv4 address to listen on (default 127.0.0.1).
           --port <port>        The port; 0 picks a free one (default 8080).
-          --database <path>    The SQLite file (default ./leakhistory.sqlite).
+          --database <path|url>
+                               The SQLite file (default ./leakhistory.sqlite; also sqlite:///path),
+                               or a PostgreSQL URL, postgres://user@host:port/db, which any number
+                               of servers can share.
           --read               With `tokens create`: a read-only token.
+          --from, --to <database>
+                               With `migrate`: copy the whole of one database (projects, tokens,
+                               runs, checks, suppressions) into another, empty one, e.g. from
+                               sqlite:///var/lib/leaks.sqlite to postgres://…; counts are verified.
           -h, --help           Show this help.
 
         ENVIRONMENT:
@@ -29,8 +37,10 @@ enum ServerTool {
 
         EXAMPLES:
           leakhistory-server --port 0 --database /tmp/leaks.sqlite
+          leakhistory-server --database postgres://leakhistory@db.internal:5432/leaks
           leakhistory-server projects create app
           leakhistory-server tokens revoke 3
+          leakhistory-server migrate --from sqlite:///var/lib/leaks.sqlite --to postgres://ci@db/leaks
 
         """
 
@@ -58,6 +68,11 @@ enum ServerTool {
                 return try Serve(configuration: configuration).run()
             case let words where words.first == "projects":
                 return try ProjectsCommand.run(Array(words.dropFirst()), configuration: configuration)
+            case ["migrate"]:
+                guard let from = parsed.from, let to = parsed.to else {
+                    return usageError("migrate needs --from <database> and --to <database>")
+                }
+                return try MigrateCommand.run(from: from, to: to, configuration: configuration)
             case let words where words.first == "tokens":
                 return try TokensCommand.run(Array(words.dropFirst()), readOnly: parsed.readToken,
                                              configuration: configuration)
@@ -87,15 +102,19 @@ enum ServerTool {
     }
 
     /// Opens (creating and migrating) the configured database. With `announce`, says on standard
-    /// error which file it opened, and when it had to create it: an admin command run in the
-    /// wrong folder then says so instead of quietly filling a fresh database.
+    /// error which database it opened, and when it had to create a SQLite file: an admin command
+    /// run in the wrong folder then says so instead of quietly filling a fresh database.
     static func openStore(_ configuration: ServerConfiguration, announce: Bool = false) throws -> LeakStore {
+        let database = configuration.database
+        let isServer = database.hasPrefix("postgres://") || database.hasPrefix("postgresql://")
+        let file = database.hasPrefix("sqlite://") ? String(database.dropFirst("sqlite://".count)) : database
+        let existed = isServer || FileManager.default.fileExists(atPath: file)
+        let store = try LeakStore(database: database, options: configuration.storeOptions)
         if announce {
-            let path = URL(fileURLWithPath: configuration.database).standardizedFileURL.path
-            let existed = FileManager.default.fileExists(atPath: path)
-            FileHandle.standardError.write(Data((existed ? "Database: \(path)\n"
-                : "Database: \(path) (did not exist: created it; pass --database or set it in --config to use another)\n").utf8))
+            let location = isServer ? store.location : URL(fileURLWithPath: file).standardizedFileURL.path
+            FileHandle.standardError.write(Data((existed ? "Database: \(location)\n"
+                : "Database: \(location) (did not exist: created it; pass --database or set it in --config to use another)\n").utf8))
         }
-        return try LeakStore(path: configuration.database, options: configuration.storeOptions)
+        return store
     }
 }

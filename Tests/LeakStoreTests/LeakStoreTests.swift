@@ -3,33 +3,26 @@ import LeakReport
 @testable import LeakStore
 import Testing
 
+/// The store's behaviour through its boundary, one suite for every engine: each test runs on
+/// SQLite and on PostgreSQL (`TestEngine.all`). Engine-only settings live in `SQLiteStoreTests`.
 @Suite("LeakStore")
 struct LeakStoreTests {
     static let commit = String(repeating: "ab", count: 20)
 
-    static func run(key: String = "k1", outcomes: [CheckOutcome] = [.leaked, .deallocated]) -> RunRecord {
+    static func run(key: String = "k1", outcomes: [CheckOutcome] = [.leaked, .deallocated],
+                    names: (scenario: String, type: String) = ("S", "App.Model")) -> RunRecord {
         RunRecord(project: "app", commit: commit, branch: "main", parents: [], environment: "linux", runKey: key,
                   startedAt: Date(timeIntervalSince1970: 1_800_000_000), checks: outcomes.enumerated().map { index, outcome in
-                      CheckRecord(scenario: "S/\(index)()", file: "S.swift", line: index, type: "App.Model",
-                                  outcome: outcome, waitedMs: 1, timeoutMs: 100,
+                      CheckRecord(scenario: "\(names.scenario)/\(index)()", file: "S.swift", line: index, type: names.type,
+                                  outcome: outcome, waitedMs: 1.25, timeoutMs: 100,
                                   timestamp: Date(timeIntervalSince1970: 1_800_000_000))
                   })
     }
 
-    @Test func theDatabaseIsInWALWithForeignKeysOn() throws {
-        let database = try TemporaryDatabase()
-        let store = try LeakStore(path: database.path, options: StoreOptions(synchronous: .full))
-        let settings = try store.write { writer in
-            [try writer.connection.scalarText("PRAGMA journal_mode"),
-             try writer.connection.scalarInt("PRAGMA foreign_keys").map(String.init),
-             try writer.connection.scalarInt("PRAGMA synchronous").map(String.init)]
-        }
-        #expect(settings == ["wal", "1", "2"])
-    }
-
-    @Test func ingestIsIdempotentPerRunKeyAndRefusesAChangedRun() throws {
-        let database = try TemporaryDatabase()
-        let store = try LeakStore(path: database.path)
+    @Test(arguments: TestEngine.all)
+    func ingestIsIdempotentPerRunKeyAndRefusesAChangedRun(_ engine: TestEngine) throws {
+        let database = try TestDatabase(engine)
+        let store = try database.open()
         _ = try store.createProject("app")
         let first = try store.ingest(Self.run())
         #expect(first.created && first.checkCount == 2 && first.leakedCount == 1 && !first.suspect)
@@ -41,9 +34,10 @@ struct LeakStoreTests {
         #expect(try store.read { try $0.scalarInt("SELECT count(*) FROM checks") } == 2)
     }
 
-    @Test func aFailedIngestLeavesNoTraceAndLaterIngestsStillWork() throws {
-        let database = try TemporaryDatabase()
-        let store = try LeakStore(path: database.path)
+    @Test(arguments: TestEngine.all)
+    func aFailedIngestLeavesNoTraceAndLaterIngestsStillWork(_ engine: TestEngine) throws {
+        let database = try TestDatabase(engine)
+        let store = try database.open()
         #expect(throws: LeakStoreError.projectNotFound("app")) { try store.ingest(Self.run()) }
         _ = try store.createProject("app")
         // A refused run in between must not disturb the next one.
@@ -58,9 +52,10 @@ struct LeakStoreTests {
         #expect(counts == [2, 20, 0])
     }
 
-    @Test func tokensAreStoredHashedVerifiedAndRevoked() throws {
-        let database = try TemporaryDatabase()
-        let store = try LeakStore(path: database.path)
+    @Test(arguments: TestEngine.all)
+    func tokensAreStoredHashedVerifiedAndRevoked(_ engine: TestEngine) throws {
+        let database = try TestDatabase(engine)
+        let store = try database.open()
         let issued = try store.createProject("app")
         #expect(issued.secret.hasPrefix("lh_\(issued.id)_") && issued.secret.count == "lh_\(issued.id)_".count + 64)
         #expect(try store.verifyToken(issued.secret) == .valid(id: issued.id, project: "app", scope: .write))
@@ -75,30 +70,24 @@ struct LeakStoreTests {
         let read = try store.createToken(project: "app", scope: .read)
         try store.revokeToken(id: issued.id)
         #expect(try store.verifyToken(issued.secret) == .revoked(id: issued.id))
+        #expect(try store.verifyToken(id: issued.id) == .revoked(id: issued.id))
         #expect(try store.verifyToken(read.secret) == .valid(id: read.id, project: "app", scope: .read))
         let listed = try store.tokens(project: "app")
         #expect(listed.map(\.id) == [issued.id, read.id])
         #expect(listed.map { $0.revokedAt != nil } == [true, false])
         #expect(throws: LeakStoreError.tokenNotFound(999)) { try store.revokeToken(id: 999) }
         #expect(throws: LeakStoreError.projectExists("app")) { try store.createProject("app") }
-    }
-
-    @Test func aFailingStatementNamesTheCodeTheMessageAndTheSQL() throws {
-        let database = try TemporaryDatabase()
-        let store = try LeakStore(path: database.path)
-        let error = #expect(throws: SQLiteError.self) {
-            try store.write { try $0.connection.run("INSERT INTO projects (name, created_at) VALUES (NULL, ?)", [.text("x")]) }
-        }
-        #expect(error?.code == 1299) // SQLITE_CONSTRAINT_NOTNULL
-        #expect(error?.message.contains("NOT NULL constraint failed: projects.name") == true)
-        #expect(error?.sql == "INSERT INTO projects (name, created_at) VALUES (NULL, ?)")
+        _ = try store.createProject("Zed")
+        _ = try store.createProject("alpha")
+        #expect(try store.projectNames() == ["Zed", "alpha", "app"], "byte order, as SQLite sorts")
     }
 
     /// A read is one snapshot: what an upload commits halfway through it is not seen by its
     /// later statements, and is seen by the next read.
-    @Test func aReadSeesOneSnapshotWhileUploadsCommit() throws {
-        let database = try TemporaryDatabase()
-        let store = try LeakStore(path: database.path)
+    @Test(arguments: TestEngine.all)
+    func aReadSeesOneSnapshotWhileUploadsCommit(_ engine: TestEngine) throws {
+        let database = try TestDatabase(engine)
+        let store = try database.open()
         _ = try store.createProject("app")
         _ = try store.ingest(Self.run(key: "a"))
         let (before, during) = try store.read { db in
@@ -110,4 +99,64 @@ struct LeakStoreTests {
         #expect(during == 2, "the second run's checks were committed after the read began")
         #expect(try store.read { try $0.scalarInt("SELECT count(*) FROM checks") } == 4)
     }
+
+    /// Many writers at once — on PostgreSQL, racing transactions on separate connections — on
+    /// one runKey store it once, and on new names intern each name once.
+    @Test(arguments: TestEngine.all)
+    func concurrentWritersStoreARunKeyOnceAndInternANameOnce(_ engine: TestEngine) throws {
+        let database = try TestDatabase(engine)
+        let store = try database.open()
+        _ = try store.createProject("app")
+        let receipts = Collected<IngestReceipt>()
+        DispatchQueue.concurrentPerform(iterations: 8) { index in
+            // Half the writers send the same run; the others each a run of their own with the same new names.
+            let run = index % 2 == 0 ? Self.run(key: "same", names: ("Shared", "App.Shared"))
+                : Self.run(key: "own-\(index)", names: ("Shared", "App.Shared"))
+            if let receipt = try? store.ingest(run) { receipts.append(receipt) }
+        }
+        let all = receipts.values
+        #expect(all.count == 8, "every writer got an answer")
+        let same = try store.read { try $0.scalarInt("SELECT count(*) FROM runs WHERE run_key = 'same'") }
+        #expect(same == 1)
+        #expect(all.filter(\.created).count == 5, "the shared run once, and four runs of their own")
+        let counts = try store.read { db in
+            [try db.scalarInt("SELECT count(*) FROM runs"), try db.scalarInt("SELECT count(*) FROM types"),
+             try db.scalarInt("SELECT count(*) FROM scenarios"), try db.scalarInt("SELECT count(*) FROM checks"),
+             try db.scalarInt("SELECT sum(checked_count) FROM leak_states")]
+        }
+        #expect(counts == [5, 1, 2, 10, 10])
+    }
+
+    @Test(arguments: TestEngine.all)
+    func aReadPastItsBudgetIsStoppedAndTheConnectionServesTheNext(_ engine: TestEngine) throws {
+        let database = try TestDatabase(engine)
+        let store = try database.open(StoreOptions(readerCount: 1, queryTimeBudget: .milliseconds(50)))
+        let endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
+        #expect {
+            _ = try store.read { try $0.scalarInt(endless) }
+        } throws: { error in
+            guard case .queryTimeout? = error as? LeakStoreError else { return false }
+            return true
+        }
+        #expect(try store.read { try $0.scalarInt("SELECT 1") } == 1)
+    }
+
+    @Test(arguments: TestEngine.all)
+    func reopeningMigratesNothingAndANewerSchemaIsRefused(_ engine: TestEngine) throws {
+        let database = try TestDatabase(engine)
+        let first = try database.open()
+        _ = try first.createProject("app")
+        let latest = try first.schemaVersion()
+        #expect(latest == (engine == .sqlite ? Migration.latestVersion : Migration.postgres.last?.version))
+        let appliedAt = try first.read { try $0.scalarText("SELECT max(applied_at) FROM schema_migrations") }
+        let second = try database.open()
+        #expect(try second.read { try $0.scalarText("SELECT max(applied_at) FROM schema_migrations") } == appliedAt)
+        #expect(try second.projectNames() == ["app"])
+        try second.write { try $0.connection.run(
+            "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, 'future', 'then')",
+            [.integer(Int64(latest + 1))]) }
+        let error = #expect(throws: LeakStoreError.self) { try database.open() }
+        #expect(error?.description.contains("was migrated by a newer build") == true)
+    }
 }
+

@@ -5,7 +5,7 @@ import LeakStore
 /// environment, one row per root cause (fingerprint group) with the retain path; the history
 /// of the scenarios that leak here; a diff link against its first parent for each environment.
 enum CommitPage {
-    static func render(_ request: Request, store: LeakStore, project: String) throws -> Response {
+    static func render(_ request: Request, store: any LeakStorage, project: String) throws -> Response {
         let sha = try QueryInput.commit(request.parameter("sha"), field: "sha")
         let links = DashboardLinks(project: project)
         guard let commit = try store.commit(project: project, sha: sha) else {

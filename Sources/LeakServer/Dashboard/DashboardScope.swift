@@ -17,7 +17,7 @@ struct DashboardScope {
     ///   over-long argument.
     /// - Parameter head: a revision the page is about (the diff's head: a branch name or the
     ///   first digits of a commit id), which the newest run must match too when it can.
-    init(_ request: Request, store: LeakStore, project: String, head: String? = nil) throws {
+    init(_ request: Request, store: any LeakStorage, project: String, head: String? = nil) throws {
         self.project = project
         activity = try store.activity(project: project, limit: DashboardPage.rowLimit)
         let askedBranch = try request.query["branch"].map { try QueryInput.text($0, field: "branch") }

@@ -41,7 +41,7 @@ final class DashboardSessions: Sendable {
 
     /// The token behind a cookie, as a read credential: unknown when the session is not known or
     /// has expired, revoked when its token was.
-    func verify(_ cookie: String, store: LeakStore) throws -> TokenVerdict {
+    func verify(_ cookie: String, store: any LeakStorage) throws -> TokenVerdict {
         let key = SHA256.hex(cookie)
         let now = ContinuousClock.now
         let entry = entries.withLock { entries -> Entry? in

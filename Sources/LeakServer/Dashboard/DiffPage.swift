@@ -8,7 +8,7 @@ import LeakStore
 /// what each was resolved to. One row per root cause (fingerprint group), categories in the
 /// CLI's order. Without both revisions it shows the form that asks for them.
 enum DiffPage {
-    static func render(_ request: Request, store: LeakStore, project: String) throws -> Response {
+    static func render(_ request: Request, store: any LeakStorage, project: String) throws -> Response {
         let scope = try DashboardScope(request, store: store, project: project, head: request.query["head"])
         let links = scope.links
         let crumbs: [DashboardPage.Crumb] = [

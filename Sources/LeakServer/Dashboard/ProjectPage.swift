@@ -10,7 +10,7 @@ enum ProjectPage {
     /// Commits a sparkline spans.
     static let sparklineCommits = 30
 
-    static func render(_ request: Request, store: LeakStore, project: String) throws -> Response {
+    static func render(_ request: Request, store: any LeakStorage, project: String) throws -> Response {
         let scope = try DashboardScope(request, store: store, project: project)
         let links = scope.links
         let types = try store.leakingTypes(project: project, branch: scope.branch, environment: scope.environment)

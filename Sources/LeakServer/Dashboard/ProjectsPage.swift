@@ -2,7 +2,7 @@ import LeakStore
 
 /// `/`: the projects this server holds, each linked to its page.
 enum ProjectsPage {
-    static func render(store: LeakStore) throws -> Response {
+    static func render(store: any LeakStorage) throws -> Response {
         let names = try store.projectNames(limit: DashboardPage.rowLimit + 1)
         let items = names.prefix(DashboardPage.rowLimit).map { name -> HTML in
             "<li><a href=\"\(DashboardLinks(project: name).project())\">\(name)</a></li>"

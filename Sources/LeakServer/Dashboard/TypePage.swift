@@ -8,7 +8,7 @@ enum TypePage {
     /// Commits the chart spans unless `?limit=` (1 to 1,000) says otherwise.
     static let defaultCommits = 100
 
-    static func render(_ request: Request, store: LeakStore, project: String) throws -> Response {
+    static func render(_ request: Request, store: any LeakStorage, project: String) throws -> Response {
         let type = try QueryInput.text(request.query["type"] ?? request.parameter("type"), field: "type")
         let scope = try DashboardScope(request, store: store, project: project)
         let links = scope.links

@@ -106,14 +106,15 @@ final class Dispatcher: Sendable {
         let httpError: any HTTPError
         switch error {
         case let error as any HTTPError:
+            // A full disk, a database that went away, a query over its budget: answered as what
+            // it is, and logged, since the operator must hear of it first.
+            if error.status >= 500 { RequestLog.problem("\(head.method) \(head.path): \(error)") }
             httpError = error
         case let error as DecodingError:
             httpError = HTTPFailure.badRequest(error.keyPathDescription, code: "invalid_report")
         default:
             RequestLog.problem("\(head.method) \(head.path): \(error)")
-            // A full disk or a query over its time budget is still logged but answered as what it is.
-            httpError = (error as? SQLiteError)?.httpFailure ?? HTTPFailure(
-                500, "internal_error", "the server failed to answer this request; the server log says why")
+            httpError = HTTPFailure(500, "internal_error", "the server failed to answer this request; the server log says why")
         }
         if let present = route?.presentFailure, let request { return present(request, httpError) }
         return .error(httpError)

@@ -51,7 +51,7 @@ final class ServerMetrics: Sendable {
     }
 
     /// The Prometheus text exposition (version 0.0.4).
-    func prometheusText(databaseBytes: Int64) -> String {
+    func prometheusText(databaseBytes: Int64?) -> String {
         let snapshot = state.withLock { $0 }
         var out = ""
         out += "# HELP leakhistory_http_requests_total HTTP requests answered, by route, method and status.\n"
@@ -85,9 +85,12 @@ final class ServerMetrics: Sendable {
         out += "# HELP leakhistory_http_deadline_cutoffs_total Connections closed for not sending a whole request within the deadline.\n"
         out += "# TYPE leakhistory_http_deadline_cutoffs_total counter\n"
         out += "leakhistory_http_deadline_cutoffs_total \(refusals.deadlineCutOffs)\n"
-        out += "# HELP leakhistory_database_size_bytes The SQLite file and its write-ahead log on disk.\n"
-        out += "# TYPE leakhistory_database_size_bytes gauge\n"
-        out += "leakhistory_database_size_bytes \(databaseBytes)\n"
+        // PostgreSQL's size is the database server's to report.
+        if let databaseBytes {
+            out += "# HELP leakhistory_database_size_bytes The SQLite file and its write-ahead log on disk.\n"
+            out += "# TYPE leakhistory_database_size_bytes gauge\n"
+            out += "leakhistory_database_size_bytes \(databaseBytes)\n"
+        }
         return out
     }
 

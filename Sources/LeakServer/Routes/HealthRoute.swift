@@ -1,4 +1,5 @@
-/// `GET /healthz`: 200 when a query on the database answers, 503 otherwise.
+/// `GET /healthz`: 200 when a query on the database answers, 503 otherwise — what a load
+/// balancer asks before it sends a server traffic.
 enum HealthRoute {
     struct Health: Encodable, ResponseGenerator {
         var status: String
@@ -12,7 +13,8 @@ enum HealthRoute {
             return Health(status: "ok", schemaVersion: try context.store.schemaVersion())
         } catch {
             RequestLog.problem("health check failed: \(error)")
-            throw HTTPFailure(503, "unavailable", "the database does not answer; the server log says why")
+            throw HTTPFailure(503, "unavailable", "the database does not answer; the server log says why",
+                              headers: ["Retry-After": "2"])
         }
     }
 }

@@ -52,7 +52,7 @@ enum TokenCheck {
 
     /// Requires a live bearer token of `project`; `scope: .write` also refuses read tokens.
     /// 401 without a token or with an unknown or revoked one; 403 for another project's token.
-    private static func require(_ scope: TokenScope, for project: String, request: Request, store: LeakStore) throws {
+    private static func require(_ scope: TokenScope, for project: String, request: Request, store: any LeakStorage) throws {
         let what = scope == .write ? "write token" : "token"
         guard let token = request.bearerToken else {
             throw HTTPFailure.unauthorized(
@@ -62,7 +62,7 @@ enum TokenCheck {
         try check(try store.verifyToken(token), scope: scope, project: project, store: store, what: "the token")
     }
 
-    private static func check(_ verdict: TokenVerdict, scope: TokenScope, project: String, store: LeakStore,
+    private static func check(_ verdict: TokenVerdict, scope: TokenScope, project: String, store: any LeakStorage,
                               what: String) throws {
         switch verdict {
         case .unknown:

@@ -2,17 +2,6 @@ import Foundation
 import LeakReport
 
 extension LeakStore {
-    /// Project names, sorted, at most `limit`.
-    public func projectNames(limit: Int) throws -> [String] {
-        try read { db in
-            var names: [String] = []
-            try db.query("SELECT name FROM projects ORDER BY name LIMIT ?", [.integer(Int64(limit))]) {
-                names.append($0.string(at: 0) ?? "")
-            }
-            return names
-        }
-    }
-
     /// The project's newest runs (any environment), the leaks of its newest usable runs, and
     /// the branches and environments it has uploads for; each list at most `limit` long.
     ///
@@ -25,7 +14,7 @@ extension LeakStore {
     public func activity(project: String, limit: Int) throws -> ProjectActivity {
         try read { db in
             let history = try ProjectHistory(db, project: project)
-            let projectID = SQLiteValue.integer(history.projectID)
+            let projectID = SQLValue.integer(history.projectID)
             var runs: [ProjectActivity.Run] = []
             try db.query("""
                 SELECT r.id, c.sha, r.branch, r.environment, r.started_at, r.check_count, r.leaked_count,

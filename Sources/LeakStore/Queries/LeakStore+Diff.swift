@@ -53,8 +53,8 @@ extension LeakStore {
     /// - `firstSeen`: where the head's current leaking stretch began along its first parents.
     /// - Without a base, every leak at head is `unverified`.
     /// - Throws: `LeakStoreError.projectNotFound`.
-    public func diff(project: String, base: String?, head: String, environment: String, mergeBase: String? = nil,
-                     after: String? = nil, tip: String? = nil, now: Date = Date()) throws -> DiffResponse {
+    public func diff(project: String, base: String?, head: String, environment: String, mergeBase: String?,
+                     after: String?, tip: String?, now: Date) throws -> DiffResponse {
         try read { db in
             let history = try ProjectHistory(db, project: project)
             let headID = try history.commitID(head)

@@ -9,7 +9,7 @@ extension LeakStore {
     /// ancestor of it (within `depth`) with a usable run in `environment` — one snapshot.
     /// - Throws: `LeakStoreError.projectNotFound`.
     public func compare(project: String, base: String, head: String, environment: String,
-                        depth: Int = 100) throws -> RevisionComparison {
+                        depth: Int) throws -> RevisionComparison {
         try read { db in
             let history = try ProjectHistory(db, project: project)
             let baseSide = try resolve(base, history), headSide = try resolve(head, history)

@@ -4,25 +4,23 @@ import LeakReport
 extension LeakStore {
     /// Stores a suppression for the project and returns it with its id.
     /// - Throws: `LeakStoreError.projectNotFound`.
-    public func addSuppression(project: String, _ rule: LeakSuppression, now: Date = Date()) throws -> LeakSuppression {
+    public func addSuppression(project: String, _ rule: LeakSuppression, now: Date) throws -> LeakSuppression {
         try write { writer in
-            try writer.transaction {
-                let db = writer.connection
-                guard let projectID = try db.scalarInt("SELECT id FROM projects WHERE name = ?", [.text(project)]) else {
-                    throw LeakStoreError.projectNotFound(project)
-                }
-                try db.run("""
-                    INSERT INTO suppressions (project_id, type_pattern, scenario_pattern, fingerprint_pattern, reason,
-                        expires_at, created_at, created_by)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """, [.integer(projectID), Self.text(rule.type), Self.text(rule.scenario), Self.text(rule.fingerprint),
-                          .text(rule.reason), Self.text(rule.expiresAt.map(ReportTimestamp.string(from:))),
-                          .text(ReportTimestamp.string(from: now)), Self.text(rule.createdBy)])
-                var stored = rule
-                stored.id = Int(db.lastInsertRowID)
-                stored.createdAt = ReportTimestamp.date(from: ReportTimestamp.string(from: now))
-                return stored
+            let db = writer.connection
+            guard let projectID = try db.scalarInt("SELECT id FROM projects WHERE name = ?", [.text(project)]) else {
+                throw LeakStoreError.projectNotFound(project)
             }
+            let id = try db.scalarInt("""
+                INSERT INTO suppressions (project_id, type_pattern, scenario_pattern, fingerprint_pattern, reason,
+                    expires_at, created_at, created_by)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+                """, [.integer(projectID), .text(rule.type), .text(rule.scenario), .text(rule.fingerprint),
+                      .text(rule.reason), .text(rule.expiresAt.map(ReportTimestamp.string(from:))),
+                      .text(ReportTimestamp.string(from: now)), .text(rule.createdBy)])
+            var stored = rule
+            stored.id = id.map(Int.init)
+            stored.createdAt = ReportTimestamp.date(from: ReportTimestamp.string(from: now))
+            return stored
         }
     }
 
@@ -36,19 +34,17 @@ extension LeakStore {
     /// - Throws: `LeakStoreError.projectNotFound`.
     public func deleteSuppression(project: String, id: Int64) throws -> Bool {
         try write { writer in
-            try writer.transaction {
-                let db = writer.connection
-                guard let projectID = try db.scalarInt("SELECT id FROM projects WHERE name = ?", [.text(project)]) else {
-                    throw LeakStoreError.projectNotFound(project)
-                }
-                let deleted = try db.scalarInt(
-                    "DELETE FROM suppressions WHERE id = ? AND project_id = ? RETURNING id", [.integer(id), .integer(projectID)])
-                return deleted != nil
+            let db = writer.connection
+            guard let projectID = try db.scalarInt("SELECT id FROM projects WHERE name = ?", [.text(project)]) else {
+                throw LeakStoreError.projectNotFound(project)
             }
+            let deleted = try db.scalarInt(
+                "DELETE FROM suppressions WHERE id = ? AND project_id = ? RETURNING id", [.integer(id), .integer(projectID)])
+            return deleted != nil
         }
     }
 
-    func suppressionRules(_ db: SQLiteConnection, projectID: Int64) throws -> [LeakSuppression] {
+    func suppressionRules(_ db: any SQLConnection, projectID: Int64) throws -> [LeakSuppression] {
         var rules: [LeakSuppression] = []
         try db.query("""
             SELECT id, type_pattern, scenario_pattern, fingerprint_pattern, reason, expires_at, created_by, created_at
@@ -62,5 +58,4 @@ extension LeakStore {
         return rules
     }
 
-    private static func text(_ value: String?) -> SQLiteValue { value.map(SQLiteValue.text) ?? .null }
 }

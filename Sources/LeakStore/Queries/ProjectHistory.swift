@@ -4,11 +4,11 @@ import LeakReport
 /// The read-side queries of one project on one reader connection. Every query filters by the
 /// project id, so one project's data never answers for another.
 struct ProjectHistory {
-    let db: SQLiteConnection
+    let db: any SQLConnection
     let projectID: Int64
 
     /// - Throws: `LeakStoreError.projectNotFound`.
-    init(_ db: SQLiteConnection, project: String) throws {
+    init(_ db: any SQLConnection, project: String) throws {
         guard let id = try db.scalarInt("SELECT id FROM projects WHERE name = ?", [.text(project)]) else {
             throw LeakStoreError.projectNotFound(project)
         }
@@ -46,17 +46,17 @@ struct ProjectHistory {
             SELECT ls.scenario_id, ls.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
                    ls.late_release_count, ls.error_count
             FROM leak_states ls JOIN scenarios s ON s.id = ls.scenario_id JOIN types t ON t.id = ls.type_id
-            WHERE ls.commit_id = ?1 AND ls.environment = ?2 AND (?3 IS NULL OR ls.type_id = ?3)
+            WHERE ls.commit_id = ?1 AND ls.environment = ?2 AND (ls.type_id = ?3 OR ?3 IS NULL)
             """ : """
             SELECT k.scenario_id, k.type_id, s.name, t.name, count(*), sum(k.outcome = 'leaked'),
                    sum(k.outcome = 'lateRelease'), sum(k.outcome = 'error')
             FROM runs r JOIN checks k ON k.run_id = r.id
                  JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
-            WHERE r.commit_id = ?1 AND r.environment = ?2 AND r.suspect = 0 AND (?3 IS NULL OR k.type_id = ?3)
-            GROUP BY k.scenario_id, k.type_id
+            WHERE r.commit_id = ?1 AND r.environment = ?2 AND r.suspect = 0 AND (k.type_id = ?3 OR ?3 IS NULL)
+            GROUP BY k.scenario_id, k.type_id, s.name, t.name
             """
         var result: [KeyCounts] = []
-        try db.query(sql, [.integer(commitID), .text(environment), typeID.map(SQLiteValue.integer) ?? .null]) { row in
+        try db.query(sql, [.integer(commitID), .text(environment), typeID.map(SQLValue.integer) ?? .null]) { row in
             result.append(KeyCounts(
                 scenarioID: row.int64(at: 0), typeID: row.int64(at: 1), scenario: row.string(at: 2) ?? "",
                 type: row.string(at: 3) ?? "", checked: row.int(at: 4), leaked: row.int(at: 5),
@@ -127,7 +127,7 @@ struct ProjectHistory {
         try db.query("""
             SELECT k.scenario_id, k.type_id, k.outcome, k.file, k.line, k.fingerprint, k.retain_path, k.message, k.known_issue
             FROM runs r JOIN checks k ON k.run_id = r.id
-            WHERE r.commit_id = ? AND r.environment = ? AND (r.suspect = 0 OR ?)
+            WHERE r.commit_id = ? AND r.environment = ? AND (r.suspect = 0 OR ? = 1)
             ORDER BY k.id
             """, [.integer(commitID), .text(environment), .integer(includingSuspect ? 1 : 0)]) { row in
             let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1))

@@ -20,6 +20,12 @@ public struct Migration: Sendable {
         Migration(version: 5, name: "suppression_author", bytes: PackageResources._005_suppression_author_sql),
     ]
 
+    /// Every PostgreSQL migration this build knows, oldest first (`Migrations/postgres/`): the
+    /// same schema concept, numbered on its own.
+    public static let postgres: [Migration] = [
+        Migration(version: 1, name: "pg_initial", bytes: PackageResources._001_pg_initial_sql),
+    ]
+
     /// The schema version this build writes.
     public static var latestVersion: Int { all.last?.version ?? 0 }
 

@@ -1,14 +1,19 @@
 import Foundation
 import LeakReport
 
-/// Brings a database up to `Migration.latestVersion`, one migration per IMMEDIATE transaction,
-/// and refuses a database that a newer build has already migrated past what this build knows.
+/// Brings a database up to the newest of `migrations`, one migration per transaction together
+/// with its bookkeeping row, and refuses a database that a newer build has already migrated
+/// past what this build knows. The engine says how a transaction is opened (SQLite: IMMEDIATE;
+/// PostgreSQL: under an advisory lock held by the caller, so that servers starting together
+/// migrate once).
 struct Migrator {
     let migrations: [Migration]
+    /// The file or URL, for the refusal message.
+    let location: String
 
     /// The versions applied, in order (empty when the database was already up to date).
     @discardableResult
-    func migrate(_ db: SQLiteConnection) throws -> [Int] {
+    func migrate(_ db: any SQLConnection, inTransaction: (() throws -> Bool) throws -> Bool) throws -> [Int] {
         try db.execute("""
             CREATE TABLE IF NOT EXISTS schema_migrations (
                 version     INTEGER PRIMARY KEY,
@@ -18,10 +23,10 @@ struct Migrator {
             """)
         var applied: [Int] = []
         for migration in migrations {
-            let didApply = try db.transaction(.immediate) { () throws -> Bool in
+            let didApply = try inTransaction { () throws -> Bool in
                 // Read inside the transaction: another process may have migrated meanwhile.
                 let current = try currentVersion(db)
-                try refuseIfNewer(current, path: db.path)
+                try refuseIfNewer(current)
                 guard migration.version > current else { return false }
                 try db.execute(migration.sql)
                 try db.run(
@@ -32,18 +37,18 @@ struct Migrator {
             }
             if didApply { applied.append(migration.version) }
         }
-        try refuseIfNewer(try currentVersion(db), path: db.path)
+        try refuseIfNewer(try currentVersion(db))
         return applied
     }
 
-    func currentVersion(_ db: SQLiteConnection) throws -> Int {
+    func currentVersion(_ db: any SQLConnection) throws -> Int {
         Int(try db.scalarInt("SELECT max(version) FROM schema_migrations") ?? 0)
     }
 
-    private func refuseIfNewer(_ version: Int, path: String) throws {
+    private func refuseIfNewer(_ version: Int) throws {
         let known = migrations.last?.version ?? 0
         if version > known {
-            throw LeakStoreError.schemaTooNew(path: path, found: version, supported: known)
+            throw LeakStoreError.schemaTooNew(path: location, found: version, supported: known)
         }
     }
 }

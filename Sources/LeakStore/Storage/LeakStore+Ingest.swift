@@ -8,48 +8,48 @@ extension LeakStore {
     /// `created == false` and adds nothing.
     /// - Parameter contentHash: a digest of the run's canonical form; `RunRecord.contentHash` by default.
     /// - Throws: `LeakStoreError.projectNotFound`, `.runKeyConflict`, or `SQLiteError`.
-    public func ingest(_ run: RunRecord, contentHash: String? = nil) throws -> IngestReceipt {
+    public func ingest(_ run: RunRecord, contentHash: String?) throws -> IngestReceipt {
         let hash = contentHash ?? run.contentHash()
         let receivedAt = ReportTimestamp.string(from: Date())
         let tally = RunTally(run.checks)
         let retainPaths = run.checks.map { $0.retainPath.map(RetainPathJSON.text) }
+        // Two servers racing on one runKey: the unique (project_id, run_key) makes the loser's
+        // insert fail, the engine runs this again, and the second pass finds the winner's run.
         return try write { writer in
-            try writer.transaction {
-                let db = writer.connection
-                guard let projectID = try db.scalarInt("SELECT id FROM projects WHERE name = ?", [.text(run.project)]) else {
-                    throw LeakStoreError.projectNotFound(run.project)
-                }
-                if let existing = try existingRun(db, projectID: projectID, runKey: run.runKey) {
-                    guard existing.hash == hash else {
-                        throw LeakStoreError.runKeyConflict(project: run.project, runKey: run.runKey, existingRunID: existing.receipt.runID)
-                    }
-                    return existing.receipt
-                }
-                let commitID = try upsertCommit(db, projectID: projectID, run: run, receivedAt: receivedAt)
-                try db.run("""
-                    INSERT INTO runs (project_id, run_key, content_hash, commit_id, branch, environment,
-                        started_at, received_at, tool_name, tool_version, check_count, leaked_count,
-                        late_release_count, error_count, suspect)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, [
-                        .integer(projectID), .text(run.runKey), .text(hash), .integer(commitID),
-                        run.branch.map(SQLiteValue.text) ?? .null, .text(run.environment),
-                        .text(ReportTimestamp.string(from: run.startedAt)), .text(receivedAt),
-                        run.tool.map { .text($0.name) } ?? .null, run.tool.map { .text($0.version) } ?? .null,
-                        .integer(Int64(tally.checks)), .integer(Int64(tally.leaked)),
-                        .integer(Int64(tally.lateRelease)), .integer(Int64(tally.errors)),
-                        .integer(tally.suspect ? 1 : 0),
-                    ])
-                let runID = db.lastInsertRowID
-                try insertChecks(writer, runID: runID, commitID: commitID, run: run, retainPaths: retainPaths)
-                return IngestReceipt(
-                    runID: runID, created: true, checkCount: tally.checks, leakedCount: tally.leaked,
-                    lateReleaseCount: tally.lateRelease, errorCount: tally.errors, suspect: tally.suspect)
+            let db = writer.connection
+            guard let projectID = try db.scalarInt("SELECT id FROM projects WHERE name = ?", [.text(run.project)]) else {
+                throw LeakStoreError.projectNotFound(run.project)
             }
+            if let existing = try existingRun(db, projectID: projectID, runKey: run.runKey) {
+                guard existing.hash == hash else {
+                    throw LeakStoreError.runKeyConflict(project: run.project, runKey: run.runKey, existingRunID: existing.receipt.runID)
+                }
+                return existing.receipt
+            }
+            let commitID = try upsertCommit(db, projectID: projectID, run: run, receivedAt: receivedAt)
+            guard let runID = try db.scalarInt("""
+                INSERT INTO runs (project_id, run_key, content_hash, commit_id, branch, environment,
+                    started_at, received_at, tool_name, tool_version, check_count, leaked_count,
+                    late_release_count, error_count, suspect)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+                """, [
+                    .integer(projectID), .text(run.runKey), .text(hash), .integer(commitID),
+                    .text(run.branch), .text(run.environment),
+                    .text(ReportTimestamp.string(from: run.startedAt)), .text(receivedAt),
+                    .text(run.tool?.name), .text(run.tool?.version),
+                    .integer(Int64(tally.checks)), .integer(Int64(tally.leaked)),
+                    .integer(Int64(tally.lateRelease)), .integer(Int64(tally.errors)),
+                    .integer(tally.suspect ? 1 : 0),
+                ])
+            else { throw LeakStoreError.unavailable("the run insert returned no id") }
+            try insertChecks(writer, runID: runID, commitID: commitID, run: run, retainPaths: retainPaths)
+            return IngestReceipt(
+                runID: runID, created: true, checkCount: tally.checks, leakedCount: tally.leaked,
+                lateReleaseCount: tally.lateRelease, errorCount: tally.errors, suspect: tally.suspect)
         }
     }
 
-    private func existingRun(_ db: SQLiteConnection, projectID: Int64, runKey: String) throws
+    private func existingRun(_ db: any SQLConnection, projectID: Int64, runKey: String) throws
         -> (hash: String, receipt: IngestReceipt)?
     {
         var found: (String, IngestReceipt)?
@@ -64,100 +64,91 @@ extension LeakStore {
         return found
     }
 
-    private func upsertCommit(_ db: SQLiteConnection, projectID: Int64, run: RunRecord, receivedAt: String) throws -> Int64 {
+    private func upsertCommit(_ db: any SQLConnection, projectID: Int64, run: RunRecord, receivedAt: String) throws -> Int64 {
         // RETURNING on an upsert gives the id whether the row is new or was already there.
         guard let commitID = try db.scalarInt("""
             INSERT INTO commits (project_id, sha, branch, first_seen) VALUES (?, ?, ?, ?)
             ON CONFLICT (project_id, sha) DO UPDATE SET branch = coalesce(commits.branch, excluded.branch)
             RETURNING id
-            """, [.integer(projectID), .text(run.commit.lowercased()),
-                  run.branch.map(SQLiteValue.text) ?? .null, .text(receivedAt)])
+            """, [.integer(projectID), .text(run.commit.lowercased()), .text(run.branch), .text(receivedAt)])
         else {
-            throw SQLiteError(code: 1, message: "the commit upsert returned no id", sql: nil)
+            throw LeakStoreError.unavailable("the commit upsert returned no id")
         }
-        for (position, parent) in run.parents.enumerated() {
-            try db.run("""
-                INSERT INTO commit_parents (commit_id, position, parent_sha) VALUES (?, ?, ?)
-                ON CONFLICT DO NOTHING
-                """, [.integer(commitID), .integer(Int64(position)), .text(parent.lowercased())])
-        }
+        try db.insert(Self.parentInsert, rows: run.parents.enumerated().map { position, parent in
+            [.integer(commitID), .integer(Int64(position)), .text(parent.lowercased())]
+        })
         return commitID
     }
 
-    private func insertChecks(_ writer: WriterConnection, runID: Int64, commitID: Int64, run: RunRecord,
+    private static let parentInsert = RowInsert(
+        into: "commit_parents (commit_id, position, parent_sha)", columnCount: 3, suffix: "ON CONFLICT DO NOTHING")
+    private static let checkInsert = RowInsert(
+        into: """
+            checks (run_id, scenario_id, type_id, outcome, waited_ms, timeout_ms, file, line, lifecycle, fingerprint,
+                retain_path, message, source, checked_at, known_issue)
+            """,
+        columnCount: 15)
+    private static let stateUpsert = RowInsert(
+        into: """
+            leak_states (commit_id, environment, scenario_id, type_id, checked_count, leaked_count,
+                late_release_count, error_count)
+            """,
+        columnCount: 8,
+        suffix: """
+            ON CONFLICT (commit_id, environment, scenario_id, type_id) DO UPDATE SET
+                checked_count = leak_states.checked_count + excluded.checked_count,
+                leaked_count = leak_states.leaked_count + excluded.leaked_count,
+                late_release_count = leak_states.late_release_count + excluded.late_release_count,
+                error_count = leak_states.error_count + excluded.error_count
+            """)
+
+    private func insertChecks(_ writer: WriteSession, runID: Int64, commitID: Int64, run: RunRecord,
                               retainPaths: [String?]) throws {
         let db = writer.connection
+        // Names are interned in sorted order and keys upserted in sorted order, so that two
+        // servers storing runs with the same names lock rows in the same order.
+        for name in Set(run.checks.map(\.scenario)).sorted() {
+            _ = try intern(name, table: "scenarios", cache: &writer.scenarioIDs, db: db)
+        }
+        for name in Set(run.checks.map(\.type)).sorted() {
+            _ = try intern(name, table: "types", cache: &writer.typeIDs, db: db)
+        }
         var states: [LeakStateKey: LeakStateCounts] = [:]
-        let insert = try db.statement("""
-            INSERT INTO checks (run_id, scenario_id, type_id, outcome, waited_ms, timeout_ms, file, line,
-                lifecycle, fingerprint, retain_path, message, source, checked_at, known_issue)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        var rows: [[SQLValue]] = []
+        rows.reserveCapacity(run.checks.count)
         for (index, check) in run.checks.enumerated() {
-            let scenarioID = try intern(check.scenario, table: "scenarios", cache: &writer.scenarioIDs, db: db)
-            let typeID = try intern(check.type, table: "types", cache: &writer.typeIDs, db: db)
-            insert.reset()
-            try insert.bind(runID, at: 1)
-            try insert.bind(scenarioID, at: 2)
-            try insert.bind(typeID, at: 3)
-            try insert.bind(check.outcome.rawValue, at: 4)
-            try insert.bind(check.waitedMs, at: 5)
-            try insert.bind(check.timeoutMs, at: 6)
-            try insert.bind(check.file, at: 7)
-            try insert.bind(check.line, at: 8)
-            try insert.bind(check.lifecycle, at: 9)
-            try insert.bind(check.fingerprint, at: 10)
-            try insert.bind(retainPaths[index], at: 11)
-            try insert.bind(check.message, at: 12)
-            try insert.bind(check.source?.rawValue, at: 13)
-            try insert.bind(ReportTimestamp.string(from: check.timestamp), at: 14)
-            try insert.bind(check.knownIssue == true && check.outcome == .leaked ? 1 : nil, at: 15)
-            try insert.step()
+            let scenarioID = writer.scenarioIDs[check.scenario] ?? 0, typeID = writer.typeIDs[check.type] ?? 0
+            rows.append([
+                .integer(runID), .integer(scenarioID), .integer(typeID), .text(check.outcome.rawValue),
+                .real(check.waitedMs), .integer(Int64(check.timeoutMs)), .text(check.file), .integer(Int64(check.line)),
+                .text(check.lifecycle), .text(check.fingerprint), .text(retainPaths[index]), .text(check.message),
+                .text(check.source?.rawValue), .text(ReportTimestamp.string(from: check.timestamp)),
+                check.knownIssue == true && check.outcome == .leaked ? .integer(1) : .null,
+            ])
             states[LeakStateKey(scenarioID: scenarioID, typeID: typeID), default: LeakStateCounts()].add(check.outcome)
         }
-        insert.reset()
-        // One prepared statement for every key of the run: `run(_:_:)` would look it up by its
-        // SQL text (hashing the text) and box its values in an array, once per key.
-        let upsert = try db.statement("""
-            INSERT INTO leak_states (commit_id, environment, scenario_id, type_id, checked_count,
-                leaked_count, late_release_count, error_count)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (commit_id, environment, scenario_id, type_id) DO UPDATE SET
-                checked_count = checked_count + excluded.checked_count,
-                leaked_count = leaked_count + excluded.leaked_count,
-                late_release_count = late_release_count + excluded.late_release_count,
-                error_count = error_count + excluded.error_count
-            """)
-        defer { upsert.reset() }
-        for (key, counts) in states {
-            upsert.reset()
-            try upsert.bind(commitID, at: 1)
-            try upsert.bind(run.environment, at: 2)
-            try upsert.bind(key.scenarioID, at: 3)
-            try upsert.bind(key.typeID, at: 4)
-            try upsert.bind(counts.checked, at: 5)
-            try upsert.bind(counts.leaked, at: 6)
-            try upsert.bind(counts.lateRelease, at: 7)
-            try upsert.bind(counts.errors, at: 8)
-            try upsert.step()
-        }
+        try db.insert(Self.checkInsert, rows: rows)
+        try db.insert(Self.stateUpsert, rows: states.sorted { ($0.key.scenarioID, $0.key.typeID) < ($1.key.scenarioID, $1.key.typeID) }
+            .map { key, counts in
+                [.integer(commitID), .text(run.environment), .integer(key.scenarioID), .integer(key.typeID),
+                 .integer(counts.checked), .integer(counts.leaked), .integer(counts.lateRelease), .integer(counts.errors)]
+            })
     }
 
-    /// The id of `name` in `table` (`types` or `scenarios`), inserting it the first time.
-    private func intern(_ name: String, table: StaticString, cache: inout [String: Int64], db: SQLiteConnection) throws -> Int64 {
+    /// The id of `name` in `table` (`types` or `scenarios`), inserting it the first time. Safe
+    /// when several servers intern the same name at once: the insert that loses does nothing,
+    /// and the name is read again.
+    private func intern(_ name: String, table: StaticString, cache: inout [String: Int64], db: any SQLConnection) throws -> Int64 {
         if let id = cache[name] { return id }
-        let id: Int64
-        if let existing = try db.scalarInt("SELECT id FROM \(table) WHERE name = ?", [.text(name)]) {
-            id = existing
-        } else {
-            try db.run("INSERT INTO \(table) (name) VALUES (?)", [.text(name)])
-            id = db.lastInsertRowID
-        }
+        let select = "SELECT id FROM \(table) WHERE name = ?"
+        guard let id = try db.scalarInt(select, [.text(name)])
+            ?? db.scalarInt("INSERT INTO \(table) (name) VALUES (?) ON CONFLICT (name) DO NOTHING RETURNING id", [.text(name)])
+            ?? db.scalarInt(select, [.text(name)])
+        else { throw LeakStoreError.unavailable("interning \(name) in \(table) returned no id") }
         cache[name] = id
         return id
     }
 }
-
 private struct LeakStateKey: Hashable {
     var scenarioID: Int64
     var typeID: Int64

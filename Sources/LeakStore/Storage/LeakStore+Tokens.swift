@@ -6,38 +6,37 @@ extension LeakStore {
     /// - Throws: `LeakStoreError.projectExists` when the name is taken.
     public func createProject(_ name: String) throws -> IssuedToken {
         try write { writer in
-            try writer.transaction {
-                let db = writer.connection
-                if try db.scalarInt("SELECT id FROM projects WHERE name = ?", [.text(name)]) != nil {
-                    throw LeakStoreError.projectExists(name)
-                }
-                try db.run("INSERT INTO projects (name, created_at) VALUES (?, ?)",
-                           [.text(name), .text(ReportTimestamp.string(from: Date()))])
-                return try insertToken(db, projectID: db.lastInsertRowID, project: name, scope: .write)
+            let db = writer.connection
+            if try db.scalarInt("SELECT id FROM projects WHERE name = ?", [.text(name)]) != nil {
+                throw LeakStoreError.projectExists(name)
             }
+            guard let projectID = try db.scalarInt("INSERT INTO projects (name, created_at) VALUES (?, ?) RETURNING id",
+                                                   [.text(name), .text(ReportTimestamp.string(from: Date()))])
+            else { throw LeakStoreError.unavailable("the project insert returned no id") }
+            return try insertToken(db, projectID: projectID, project: name, scope: .write)
         }
     }
 
-    /// The names of every project, sorted.
-    public func projectNames() throws -> [String] {
+    /// Project names, sorted, at most `limit`.
+    public func projectNames(limit: Int) throws -> [String] {
         try read { db in
             var names: [String] = []
-            try db.query("SELECT name FROM projects ORDER BY name") { names.append($0.string(at: 0) ?? "") }
+            try db.query("SELECT name FROM projects ORDER BY name LIMIT ?", [.integer(Int64(limit))]) {
+                names.append($0.string(at: 0) ?? "")
+            }
             return names
         }
     }
 
     /// Creates a token for an existing project.
     /// - Throws: `LeakStoreError.projectNotFound`.
-    public func createToken(project: String, scope: TokenScope = .write) throws -> IssuedToken {
+    public func createToken(project: String, scope: TokenScope) throws -> IssuedToken {
         try write { writer in
-            try writer.transaction {
-                let db = writer.connection
-                guard let projectID = try db.scalarInt("SELECT id FROM projects WHERE name = ?", [.text(project)]) else {
-                    throw LeakStoreError.projectNotFound(project)
-                }
-                return try insertToken(db, projectID: projectID, project: project, scope: scope)
+            let db = writer.connection
+            guard let projectID = try db.scalarInt("SELECT id FROM projects WHERE name = ?", [.text(project)]) else {
+                throw LeakStoreError.projectNotFound(project)
             }
+            return try insertToken(db, projectID: projectID, project: project, scope: scope)
         }
     }
 
@@ -62,14 +61,12 @@ extension LeakStore {
     /// - Throws: `LeakStoreError.tokenNotFound`.
     public func revokeToken(id: Int64) throws {
         try write { writer in
-            try writer.transaction {
-                let db = writer.connection
-                guard try db.scalarInt("SELECT id FROM tokens WHERE id = ?", [.integer(id)]) != nil else {
-                    throw LeakStoreError.tokenNotFound(id)
-                }
-                try db.run("UPDATE tokens SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?",
-                           [.text(ReportTimestamp.string(from: Date())), .integer(id)])
+            let db = writer.connection
+            guard try db.scalarInt("SELECT id FROM tokens WHERE id = ?", [.integer(id)]) != nil else {
+                throw LeakStoreError.tokenNotFound(id)
             }
+            try db.run("UPDATE tokens SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?",
+                       [.text(ReportTimestamp.string(from: Date())), .integer(id)])
         }
     }
 
@@ -103,11 +100,12 @@ extension LeakStore {
         return Int64(parts[1])
     }
 
-    private func insertToken(_ db: SQLiteConnection, projectID: Int64, project: String, scope: TokenScope) throws -> IssuedToken {
+    private func insertToken(_ db: any SQLConnection, projectID: Int64, project: String, scope: TokenScope) throws -> IssuedToken {
         // The id is part of the token, so insert first and set the hash once the id is known.
-        try db.run("INSERT INTO tokens (project_id, scope, secret_hash, created_at) VALUES (?, ?, '', ?)",
-                   [.integer(projectID), .text(scope.rawValue), .text(ReportTimestamp.string(from: Date()))])
-        let id = db.lastInsertRowID
+        guard let id = try db.scalarInt(
+            "INSERT INTO tokens (project_id, scope, secret_hash, created_at) VALUES (?, ?, '', ?) RETURNING id",
+            [.integer(projectID), .text(scope.rawValue), .text(ReportTimestamp.string(from: Date()))])
+        else { throw LeakStoreError.unavailable("the token insert returned no id") }
         let secret = "lh_\(id)_" + SHA256.hexString(SHA256.randomBytes(32))
         try db.run("UPDATE tokens SET secret_hash = ? WHERE id = ?", [.text(SHA256.hex(secret)), .integer(id)])
         return IssuedToken(id: id, project: project, scope: scope, secret: secret)

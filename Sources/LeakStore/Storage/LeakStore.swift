@@ -1,97 +1,91 @@
-import CSQLite
 import Foundation
 import LeakReport
 
-/// The leak history database: projects, tokens, commits, runs and checks in one SQLite file.
-///
-/// One writer connection serves every write on a serial queue; reads go to a pool of read-only
-/// connections, which WAL lets run while the writer writes. Opening the store migrates the file.
+/// The leak history database: projects, tokens, commits, runs and checks, on SQLite (the
+/// embedded default) or PostgreSQL (several servers on one database). The queries are written
+/// once, against `SQLConnection`; the engine supplies snapshots and transactions.
 ///
 /// ```swift
-/// let store = try LeakStore(path: "leakhistory.sqlite")
+/// let store = try LeakStore(database: "leakhistory.sqlite")            // or "postgres://ci@db/leaks"
 /// let receipt = try store.ingest(run)
 /// ```
-public final class LeakStore: Sendable {
-    /// The database file.
-    public let path: String
-    public let options: StoreOptions
-    let writer: WriterConnection
-    private let writerQueue = DispatchQueue(label: "leakhistory.store.writer")
-    private let readers: ReaderPool
+public final class LeakStore: LeakStorage {
+    /// Where the data lives: a file path, or a `postgres://` URL without its password.
+    public var location: String { engine.location }
+    let engine: any StoreEngine
 
-    /// Opens (creating if needed) and migrates the database at `path`.
-    /// - Throws: `SQLiteError` when the file cannot be opened; `LeakStoreError.schemaTooNew`
-    ///   for a database migrated by a newer build; `.walUnavailable` when WAL cannot be enabled.
-    public init(path: String, options: StoreOptions = StoreOptions()) throws {
-        self.path = path
-        self.options = options
-        let connection = try SQLiteConnection(path: path, mode: .readWrite, busyTimeoutMs: options.busyTimeoutMs)
-        let mode = try connection.scalarText("PRAGMA journal_mode = WAL") ?? ""
-        guard mode.lowercased() == "wal" else {
-            throw LeakStoreError.walUnavailable(path: path, journalMode: mode)
+    /// Opens (creating if needed) and migrates the SQLite database at `path`.
+    /// - Throws: `LeakStoreError.schemaTooNew` for a database migrated by a newer build;
+    ///   `.walUnavailable` when WAL cannot be enabled; `.unavailable` when the file cannot be opened.
+    public convenience init(path: String, options: StoreOptions = StoreOptions()) throws {
+        try self.init(engine: SQLiteEngine(path: path, options: options))
+    }
+
+    /// Opens the database that `database` names: `postgres://…` or `postgresql://…` (libpq's
+    /// URL form) for PostgreSQL, `sqlite:///path` or a plain path for SQLite.
+    /// - Throws: `LeakStoreError`; `.unavailable` when PostgreSQL cannot be reached.
+    public convenience init(database: String, options: StoreOptions = StoreOptions()) throws {
+        switch DatabaseLocation(database) {
+        case let .sqlite(path): try self.init(engine: SQLiteEngine(path: path, options: options))
+        case let .postgres(url): try self.init(engine: PostgresEngine(url: url, options: options))
         }
-        try connection.execute("PRAGMA synchronous = \(options.synchronous.rawValue.uppercased())")
-        try connection.execute("PRAGMA foreign_keys = ON")
-        try Migrator(migrations: Migration.all).migrate(connection)
-        writer = WriterConnection(connection)
-        readers = ReaderPool(path: path, limit: options.readerCount, busyTimeoutMs: options.busyTimeoutMs,
-                             budget: options.queryTimeBudget)
     }
 
-    /// Runs `body` on the writer connection, on the writer queue.
-    func write<T>(_ body: (WriterConnection) throws -> T) throws -> T {
-        try writerQueue.sync { try body(writer) }
+    init(engine: any StoreEngine) {
+        self.engine = engine
     }
 
-    /// Runs `body` with a read-only connection from the pool, in one read transaction: every
-    /// statement in it sees the same snapshot, also while uploads commit. Tests and read routes
-    /// use it.
-    public func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        try readers.withReader { reader in try reader.transaction(.deferred) { try body(reader) } }
+    /// Runs `body` in one read snapshot: every statement in it sees the same data, also while
+    /// uploads commit. The queries, the tests and the benchmarks use it.
+    package func read<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+        try engine.read(body)
     }
 
-    /// The schema version of the file (the highest applied migration).
+    /// Runs `body` in one write transaction (see `StoreEngine.write`).
+    package func write<T>(_ body: (WriteSession) throws -> T) throws -> T {
+        try engine.write(body)
+    }
+
+    /// The schema version of the database (the highest applied migration).
     public func schemaVersion() throws -> Int {
         try read { Int(try $0.scalarInt("SELECT max(version) FROM schema_migrations") ?? 0) }
     }
 
-    /// Answers a trivial query through a reader: the health check.
+    /// Answers a trivial query in a read snapshot: the health check.
     public func checkHealth() throws {
         _ = try read { try $0.scalarInt("SELECT count(*) FROM projects") }
     }
 
-    /// The bytes the database occupies on disk: the main file plus its write-ahead log.
-    public func sizeOnDisk() -> Int64 {
-        let files = [path, path + "-wal"]
-        return files.reduce(0) { total, file in
-            let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.int64Value
-            return total + (size ?? 0)
-        }
+    /// The bytes the database occupies on disk (SQLite: the file plus its write-ahead log), or
+    /// nil when the engine does not say (PostgreSQL).
+    public func sizeOnDisk() -> Int64? {
+        engine.sizeOnDisk()
     }
 
-    /// Copies the write-ahead log into the main file and truncates it; run at shutdown.
-    public func checkpoint() throws {
-        try write { try $0.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+    /// SQLite: copies the write-ahead log into the main file (the size benchmarks measure);
+    /// the store stays open. Other engines: nothing.
+    package func checkpoint() throws {
+        try (engine as? SQLiteEngine)?.close()
+    }
+
+    /// At shutdown: SQLite copies its write-ahead log into the main file; PostgreSQL closes its connections.
+    public func close() throws {
+        try engine.close()
     }
 }
 
-/// The writer connection and what it caches between transactions (interned names).
-/// Only the store's writer queue touches it.
-final class WriterConnection: @unchecked Sendable {
-    let connection: SQLiteConnection
-    var typeIDs: [String: Int64] = [:]
-    var scenarioIDs: [String: Int64] = [:]
+/// What `--database` names.
+enum DatabaseLocation: Equatable {
+    case sqlite(path: String)
+    case postgres(url: String)
 
-    init(_ connection: SQLiteConnection) { self.connection = connection }
-
-    /// Runs `body` in an IMMEDIATE transaction; a rollback also forgets names interned in it.
-    func transaction<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try connection.transaction(.immediate, body)
-        } catch {
-            typeIDs.removeAll()
-            scenarioIDs.removeAll()
-            throw error
+    init(_ text: String) {
+        if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
+            self = .postgres(url: text)
+        } else if text.hasPrefix("sqlite://") {
+            self = .sqlite(path: String(text.dropFirst("sqlite://".count)))
+        } else {
+            self = .sqlite(path: text)
         }
     }
 }

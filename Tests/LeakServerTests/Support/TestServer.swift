@@ -3,7 +3,9 @@ import LeakServer
 import LeakStore
 
 /// A real server on an ephemeral port over a fresh SQLite file in its own temp folder, with a
-/// project `app` and its write token. Stopped and deleted when released.
+/// project `app` and its write token. Stopped and deleted when released. Given a
+/// `TestDatabase`, it serves that database instead (PostgreSQL: several servers on one
+/// database, the first creating `app`, the others given its token).
 final class TestServer {
     let directory: URL
     let store: LeakStore
@@ -13,17 +15,18 @@ final class TestServer {
     let project = "app"
 
     /// - Parameter configure: adjusts the configuration (limits, read tokens) before start.
-    init(configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+    init(database: TestDatabase? = nil, token existingToken: String? = nil,
+         configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("leakhistory-test-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var configuration = ServerConfiguration()
         configuration.port = 0
         configuration.threads = 2
-        configuration.database = directory.appendingPathComponent("leaks.sqlite").path
+        configuration.database = database?.location ?? directory.appendingPathComponent("leaks.sqlite").path
         configure(&configuration)
-        store = try LeakStore(path: configuration.database)
-        token = try store.createProject(project).secret
+        store = try LeakStore(database: configuration.database, options: configuration.storeOptions)
+        token = try existingToken ?? store.createProject(project).secret
         server = LeakServer(configuration: configuration, store: store)
         port = try server.start()
     }

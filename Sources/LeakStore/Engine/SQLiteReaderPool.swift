@@ -3,7 +3,7 @@ import Synchronization
 
 /// Read-only connections, opened on demand up to a limit and reused; a caller that finds all of
 /// them busy waits for one to come back.
-final class ReaderPool: Sendable {
+final class SQLiteReaderPool: Sendable {
     private let path: String
     private let limit: Int
     private let busyTimeoutMs: Int32

@@ -6,10 +6,10 @@ import Foundation
 /// Bind with `bind(_:at:)` (1-based, as SQLite counts), read rows with `step()` and the
 /// column accessors. The cache resets the statement and clears its bindings before handing it
 /// out again.
-public final class SQLiteStatement {
+package final class SQLiteStatement: SQLRow {
     let handle: OpaquePointer
     unowned let connection: SQLiteConnection
-    public let sql: String
+    package let sql: String
 
     init(handle: OpaquePointer, connection: SQLiteConnection, sql: String) {
         self.handle = handle
@@ -25,37 +25,37 @@ public final class SQLiteStatement {
     }
 
     /// Binds `value` to parameter `index` (1-based, as SQLite counts); nil binds NULL.
-    public func bind(_ value: String?, at index: Int32) throws {
+    package func bind(_ value: String?, at index: Int32) throws {
         guard let value else { return try bindNull(at: index) }
         // An explicit byte count keeps a string with an embedded NUL whole.
         try connection.check(
             sqlite3_bind_text(handle, index, value, Int32(value.utf8.count), lh_sqlite_transient()), sql: sql)
     }
 
-    public func bind(_ value: Int64?, at index: Int32) throws {
+    package func bind(_ value: Int64?, at index: Int32) throws {
         guard let value else { return try bindNull(at: index) }
         try connection.check(sqlite3_bind_int64(handle, index, value), sql: sql)
     }
 
-    public func bind(_ value: Int?, at index: Int32) throws {
+    package func bind(_ value: Int?, at index: Int32) throws {
         try bind(value.map(Int64.init), at: index)
     }
 
-    public func bind(_ value: Double?, at index: Int32) throws {
+    package func bind(_ value: Double?, at index: Int32) throws {
         guard let value else { return try bindNull(at: index) }
         try connection.check(sqlite3_bind_double(handle, index, value), sql: sql)
     }
 
-    public func bind(_ value: Bool, at index: Int32) throws {
+    package func bind(_ value: Bool, at index: Int32) throws {
         try bind(Int64(value ? 1 : 0), at: index)
     }
 
-    public func bindNull(at index: Int32) throws {
+    package func bindNull(at index: Int32) throws {
         try connection.check(sqlite3_bind_null(handle, index), sql: sql)
     }
 
     /// Binds each value in order from parameter 1.
-    public func bind(_ values: [SQLiteValue]) throws {
+    package func bind(_ values: [SQLValue]) throws {
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
             switch value {
@@ -69,7 +69,7 @@ public final class SQLiteStatement {
 
     /// Steps once: true when a row is ready to read, false when the statement is done.
     @discardableResult
-    public func step() throws -> Bool {
+    package func step() throws -> Bool {
         let rc = sqlite3_step(handle)
         switch rc {
         case SQLITE_ROW: return true
@@ -81,22 +81,13 @@ public final class SQLiteStatement {
     }
 
     /// Values of the current row's columns (0-based), valid until the next `step()`.
-    public func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
-    public func int(at column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
-    public func double(at column: Int32) -> Double { sqlite3_column_double(handle, column) }
-    public func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    package func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    package func double(at column: Int32) -> Double { sqlite3_column_double(handle, column) }
+    package func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 
-    public func string(at column: Int32) -> String? {
+    package func string(at column: Int32) -> String? {
         guard let text = sqlite3_column_text(handle, column) else { return nil }
         let count = Int(sqlite3_column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
-}
-
-/// A value to bind to a statement parameter.
-public enum SQLiteValue: Sendable, Hashable {
-    case null
-    case integer(Int64)
-    case real(Double)
-    case text(String)
 }

@@ -6,9 +6,9 @@ import Foundation
 /// A connection is used by one thread at a time: the store's writer queue owns the writer, and a
 /// reader belongs to whoever checked it out of the pool. That discipline, not a lock, is what
 /// makes it safe to hand between threads, hence `@unchecked Sendable`.
-public final class SQLiteConnection: @unchecked Sendable {
+package final class SQLiteConnection: SQLConnection, @unchecked Sendable {
     /// How to open the file.
-    public enum Mode: Sendable {
+    package enum Mode: Sendable {
         /// Read and write, creating the file when it is missing.
         case readWrite
         /// Read only; the file must exist.
@@ -16,13 +16,13 @@ public final class SQLiteConnection: @unchecked Sendable {
     }
 
     let handle: OpaquePointer
-    public let path: String
+    package let path: String
     private var statements: [String: SQLiteStatement] = [:]
 
     /// Opens `path`.
     /// - Parameter busyTimeoutMs: how long a statement waits for a lock before `SQLITE_BUSY`.
     /// - Throws: `SQLiteError` naming the file when it cannot be opened.
-    public init(path: String, mode: Mode, busyTimeoutMs: Int32 = 5_000) throws {
+    package init(path: String, mode: Mode, busyTimeoutMs: Int32 = 5_000) throws {
         var db: OpaquePointer?
         let flags: Int32 = switch mode {
         case .readWrite: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
@@ -76,12 +76,12 @@ public final class SQLiteConnection: @unchecked Sendable {
     }
 
     /// Runs one or more statements that bind nothing, such as a migration script or a PRAGMA.
-    public func execute(_ sql: String) throws {
+    package func execute(_ sql: String) throws {
         try check(sqlite3_exec(handle, sql, nil, nil, nil), sql: sql)
     }
 
     /// The cached statement for `sql`, reset and with its bindings cleared.
-    public func statement(_ sql: String) throws -> SQLiteStatement {
+    package func statement(_ sql: String) throws -> SQLiteStatement {
         if let cached = statements[sql] {
             cached.reset()
             return cached
@@ -96,46 +96,31 @@ public final class SQLiteConnection: @unchecked Sendable {
         return statement
     }
 
-    /// Runs `sql` with `values` bound and no rows expected.
-    public func run(_ sql: String, _ values: [SQLiteValue] = []) throws {
-        let statement = try statement(sql)
-        defer { statement.reset() }
-        try statement.bind(values)
-        while try statement.step() {}
-    }
-
     /// Runs `sql` with `values` bound and calls `row` for each result row.
-    public func query(_ sql: String, _ values: [SQLiteValue] = [], row: (SQLiteStatement) throws -> Void) throws {
+    package func query(_ sql: String, _ values: [SQLValue], row: (any SQLRow) throws -> Void) throws {
         let statement = try statement(sql)
         defer { statement.reset() }
         try statement.bind(values)
         while try statement.step() { try row(statement) }
     }
 
-    /// The first column of the first row, as an integer; nil when there is no row or it is NULL.
-    public func scalarInt(_ sql: String, _ values: [SQLiteValue] = []) throws -> Int64? {
-        var result: Int64?
-        try query(sql, values) { row in
-            if result == nil, !row.isNull(at: 0) { result = row.int64(at: 0) }
+    /// One prepared statement stepped once per row.
+    package func insert(_ insert: RowInsert, rows: [[SQLValue]]) throws {
+        guard !rows.isEmpty else { return }
+        let statement = try statement(insert.sql(rows: 1))
+        defer { statement.reset() }
+        for values in rows {
+            statement.reset()
+            try statement.bind(values)
+            try statement.step()
         }
-        return result
-    }
-
-    /// The first column of the first row, as text.
-    public func scalarText(_ sql: String, _ values: [SQLiteValue] = []) throws -> String? {
-        var result: String?
-        var seen = false
-        try query(sql, values) { row in
-            if !seen { result = row.string(at: 0); seen = true }
-        }
-        return result
     }
 
     /// The rowid of the last INSERT on this connection.
-    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
-    public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
+    package func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
         try execute("BEGIN \(kind.rawValue)")
         do {
             let result = try body()
@@ -151,7 +136,7 @@ public final class SQLiteConnection: @unchecked Sendable {
 
     /// SQLite's transaction kinds; the writer always takes IMMEDIATE so that it never has to
     /// upgrade a read lock halfway through.
-    public enum TransactionKind: String, Sendable {
+    package enum TransactionKind: String, Sendable {
         case deferred = "DEFERRED"
         case immediate = "IMMEDIATE"
     }

@@ -1,0 +1,166 @@
+import CPostgres
+import Foundation
+
+/// One libpq connection with its prepared statements (`PQprepare`, named by the order they were
+/// first used; text parameters, always bound, never spliced into the SQL).
+///
+/// Used by one thread at a time: whoever checked it out of the pool. That discipline, not a
+/// lock, is what makes it safe to hand between threads, hence `@unchecked Sendable`.
+package final class PostgresConnection: SQLConnection, @unchecked Sendable {
+    private let handle: OpaquePointer
+    /// SQL as the store writes it → the name of its prepared statement on this connection.
+    private var prepared: [String: String] = [:]
+
+    /// Connects to `url` (libpq's `postgres://user@host:port/db?…` form).
+    /// - Throws: `PostgresError` with `connectionLost` when the server cannot be reached.
+    package init(url: String) throws {
+        guard let connection = PQconnectdb(url) else {
+            throw PostgresError(sqlState: "", message: "libpq could not allocate a connection", sql: nil, connectionLost: true)
+        }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = String(cString: PQerrorMessage(connection)).trimmingCharacters(in: .whitespacesAndNewlines)
+            PQfinish(connection)
+            throw PostgresError(sqlState: "", message: "cannot connect to PostgreSQL: \(message)", sql: nil, connectionLost: true)
+        }
+        handle = connection
+        // NOTICEs ("relation already exists, skipping") are not for the server's stderr.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
+    }
+
+    deinit { PQfinish(handle) }
+
+    /// False once the connection to the server is gone.
+    package var isConnected: Bool { PQstatus(handle) == CONNECTION_OK }
+
+    /// Reconnects with the same parameters (after a PostgreSQL restart); prepared statements
+    /// are gone with the old session.
+    /// - Returns: whether the connection is usable again.
+    package func reset() -> Bool {
+        prepared.removeAll()
+        PQreset(handle)
+        if isConnected { PQsetNoticeProcessor(handle, { _, _ in }, nil) }
+        return isConnected
+    }
+
+    package func execute(_ sql: String) throws {
+        let result = PQexec(handle, sql)
+        defer { PQclear(result) }
+        try check(result, sql: sql)
+    }
+
+    package func query(_ sql: String, _ values: [SQLValue], row: (any SQLRow) throws -> Void) throws {
+        let name = try statementName(sql)
+        let result = try withParameters(values) { count, parameters in
+            PQexecPrepared(handle, name, count, parameters, nil, nil, 0)
+        }
+        defer { PQclear(result) }
+        try check(result, sql: sql)
+        try readRows(result, row)
+    }
+
+    /// Rows go in batches of up to `maxRowsPerStatement` rows a statement (a prepared one for a
+    /// full batch, a one-off for the rest), within PostgreSQL's 65,535 parameters.
+    package func insert(_ insert: RowInsert, rows: [[SQLValue]]) throws {
+        let batch = max(1, min(Self.maxRowsPerStatement, 30_000 / insert.columnCount))
+        var start = 0
+        while start < rows.count {
+            let end = min(start + batch, rows.count)
+            let values = rows[start..<end].flatMap { $0 }
+            let sql = insert.sql(rows: end - start)
+            if end - start == batch {
+                try query(sql, values) { _ in }
+            } else {
+                let text = PostgresSQL.translate(sql)
+                let result = try withParameters(values) { count, parameters in
+                    PQexecParams(handle, text, count, nil, parameters, nil, nil, 0)
+                }
+                defer { PQclear(result) }
+                try check(result, sql: sql)
+            }
+            start = end
+        }
+    }
+
+    static let maxRowsPerStatement = 500
+
+    private func statementName(_ sql: String) throws -> String {
+        if let name = prepared[sql] { return name }
+        let name = "lh\(prepared.count + 1)"
+        let text = PostgresSQL.translate(sql)
+        let result = PQprepare(handle, name, text, 0, nil)
+        defer { PQclear(result) }
+        try check(result, sql: sql)
+        prepared[sql] = name
+        return name
+    }
+
+    /// Calls `body` with the values as NUL-terminated text (NULL as a null pointer), alive for the call.
+    private func withParameters(_ values: [SQLValue], _ body: (Int32, UnsafePointer<UnsafePointer<CChar>?>?) -> OpaquePointer?) throws -> OpaquePointer? {
+        var owned: [UnsafeMutablePointer<CChar>?] = values.map { value in
+            switch value {
+            case .null: nil
+            case let .integer(number): strdup(String(number))
+            case let .real(number): strdup(number.description)
+            case let .text(text): strdup(text)
+            }
+        }
+        defer { for pointer in owned { free(pointer) } }
+        return owned.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: max(buffer.count, 1)) { base in
+                body(Int32(values.count), values.isEmpty ? nil : UnsafePointer(base))
+            }
+        }
+    }
+
+    private func check(_ result: OpaquePointer?, sql: String?) throws {
+        let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
+        if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK { return }
+        let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) } ?? ""
+        let message = (result.flatMap { PQresultErrorMessage($0) }.map { String(cString: $0) } ?? "")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let connectionMessage = String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
+        throw PostgresError(sqlState: state, message: message.isEmpty ? connectionMessage : message, sql: sql,
+                            connectionLost: !isConnected)
+    }
+
+    private func readRows(_ result: OpaquePointer?, _ body: (any SQLRow) throws -> Void) throws {
+        guard let result else { return }
+        let count = PQntuples(result)
+        var row = PostgresRow(result: result, index: 0)
+        while row.index < count {
+            try body(row)
+            row.index += 1
+        }
+    }
+}
+
+/// A row of a text-format result.
+struct PostgresRow: SQLRow {
+    let result: OpaquePointer
+    var index: Int32
+
+    func isNull(at column: Int32) -> Bool { PQgetisnull(result, index, column) == 1 }
+
+    func string(at column: Int32) -> String? {
+        guard !isNull(at: column), let value = PQgetvalue(result, index, column) else { return nil }
+        let count = Int(PQgetlength(result, index, column))
+        return value.withMemoryRebound(to: UInt8.self, capacity: count) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
+        }
+    }
+
+    /// Integers as text; booleans (`t`/`f`) as 1 and 0, as SQLite gives them.
+    func int64(at column: Int32) -> Int64 {
+        guard let text = string(at: column) else { return 0 }
+        if let value = Int64(text) { return value }
+        switch text {
+        case "t": return 1
+        case "f": return 0
+        default: return Double(text).map { Int64($0) } ?? 0
+        }
+    }
+
+    func double(at column: Int32) -> Double {
+        string(at: column).flatMap(Double.init) ?? 0
+    }
+}

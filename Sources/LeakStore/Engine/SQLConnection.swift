@@ -1,0 +1,91 @@
+/// A value to bind to a statement parameter, the same for every engine.
+package enum SQLValue: Sendable, Hashable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+
+    /// `.text(value)`, or `.null` for nil.
+    package static func text(_ value: String?) -> SQLValue { value.map(SQLValue.text) ?? .null }
+}
+
+/// One result row, read by column (0-based), valid only inside the row callback.
+package protocol SQLRow {
+    func int64(at column: Int32) -> Int64
+    func double(at column: Int32) -> Double
+    func isNull(at column: Int32) -> Bool
+    func string(at column: Int32) -> String?
+}
+
+extension SQLRow {
+    package func int(at column: Int32) -> Int { Int(int64(at: column)) }
+}
+
+/// A multi-row insert: `INSERT INTO <into> VALUES (…), (…) <suffix>`. SQLite steps one prepared
+/// statement per row; PostgreSQL sends many rows a statement (one round trip per batch).
+package struct RowInsert: Sendable {
+    /// `checks (run_id, scenario_id, …)`.
+    package var into: String
+    package var columnCount: Int
+    /// What follows the values, e.g. an `ON CONFLICT` clause; "" for none.
+    package var suffix: String
+
+    package init(into: String, columnCount: Int, suffix: String = "") {
+        self.into = into
+        self.columnCount = columnCount
+        self.suffix = suffix
+    }
+
+    /// The statement for `rows` rows, with `?` placeholders.
+    package func sql(rows: Int) -> String {
+        let row = "(" + Array(repeating: "?", count: columnCount).joined(separator: ", ") + ")"
+        return "INSERT INTO \(into) VALUES " + Array(repeating: row, count: rows).joined(separator: ", ")
+            + (suffix.isEmpty ? "" : " " + suffix)
+    }
+}
+
+/// One database connection as the store's queries use it, whatever the engine. The SQL is
+/// written once, in the dialect both engines accept (`?` or `?N` parameters; the PostgreSQL
+/// connection renumbers them and drops SQLite's `INDEXED BY` hints). Used by one thread at a
+/// time: whoever checked it out.
+package protocol SQLConnection: AnyObject {
+    /// Runs statements that bind nothing, such as a migration script.
+    func execute(_ sql: String) throws
+    /// Runs `sql` with `values` bound and calls `row` for each result row.
+    func query(_ sql: String, _ values: [SQLValue], row: (any SQLRow) throws -> Void) throws
+    /// Inserts `rows` (each `insert.columnCount` values) in as few statements as the engine likes.
+    func insert(_ insert: RowInsert, rows: [[SQLValue]]) throws
+}
+
+extension SQLConnection {
+    /// Runs `sql` with `values` bound, ignoring any rows.
+    package func run(_ sql: String, _ values: [SQLValue] = []) throws {
+        try query(sql, values) { _ in }
+    }
+
+    package func query(_ sql: String, row: (any SQLRow) throws -> Void) throws {
+        try query(sql, [], row: row)
+    }
+
+    /// The first column of the first row, as an integer; nil when there is no row or it is NULL.
+    package func scalarInt(_ sql: String, _ values: [SQLValue] = []) throws -> Int64? {
+        var result: Int64?
+        var seen = false
+        try query(sql, values) { row in
+            if !seen, !row.isNull(at: 0) { result = row.int64(at: 0) }
+            seen = true
+        }
+        return result
+    }
+
+    /// The first column of the first row, as text.
+    package func scalarText(_ sql: String, _ values: [SQLValue] = []) throws -> String? {
+        var result: String?
+        var seen = false
+        try query(sql, values) { row in
+            if !seen { result = row.string(at: 0) }
+            seen = true
+        }
+        return result
+    }
+}

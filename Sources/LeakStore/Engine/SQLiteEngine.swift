@@ -1,0 +1,96 @@
+import CSQLite
+import Foundation
+
+/// The embedded engine: one SQLite file in WAL mode. One writer connection serves every write on
+/// a serial queue; reads go to a pool of read-only connections, which WAL lets run while the
+/// writer writes.
+final class SQLiteEngine: StoreEngine {
+    let path: String
+    private let writer: WriteSession
+    private let sqliteWriter: SQLiteConnection
+    private let writerQueue = DispatchQueue(label: "leakhistory.store.writer")
+    private let readers: SQLiteReaderPool
+
+    var location: String { path }
+
+    /// Opens (creating if needed) and migrates the database at `path`.
+    /// - Throws: `LeakStoreError.schemaTooNew`, `.walUnavailable`, `.unavailable` when the file
+    ///   cannot be opened.
+    init(path: String, options: StoreOptions) throws {
+        self.path = path
+        do {
+            let connection = try SQLiteConnection(path: path, mode: .readWrite, busyTimeoutMs: options.busyTimeoutMs)
+            let mode = try connection.scalarText("PRAGMA journal_mode = WAL") ?? ""
+            guard mode.lowercased() == "wal" else {
+                throw LeakStoreError.walUnavailable(path: path, journalMode: mode)
+            }
+            try connection.execute("PRAGMA synchronous = \(options.synchronous.rawValue.uppercased())")
+            try connection.execute("PRAGMA foreign_keys = ON")
+            try Migrator(migrations: Migration.all, location: path).migrate(connection) { body in
+                try connection.transaction(.immediate, body)
+            }
+            sqliteWriter = connection
+            writer = WriteSession(connection)
+        } catch let error as SQLiteError {
+            throw error.storeError ?? LeakStoreError.unavailable(error.description)
+        }
+        readers = SQLiteReaderPool(path: path, limit: options.readerCount, busyTimeoutMs: options.busyTimeoutMs,
+                                   budget: options.queryTimeBudget)
+    }
+
+    func read<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+        try mapped {
+            try readers.withReader { reader in try reader.transaction(.deferred) { try body(reader) } }
+        }
+    }
+
+    func write<T>(_ body: (WriteSession) throws -> T) throws -> T {
+        try mapped {
+            try writerQueue.sync {
+                do {
+                    return try sqliteWriter.transaction(.immediate) { try body(writer) }
+                } catch {
+                    writer.forgetInterned()
+                    throw error
+                }
+            }
+        }
+    }
+
+    func sizeOnDisk() -> Int64? {
+        [path, path + "-wal"].reduce(0) { total, file in
+            let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.int64Value
+            return total + (size ?? 0)
+        }
+    }
+
+    /// Copies the write-ahead log into the main file and truncates it.
+    func close() throws {
+        try mapped { try writerQueue.sync { try sqliteWriter.execute("PRAGMA wal_checkpoint(TRUNCATE)") } }
+    }
+
+    private func mapped<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SQLiteError {
+            throw error.storeError ?? error
+        }
+    }
+}
+
+extension SQLiteError {
+    /// The store's word for a failure the client should hear about, or nil for one that stays a
+    /// logged 500. A full disk is `.full`: the transaction was rolled back, and the same upload
+    /// succeeds once there is space again. A locked database is `.busy`, a read interrupted for
+    /// running past its budget `.queryTimeout`.
+    var storeError: LeakStoreError? {
+        switch primaryCode {
+        case SQLITE_FULL: .full(message)
+        case SQLITE_BUSY, SQLITE_LOCKED: .busy(message)
+        // Only reads have a deadline (`StoreOptions.queryTimeBudget`).
+        case SQLITE_INTERRUPT: .queryTimeout(message)
+        case SQLITE_CANTOPEN: .unavailable(message)
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,33 @@
+/// What a database engine gives the store: consistent snapshots to read and transactions to
+/// write, with the engine's own failures already turned into `LeakStoreError` (`.busy`,
+/// `.full`, `.unavailable`). The store's queries are written once, against `SQLConnection`.
+protocol StoreEngine: Sendable {
+    /// Where the data lives, for messages: a file path or a `postgres://` URL without its password.
+    var location: String { get }
+    /// Runs `body` in one read-only transaction: every statement sees the same snapshot.
+    func read<T>(_ body: (any SQLConnection) throws -> T) throws -> T
+    /// Runs `body` in one write transaction, committed when it returns and rolled back when it
+    /// throws. An engine whose writers can race (several servers on PostgreSQL) runs `body`
+    /// again after losing a race, so `body` must read what it depends on.
+    func write<T>(_ body: (WriteSession) throws -> T) throws -> T
+    /// The bytes the database occupies, when the engine can tell.
+    func sizeOnDisk() -> Int64?
+    /// Called once at shutdown: SQLite checkpoints its write-ahead log, PostgreSQL closes its pool.
+    func close() throws
+}
+
+/// A write connection and the names it has interned, which stay valid between transactions
+/// (interned rows are never deleted). A rolled-back transaction forgets them, since the rows
+/// may not exist.
+package final class WriteSession: @unchecked Sendable {
+    package let connection: any SQLConnection
+    var typeIDs: [String: Int64] = [:]
+    var scenarioIDs: [String: Int64] = [:]
+
+    init(_ connection: any SQLConnection) { self.connection = connection }
+
+    func forgetInterned() {
+        typeIDs.removeAll()
+        scenarioIDs.removeAll()
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import LeakReport
+
+/// The storage boundary: everything the server and the dashboard ask of the database, in the
+/// domain's terms. `LeakStore` implements it on SQLite and on PostgreSQL; nothing above it
+/// sees an engine. Every read is one consistent snapshot; every write one transaction.
+///
+/// Failures are `LeakStoreError`: the domain's refusals (`.projectNotFound`,
+/// `.runKeyConflict`, …) and the engine's trouble in three words a client can act on —
+/// `.busy` and `.unavailable` (retry), `.full` (the operator must free space).
+public protocol LeakStorage: Sendable {
+    /// Where the data lives, for the start-up line and messages (never a password).
+    var location: String { get }
+
+    // MARK: Runs
+
+    /// Stores one run and its checks; the same `runKey` with the same content returns the first
+    /// run's receipt with `created == false` and stores nothing, even when several servers
+    /// race on the key.
+    /// - Throws: `.projectNotFound`, `.runKeyConflict`.
+    func ingest(_ run: RunRecord, contentHash: String?) throws -> IngestReceipt
+
+    /// Resolves two revisions (ids, branch names, id prefixes), their merge-base along the
+    /// uploaded parents, and the nearest ancestor of it with data, within `depth`.
+    func compare(project: String, base: String, head: String, environment: String, depth: Int) throws -> RevisionComparison
+    /// The first candidate commit with a usable (non-suspect) run in the environment.
+    func resolveBase(project: String, environment: String, candidates: [String]) throws -> ResolveResponse
+    /// Every leak key of the environment classified between two commits (`LeakDiff`).
+    func diff(project: String, base: String?, head: String, environment: String, mergeBase: String?,
+              after: String?, tip: String?, now: Date) throws -> DiffResponse
+    /// Each type leaking at the branch's newest commit with data.
+    func leakingTypes(project: String, branch: String, environment: String) throws -> TypesResponse
+    /// One type's leaks per commit along the branch, oldest first.
+    func trend(project: String, type: String, branch: String, environment: String, limit: Int) throws -> TrendResponse
+    /// The keys of `type` leaking at the branch head, with their most telling check.
+    func typeLeaks(project: String, type: String, branch: String, environment: String, limit: Int) throws -> [TypeLeak]
+    /// The newest runs, leaks, branches and environments of a project.
+    func activity(project: String, limit: Int) throws -> ProjectActivity
+    /// A commit with its runs and their leaks; nil when nothing was uploaded for it.
+    func commit(project: String, sha: String) throws -> CommitSummary?
+    /// One scenario's keys and states per commit, oldest first.
+    func scenarioHistory(project: String, scenario: String, environment: String, limit: Int) throws -> ScenarioHistory
+
+    // MARK: Suppressions
+
+    func addSuppression(project: String, _ rule: LeakSuppression, now: Date) throws -> LeakSuppression
+    func suppressions(project: String) throws -> [LeakSuppression]
+    /// False when the project has no suppression `id`.
+    func deleteSuppression(project: String, id: Int64) throws -> Bool
+
+    // MARK: Projects and tokens
+
+    /// Creates a project and its first write token. - Throws: `.projectExists`.
+    func createProject(_ name: String) throws -> IssuedToken
+    func projectExists(_ name: String) throws -> Bool
+    /// Project names, sorted, at most `limit`.
+    func projectNames(limit: Int) throws -> [String]
+    func createToken(project: String, scope: TokenScope) throws -> IssuedToken
+    func tokens(project: String) throws -> [TokenSummary]
+    func revokeToken(id: Int64) throws
+    func verifyToken(_ presented: String) throws -> TokenVerdict
+    /// The state of token `id` now, for a credential derived from it earlier (a dashboard session).
+    func verifyToken(id: Int64) throws -> TokenVerdict
+
+    // MARK: Health
+
+    /// Returns when the database answers a query; throws `.unavailable` (or `.busy`) otherwise.
+    func checkHealth() throws
+    func schemaVersion() throws -> Int
+    /// The bytes the database occupies, when the engine can tell (SQLite).
+    func sizeOnDisk() -> Int64?
+    /// At shutdown, once no request is in flight.
+    func close() throws
+}
+
+extension LeakStorage {
+    public func ingest(_ run: RunRecord) throws -> IngestReceipt {
+        try ingest(run, contentHash: nil)
+    }
+
+    public func diff(project: String, base: String?, head: String, environment: String, mergeBase: String? = nil,
+                     after: String? = nil, tip: String? = nil) throws -> DiffResponse {
+        try diff(project: project, base: base, head: head, environment: environment, mergeBase: mergeBase, after: after,
+                 tip: tip, now: Date())
+    }
+
+    public func compare(project: String, base: String, head: String, environment: String) throws -> RevisionComparison {
+        try compare(project: project, base: base, head: head, environment: environment, depth: 100)
+    }
+
+    public func addSuppression(project: String, _ rule: LeakSuppression) throws -> LeakSuppression {
+        try addSuppression(project: project, rule, now: Date())
+    }
+
+    /// Every project name, sorted.
+    public func projectNames() throws -> [String] {
+        try projectNames(limit: Int(Int32.max))
+    }
+
+    public func createToken(project: String) throws -> IssuedToken {
+        try createToken(project: project, scope: .write)
+    }
+}

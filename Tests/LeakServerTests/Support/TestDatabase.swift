@@ -1,0 +1,1 @@
+../../LeakStoreTests/Support/TestDatabase.swift
