@@ -9,7 +9,7 @@ import LeakStore
 /// CLI's order. Without both revisions it shows the form that asks for them.
 enum DiffPage {
     static func render(_ request: Request, store: any LeakStorage, project: String) throws -> Response {
-        let scope = try DashboardScope(request, store: store, project: project)
+        let scope = try DashboardScope(request, store: store, project: project, head: request.query["head"])
         let links = scope.links
         let crumbs: [DashboardPage.Crumb] = [
             .init(label: "Projects", href: DashboardLinks.projects),
