@@ -117,5 +117,4 @@ enum ServerTool {
         }
         return store
     }
-    }
 }
