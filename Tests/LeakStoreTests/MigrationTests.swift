@@ -24,24 +24,18 @@ struct MigrationTests {
                            "schema_migrations", "suppressions", "tokens", "types"])
     }
 
-    @Test func everyFileInMigrationsIsCompiledInInOrder() throws {
+    /// Each engine's folder: SQLite's `Migrations/`, PostgreSQL's `Migrations/postgres/`.
+    @Test(arguments: [("", Migration.all), ("postgres", Migration.postgres)])
+    func everyFileInMigrationsIsCompiledInInOrder(_ subfolder: String, _ migrations: [Migration]) throws {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../Migrations").standardized
+            .appendingPathComponent("../../Migrations").appendingPathComponent(subfolder).standardized
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sql") }.sorted()
-        #expect(files == Migration.all.map(\.fileName))
-        for migration in Migration.all {
+        #expect(files == migrations.map(\.fileName))
+        for migration in migrations {
             let text = try String(contentsOf: folder.appendingPathComponent(migration.fileName), encoding: .utf8)
-            #expect(text == migration.sql, "\(migration.fileName) differs from the copy compiled in: rebuild")
+            #expect(text == migration.sql, "\(subfolder)/\(migration.fileName) differs from the copy compiled in: rebuild")
         }
-        #expect(Migration.all.map(\.version) == Array(1...Migration.all.count))
-        let postgres = folder.appendingPathComponent("postgres")
-        let postgresFiles = try FileManager.default.contentsOfDirectory(atPath: postgres.path).filter { $0.hasSuffix(".sql") }.sorted()
-        #expect(postgresFiles == Migration.postgres.map(\.fileName))
-        for migration in Migration.postgres {
-            let text = try String(contentsOf: postgres.appendingPathComponent(migration.fileName), encoding: .utf8)
-            #expect(text == migration.sql, "postgres/\(migration.fileName) differs from the copy compiled in: rebuild")
-        }
-        #expect(Migration.postgres.map(\.version) == Array(1...Migration.postgres.count))
+        #expect(migrations.map(\.version) == Array(1...migrations.count))
     }
 
     /// Migration 3 rebuilt `checks` to drop an IN list from its CHECK; the rule itself stands.

@@ -257,25 +257,23 @@ struct ProjectHistory {
         return nil
     }
 
-    /// The first commit of `branch` (upload order) where the type — and, when given, the
-    /// scenario — leaked in the environment.
-    func firstLeaking(typeID: Int64, scenarioID: Int64? = nil, environment: String, branch: String) throws -> String? {
-        // Two statements, so that a key's lookup walks the (scenario, environment) index range in
-        // commit order and a type's walks the (type, environment) one.
-        guard let scenarioID else {
-            return try db.scalarText("""
-                SELECT c.sha FROM leak_states ls JOIN commits c ON c.id = ls.commit_id
-                WHERE ls.type_id = ? AND ls.environment = ? AND ls.leaked_count > 0
-                  AND c.project_id = ? AND c.branch = ?
-                ORDER BY ls.commit_id LIMIT 1
-                """, [.integer(typeID), .text(environment), .integer(projectID), .text(branch)])
+    /// Where the key's leaking stretch that ends at the newest commit of `line` began: the
+    /// oldest commit of it along `line` (commits newest first, as `firstParentLine` walks them;
+    /// commits where the key errored or was not checked are stepped over). Nil when it does not
+    /// leak there. The one rule for `firstSeen` and "introduced by", so that the CLI, the API and
+    /// the dashboard name the same commit.
+    func leakingSince(_ ids: KeyIDs, along line: [BranchCommit], environment: String,
+                      allRunsAt head: Int64? = nil) throws -> String? {
+        let states = try keyStates(ids, environment: environment, at: Set(line.map(\.id)), allRunsAt: head)
+        var first: String?
+        for commit in line {
+            switch states[commit.id] {
+            case .leaked?, .flaky?: first = commit.sha
+            case .clean?, .lateRelease?: return first
+            case .error?, nil: continue
+            }
         }
-        return try db.scalarText("""
-            SELECT c.sha FROM leak_states ls INDEXED BY leak_states_by_scenario JOIN commits c ON c.id = ls.commit_id
-            WHERE ls.scenario_id = ? AND ls.environment = ? AND ls.type_id = ? AND ls.leaked_count > 0
-              AND c.project_id = ? AND c.branch = ?
-            ORDER BY ls.commit_id LIMIT 1
-            """, [.integer(scenarioID), .text(environment), .integer(typeID), .integer(projectID), .text(branch)])
+        return first
     }
 }
 
