@@ -196,26 +196,29 @@ struct ProjectHistory {
         var steps = 0
         let maxSteps = max(limit * 20, 1_000)
         // Each segment is one recursive query along known first parents; it yields the usable
-        // commits and, last, the commit where the known chain ends. SQLite stops the recursion
-        // at the LIMIT.
+        // commits and, last, the commit where the known chain ends, in walk order (the
+        // recursion's own order: no join or sort after it). SQLite stops the recursion at the
+        // LIMIT. Written for both engines: the start's type comes from `commits`, and the
+        // filter on the computed columns sits outside their SELECT.
         while let from = segmentStart, result.count < limit, steps < maxSteps {
             segmentStart = nil
             var end: (id: Int64, depth: Int)?
             try db.query("""
-                WITH RECURSIVE line(id, depth) AS (
-                    SELECT ?1, 0
+                WITH RECURSIVE line(id, depth, sha) AS (
+                    SELECT c.id, 0, c.sha FROM commits c WHERE c.id = ?1
                     UNION ALL
-                    SELECT c.id, line.depth + 1 FROM line
+                    SELECT c.id, line.depth + 1, c.sha FROM line
                     JOIN commit_parents p ON p.commit_id = line.id AND p.position = 0
                     JOIN commits c ON c.project_id = ?2 AND c.sha = p.parent_sha
                     WHERE line.depth < ?3)
-                SELECT line.id, line.depth, c.sha,
-                       (SELECT min(r.started_at) FROM runs r
-                        WHERE r.commit_id = line.id AND r.environment = ?4 AND r.suspect = 0) AS at,
-                       EXISTS (SELECT 1 FROM commit_parents p JOIN commits pc ON pc.project_id = ?2 AND pc.sha = p.parent_sha
-                               WHERE p.commit_id = line.id AND p.position = 0) AS known_parent
-                FROM line JOIN commits c ON c.id = line.id
-                WHERE at IS NOT NULL OR NOT known_parent OR line.depth = ?3
+                SELECT id, depth, sha, at, known_parent FROM (
+                    SELECT line.id, line.depth, line.sha,
+                           (SELECT min(r.started_at) FROM runs r
+                            WHERE r.commit_id = line.id AND r.environment = ?4 AND r.suspect = 0) AS at,
+                           EXISTS (SELECT 1 FROM commit_parents p JOIN commits pc ON pc.project_id = ?2 AND pc.sha = p.parent_sha
+                                   WHERE p.commit_id = line.id AND p.position = 0) AS known_parent
+                    FROM line) walk
+                WHERE at IS NOT NULL OR NOT known_parent OR depth = ?3
                 LIMIT ?5
                 """, [.integer(from), .integer(projectID), .integer(Int64(maxSteps - steps - 1)), .text(environment),
                       .integer(Int64(limit - result.count + 1))]) { row in
