@@ -94,6 +94,15 @@ public struct LeakGroup: Codable, Sendable, Hashable {
     }
 }
 
+extension LeakGroup {
+    /// `5 in 2 root causes`, or `3` when every leak is its own root cause: a section's size,
+    /// worded once for every output.
+    public static func tally(_ groups: [LeakGroup]) -> String {
+        let leaks = groups.reduce(0) { $0 + $1.occurrences.count }
+        return leaks == groups.count ? "\(leaks)" : "\(leaks) in \(groups.count) root cause\(groups.count == 1 ? "" : "s")"
+    }
+}
+
 extension LeakDiff {
     /// The entries grouped by root cause, categories in print order.
     public var groups: [LeakGroup] { LeakGroup.grouping(entries) }

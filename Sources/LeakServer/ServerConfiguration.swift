@@ -20,16 +20,18 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var metricsWithoutToken = false
     /// libmicrohttpd's I/O threads; 0 means one thread per core. They only move bytes.
     public var threads = 0
-    /// The threads that run handlers (queries, pages, uploads).
+    /// The threads that run handlers (queries, pages, uploads); as many again, three quarters,
+    /// run at the lowest CPU priority for clients that keep more than one worker busy.
     public var workers = 8
     /// Requests waiting for a worker, across all clients: beyond it, 503 with Retry-After.
-    public var queueLimit = 512
+    public var queueLimit = 4_096
     /// Workers one client (IP address) may hold at once; its other requests wait their turn.
     public var perClientWorkers = 2
     /// Requests one client may have waiting for a worker: beyond it, 503 with Retry-After.
     public var perClientQueue = 32
-    /// SQLite read connections; as many as workers, so that a query never waits for one.
-    public var readerConnections = 8
+    /// SQLite read connections; as many as workers and background workers, so that a query
+    /// never waits for one.
+    public var readerConnections = 16
     /// Connections open at once (the server raises its open-file limit to fit).
     public var connectionLimit = 4_096
     /// Connections open at once from one IP address.

@@ -111,4 +111,22 @@ struct CheckShapeTests {
             == "ProfileViewModel.onDone (closure) → captures ProfileViewModel")
         #expect(record?.fingerprint == findRetainPath(to: ProfileViewModel()).fingerprint)
     }
+
+    @Test func aPossiblePathIsInTheMessageNotInTheReportPath() async {
+        var kept: Heartbeat?
+        let records = await capturingRecords {
+            await withKnownIssue {
+                await expectDeallocation(timeout: briefly, gracePeriod: .zero) { () -> Heartbeat in
+                    let heartbeat = Heartbeat()
+                    kept = heartbeat
+                    return heartbeat
+                }
+            } matching: { issue in
+                "\(issue)".contains("What holds it: Heartbeat.timer (closure) → captures Heartbeat (possible: ")
+            }
+        }
+        kept?.timer?.cancel()
+        #expect(records.first?.retainPath == nil)
+        #expect(records.first?.fingerprint?.count == 16)
+    }
 }

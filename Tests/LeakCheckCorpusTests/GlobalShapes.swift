@@ -71,3 +71,26 @@ struct GlobalShapeTests {
         #expect(report.isProven == false)
     }
 }
+
+@Suite("The watcher's search")
+struct WatcherSearchTests {
+    @Test func watcherNamesTheSamePathsAsTheChecks() {
+        let watcher = LeakWatcher(configuration: .init(strikes: 1, report: nil))
+        let session = CachedSession()
+        SessionCache.shared.sessions = [session]
+        defer { SessionCache.shared.sessions = [] }
+        let viewModel = ProfileViewModel()
+        watcher.watch(viewModel, name: "Profile")
+        watcher.watch(session, name: "Session")
+        let findings = watcher.checkNow()
+        let paths = Set(findings.compactMap { $0.retainPath?.readable })
+        #expect(paths == [
+            "ProfileViewModel.onDone (closure) → captures ProfileViewModel",
+            "SessionCache.shared → SessionCache.sessions[0] → CachedSession",
+        ])
+        #expect(Set(findings.compactMap(\.record.message)) == [
+            "ProfileViewModel is still alive after 1 check: ProfileViewModel.onDone (closure) → captures ProfileViewModel",
+            "CachedSession is still alive after 1 check: SessionCache.shared → SessionCache.sessions[0] → CachedSession",
+        ])
+    }
+}

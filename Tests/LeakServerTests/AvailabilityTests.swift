@@ -158,6 +158,24 @@ struct DashboardSignInTests {
         #expect(try server.nothingStored())
     }
 
+    /// `/` lists nothing on such a server: it is the form, and signing in there opens the
+    /// token's project. A session of another project gets the form for this one, saying why.
+    @Test func signingInFromTheRootOpensTheTokensProjectAndAnotherProjectAsksAgain() throws {
+        let server = try TestServer { $0.requireReadToken = true }
+        let root = try server.client.get("/")
+        #expect(root.status == 403)
+        #expect(root.text.contains("does not list its projects") && root.text.contains("action=\"/login\""))
+        let signIn = try server.client.post("/login", body: Data("token=\(server.token)&next=%2F".utf8))
+        #expect(signIn.status == 303)
+        #expect(signIn.headers["location"] == "/p/app")
+        let cookie = try #require(Self.cookie(signIn))
+        _ = try server.store.createProject("other")
+        let other = try server.client.get("/p/other", headers: ["Cookie": cookie])
+        #expect(other.status == 403)
+        #expect(other.text.contains("belongs to project &quot;app&quot;, not &quot;other&quot;"), "\(other.text)")
+        #expect(other.text.contains("name=\"next\" value=\"/p/other\""))
+    }
+
     @Test func aWrongTokenIsRefusedOnTheForm() throws {
         let server = try TestServer { $0.requireReadToken = true }
         let reply = try server.client.post("/login", body: Data("token=lh_1_nope&next=%2F%2Fevil.example".utf8))

@@ -1,5 +1,6 @@
 import Foundation
 import LeakReport
+import LeakStore
 import Testing
 
 @Suite("Trends, types, commits and scenario history")
@@ -61,6 +62,28 @@ struct TrendTests {
 
         let none = try server.get("/v1/projects/app/types?branch=nowhere", as: TypesResponse.self)
         #expect(none.head == nil && none.types.isEmpty)
+    }
+
+    /// A type's first seen and each key's "introduced by" follow the head's first parents, as
+    /// the diff's `firstSeen` does: a commit uploaded without a branch name still counts, and a
+    /// leak that was fixed and came back was introduced where it came back.
+    @Test func firstSeenAndIntroducedByAreWhereTheCurrentLeakingStretchBegan() throws {
+        let server = try TestServer()
+        let line: [(branch: String?, back: Bool)] = [(nil, false), ("main", true), ("main", false), ("main", true), ("main", true)]
+        for (index, commit) in line.enumerated() {
+            try server.uploadRun(commit: sha(index + 1), branch: commit.branch, parents: index == 0 ? [] : [sha(index)],
+                                 checks: [.leaked("A/a()", "App.Always"), commit.back ? .leaked("B/b()", "App.Back") : .clean("B/b()", "App.Back")])
+        }
+        let types = try server.get("/v1/projects/app/types?branch=main&environment=linux", as: TypesResponse.self)
+        #expect(types.types.map(\.type) == ["App.Always", "App.Back"])
+        #expect(types.types.map(\.firstSeen) == [sha(1), sha(4)])
+        for (type, introduced) in [("App.Always", sha(1)), ("App.Back", sha(4))] {
+            let leaks = try server.store.typeLeaks(project: "app", type: type, branch: "main", environment: "linux", limit: 10)
+            #expect(leaks.map(\.introducedBy) == [introduced], "\(type)")
+        }
+        let diff = try server.diff(base: nil, head: 5)
+        #expect(diff.entry("A/a()", "App.Always")?.firstSeen == sha(1))
+        #expect(diff.entry("B/b()", "App.Back")?.firstSeen == sha(4))
     }
 
     @Test func aCommitListsItsRunsAndTheirLeaks() throws {

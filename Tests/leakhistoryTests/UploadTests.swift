@@ -73,9 +73,23 @@ import LeakReport
         #expect(result.status == 0, "\(result.stderr)")
         let stored = try server.store.read { db in
             try db.scalarInt("SELECT count(*) FROM runs JOIN commits ON commits.id = runs.commit_id WHERE commits.sha = ? AND runs.run_key = ? AND runs.branch = ?",
-                             [.text(prHead), .text("github-777-test-2"), .text("feature")])
+                             [.text(prHead), .text("github-777-test-2-default"), .text("feature")])
         }
         #expect(stored == 1)
+    }
+
+    /// A CI matrix's legs share the job and attempt, and the same reports may be sent for a
+    /// second environment: each environment is a run of its own, and a retry still stores once.
+    @Test func eachEnvironmentIsARunOfItsOwnLocallyAndInACIMatrix() throws {
+        for ci in [[:], ["GITHUB_ACTIONS": "true", "GITHUB_SHA": commit, "GITHUB_REF_NAME": "main",
+                         "GITHUB_RUN_ID": "5", "GITHUB_JOB": "test", "GITHUB_RUN_ATTEMPT": "1"]] {
+            for environment in ["linux-swift6.2", "linux-swift6.3", "linux-swift6.3"] {
+                let result = try CLI.run(["upload", "--environment", environment], in: repository.url,
+                                         environment: server.environment.merging(ci) { $1 })
+                #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+            }
+        }
+        #expect(try server.count("runs") == 4)
     }
 
     @Test func wrongTokenIsAConfigurationError() throws {

@@ -69,7 +69,7 @@ enum DeallocationCheck {
                 var explanation: String?
                 if let survivor = reference.object {
                     let path = findRetainPath(to: survivor, roots: roots + alive.filter { $0 !== survivor })
-                    record.retainPath = path.steps
+                    record.retainPath = path.reportedSteps
                     record.fingerprint = path.fingerprint
                     explanation = path.readable + (path.limitReached.map { " (search \($0))" } ?? "")
                 }

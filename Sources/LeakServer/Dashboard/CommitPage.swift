@@ -75,24 +75,14 @@ enum CommitPage {
         guard !observations.isEmpty else { return "" }
         // Against an empty base every key that leaked here is "new": one group per root cause.
         let groups = LeakDiff(base: [:], head: observations).groups
-        let rows = groups.prefix(DashboardPage.rowLimit).map { group -> DashboardPage.Row in
-            let types = HTML.joined(group.types.map { type -> HTML in
-                "<a href=\"\(links.type(type, branch: commit.branch, environment: environment))\">\(type)</a>"
-            }, separator: ", ")
-            let scenarios: HTML = group.occurrences.count == 1 ? "\(group.scenarios[0])" : """
-                <details><summary>\(group.scenarios.count) scenarios</summary><ul>\(HTML.joined(group.occurrences.map { "<li>\($0.scenario) · \($0.type)</li>" }))</ul></details>
-                """
-            let message: HTML = group.message.map { "<details><summary>Message</summary><pre>\($0)</pre></details>" } ?? ""
-            return DashboardPage.Row("data-leak=\"\(group.types.joined(separator: " "))\" data-fingerprint=\"\(group.fingerprint)\"", [
-                "\(types) \(DashboardPage.fingerprint(group.fingerprint))\(message)", scenarios,
-                DashboardPage.place(file: group.file, line: group.line), DashboardPage.retainPath(group.readablePath),
-            ])
+        let rows = groups.prefix(DashboardPage.rowLimit).map { group in
+            DashboardPage.Row("data-leak=\"\(group.types.joined(separator: " "))\" data-fingerprint=\"\(group.fingerprint)\"",
+                              GroupCells.cells(group, links: links, branch: commit.branch, environment: environment))
         }
-        let keys = groups.reduce(0) { $0 + $1.occurrences.count }
         let suspect: HTML = suspectOnly ? " <span class=\"warn\">suspect runs only</span>" : ""
         return """
-            <h2>Leaks in <code>\(environment)</code> (\(keys) in \(groups.count) root cause\(groups.count == 1 ? "" : "s"))\(suspect)</h2>
-            \(DashboardPage.table(["Leak", "Scenarios", "Where", .init("Retain path", class: "path")], rows,
+            <h2>Leaks in <code>\(environment)</code> (\(LeakGroup.tally(groups)))\(suspect)</h2>
+            \(DashboardPage.table(GroupCells.columns, rows,
                                   empty: "", id: "leaks-\(environment)"))
             \(DashboardPage.cutNote(groups.count > DashboardPage.rowLimit, shown: DashboardPage.rowLimit, what: "root causes"))
             """

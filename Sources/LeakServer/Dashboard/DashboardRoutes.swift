@@ -13,7 +13,9 @@ enum DashboardRoutes {
         LoginRoutes.register(in: &router)
         router.get("/", handler: page(project: false) { request, context in
             guard !context.configuration.requireReadToken else {
-                throw HTTPFailure.forbidden("This server requires a read token, so it does not list its projects.")
+                // Nothing to list without a project: the sign-in form, which opens the token's project.
+                return LoginPage.form(next: "/", problem: "This server does not list its projects: signing in opens the token's project.",
+                                      status: 403)
             }
             return try ProjectsPage.render(store: context.store)
         })
@@ -28,10 +30,18 @@ enum DashboardRoutes {
     }
 
     /// A failure before the page ran (its access check) drawn as a page; a browser without a
-    /// credential is sent to the login form, which brings it back here.
+    /// credential is sent to the login form, which brings it back here, and one whose session or
+    /// token does not open this project (another project's, expired, revoked) gets the form with
+    /// what was wrong, not a page that links back to itself.
     private static let presentFailure: Router.FailurePresenter = { request, error in
         if error.status == 401 && DashboardSessions.cookie(in: request) == nil && request.bearerToken == nil {
             return LoginPage.redirect(next: request.path)
+        }
+        if error.status == 401 || error.status == 403 {
+            let what = error.message.hasSuffix(".") ? String(error.message.dropLast()) : error.message
+            return LoginPage.form(next: request.path, problem: "\(what.prefix(1).uppercased() + what.dropFirst()). Sign in "
+                                  + "with a token of project \"\(request.parameter("project"))\" to see this page.",
+                                  status: error.status)
         }
         return problem(error, request: request, project: true)
     }

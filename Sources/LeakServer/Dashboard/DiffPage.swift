@@ -9,7 +9,7 @@ import LeakStore
 /// CLI's order. Without both revisions it shows the form that asks for them.
 enum DiffPage {
     static func render(_ request: Request, store: any LeakStorage, project: String) throws -> Response {
-        let scope = try DashboardScope(request, store: store, project: project)
+        let scope = try DashboardScope(request, store: store, project: project, head: request.query["head"])
         let links = scope.links
         let crumbs: [DashboardPage.Crumb] = [
             .init(label: "Projects", href: DashboardLinks.projects),
@@ -17,7 +17,7 @@ enum DiffPage {
             .init(label: "Diff"),
         ]
         let form = scope.pickers(action: links.diff(), withBranch: false, leading: [
-            "<label>Base <input name=\"base\" size=\"24\" value=\"\(request.query["base"])\" placeholder=\"main, a tag's id, 3f2a9c1\"></label>",
+            "<label>Base <input name=\"base\" size=\"24\" value=\"\(request.query["base"])\" placeholder=\"main or 3f2a9c1\"></label>",
             "<label>Head <input name=\"head\" size=\"24\" value=\"\(request.query["head"])\" placeholder=\"feature branch or id\"></label>",
         ])
         guard request.query["base"] != nil || request.query["head"] != nil else {
@@ -45,11 +45,10 @@ enum DiffPage {
         let sections = HTML.joined(LeakDiff.Category.printOrder.map { category -> HTML in
             let inCategory = groups.filter { $0.category == category }
             guard !inCategory.isEmpty else { return "" }
-            let leaks = inCategory.reduce(0) { $0 + $1.occurrences.count }
             let rows = inCategory.prefix(DashboardPage.rowLimit).map { row($0, links: links, scope: scope) }
             return """
-                <h2 id="\(category.rawValue)">\(category.heading) (\(leaks) in \(inCategory.count) root cause\(inCategory.count == 1 ? "" : "s"))</h2>
-                \(DashboardPage.table(["Leak", "Scenarios", "Where", .init("Retain path", class: "path"), "First seen"],
+                <h2 id="\(category.rawValue)">\(category.heading) (\(LeakGroup.tally(inCategory)))</h2>
+                \(DashboardPage.table(GroupCells.columns + ["First seen"],
                                       rows, empty: "", id: "diff-\(category.rawValue)"))
                 \(DashboardPage.cutNote(inCategory.count > DashboardPage.rowLimit, shown: DashboardPage.rowLimit, what: "root causes"))
                 """
@@ -121,26 +120,14 @@ enum DiffPage {
     }
 
     private static func row(_ group: LeakGroup, links: DashboardLinks, scope: DashboardScope) -> DashboardPage.Row {
-        let types = HTML.joined(group.types.map { type -> HTML in
-            "<a href=\"\(links.type(type, branch: scope.branch, environment: scope.environment))\">\(type)</a>"
-        }, separator: ", ")
-        let scenarioList = HTML.joined(group.occurrences.map { occurrence -> HTML in
-            let type: HTML = group.types.count > 1 ? " · \(occurrence.type)" : ""
-            return "<li>\(occurrence.scenario)\(type) \(DashboardPage.place(file: occurrence.file, line: occurrence.line))</li>"
-        })
-        let scenarios: HTML = group.scenarios.count == 1 && group.occurrences.count == 1
-            ? "\(group.scenarios[0])"
-            : "<details><summary>\(group.scenarios.count) scenarios</summary><ul>\(scenarioList)</ul></details>"
-        let message: HTML = group.message.map { "<details><summary>Message</summary><pre>\($0)</pre></details>" } ?? ""
         let inherited: HTML = group.inheritedFrom.map {
             "<p class=\"covered\">Leaks on the base branch at \(DashboardPage.commitLink($0, links: links))</p>"
         } ?? ""
         let firstSeen: HTML = group.firstSeen.map { DashboardPage.commitLink($0, links: links) } ?? "<span class=\"note\">—</span>"
         return DashboardPage.Row(
             "data-category=\"\(group.category.rawValue)\" data-fingerprint=\"\(group.fingerprint)\" data-type=\"\(group.types.joined(separator: " "))\"",
-            ["\(types) \(DashboardPage.fingerprint(group.fingerprint))\(suppression(group.suppression))\(inherited)\(message)",
-             scenarios, DashboardPage.place(file: group.file, line: group.line),
-             DashboardPage.retainPath(group.readablePath), firstSeen])
+            GroupCells.cells(group, links: links, branch: scope.branch, environment: scope.environment,
+                             notes: "\(suppression(group.suppression))\(inherited)") + [firstSeen])
     }
 
     /// The rule next to what it covers, or the lapsed rule next to the leak it no longer hides.

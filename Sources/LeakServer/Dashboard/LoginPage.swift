@@ -56,13 +56,15 @@ enum LoginRoutes {
     static func signIn(_ request: Request, _ context: RequestContext) throws -> any ResponseGenerator {
         try refuseCrossSite(request)
         let fields = form(request.body)
-        let next = LoginPage.safeNext(fields["next"] ?? "/")
+        let asked = LoginPage.safeNext(fields["next"] ?? "/")
         guard let token = fields["token"]?.trimmingCharacters(in: .whitespacesAndNewlines), !token.isEmpty else {
-            return LoginPage.form(next: next, problem: "Paste a token to sign in.", status: 400)
+            return LoginPage.form(next: asked, problem: "Paste a token to sign in.", status: 400)
         }
-        guard case let .valid(id, _, _) = try context.store.verifyToken(token) else {
-            return LoginPage.form(next: next, problem: "This token is not known to the server, or was revoked.", status: 401)
+        guard case let .valid(id, project, _) = try context.store.verifyToken(token) else {
+            return LoginPage.form(next: asked, problem: "This token is not known to the server, or was revoked.", status: 401)
         }
+        // `/` lists no projects on such a server: signed in from there, go to the token's project.
+        let next = asked == "/" ? DashboardLinks(project: project).project() : asked
         let cookie = context.sessions.create(tokenID: id)
         let maxAge = Int(context.sessions.lifetime.components.seconds)
         return Response(status: 303, headers: [

@@ -266,7 +266,7 @@ enum OpenAPIDocument {
               "properties": {
                 "type": { "type": "string" },
                 "leakingScenarios": { "type": "array", "items": { "type": "string" } },
-                "firstSeen": { "type": "string" },
+                "firstSeen": { "type": "string", "description": "Where the type's current leaking stretch began along the branch head's first parents: the oldest start among its leaking scenarios." },
                 "lastSeen": { "type": "string" },
                 "direction": {
                   "enum": ["rising", "falling", "flat"],

@@ -70,15 +70,16 @@ extension LeakStore {
 
     /// The keys of `type` leaking (or flaky) at the branch's newest commit with data, sorted by
     /// scenario, at most `limit`, each with its most telling check and the commit that
-    /// introduced it along the branch. Empty when the branch has no data or the type is unknown.
+    /// introduced it: where its leaking stretch began along the branch head's first parents.
+    /// Empty when the branch has no data or the type is unknown.
     /// - Throws: `LeakStoreError.projectNotFound`.
     public func typeLeaks(project: String, type: String, branch: String, environment: String,
                           limit: Int) throws -> [TypeLeak] {
         try read { db in
             let history = try ProjectHistory(db, project: project)
-            guard let typeID = try db.scalarInt("SELECT id FROM types WHERE name = ?", [.text(type)]),
-                  let head = try history.branchCommits(branch, environment: environment, limit: 1).first
-            else { return [] }
+            guard let typeID = try db.scalarInt("SELECT id FROM types WHERE name = ?", [.text(type)]) else { return [] }
+            let line = try history.branchCommits(branch, environment: environment, limit: Self.firstSeenCommits)
+            guard let head = line.first else { return [] }
             let leaking = try history.keyCounts(commitID: head.id, environment: environment, typeID: typeID)
                 .filter { $0.leaked > 0 }.sorted { $0.scenario < $1.scenario }.prefix(limit)
             let checks = try history.tellingChecks(commitID: head.id, environment: environment, keys: Set(leaking.map(\.ids)))
@@ -87,8 +88,7 @@ extension LeakStore {
                 return TypeLeak(
                     scenario: counts.scenario, state: counts.state, file: check?.file ?? "", line: check?.line ?? 0,
                     fingerprint: check?.fingerprint, retainPath: check?.retainPath, message: check?.message,
-                    introducedBy: try history.firstLeaking(typeID: typeID, scenarioID: counts.scenarioID,
-                                                          environment: environment, branch: branch))
+                    introducedBy: try history.leakingSince(counts.ids, along: line, environment: environment))
             }
         }
     }

@@ -191,16 +191,7 @@ extension LeakStore {
         if line.first?.id != headID { line.insert(BranchCommit(id: headID, sha: headSha, at: ""), at: 0) }
         for index in diff.entries.indices where leakingCategories.contains(diff.entries[index].category) {
             guard let ids = keys[diff.entries[index].key] else { continue }
-            let states = try history.keyStates(ids, environment: environment, at: Set(line.map(\.id)), allRunsAt: headID)
-            var first: String?
-            walk: for commit in line {
-                switch states[commit.id] {
-                case .leaked?, .flaky?: first = commit.sha
-                case .clean?, .lateRelease?: break walk
-                case .error?, nil: continue
-                }
-            }
-            diff.entries[index].firstSeen = first
+            diff.entries[index].firstSeen = try history.leakingSince(ids, along: line, environment: environment, allRunsAt: headID)
         }
     }
 }

@@ -43,12 +43,16 @@ extension LeakStore {
     public func leakingTypes(project: String, branch: String, environment: String) throws -> TypesResponse {
         try read { db in
             let history = try ProjectHistory(db, project: project)
-            let window = try history.branchCommits(branch, environment: environment, limit: Self.directionWindow)
+            let line = try history.branchCommits(branch, environment: environment,
+                                                 limit: max(Self.directionWindow, Self.firstSeenCommits))
+            let window = line.prefix(Self.directionWindow)
             guard let head = window.first else { return TypesResponse(branch: branch, head: nil, types: []) }
-            var leakingAtHead: [Int64: (name: String, scenarios: [String])] = [:]
+            var leakingAtHead: [Int64: (name: String, scenarios: [String], keys: [KeyIDs])] = [:]
             for counts in try history.keyCounts(commitID: head.id, environment: environment) where counts.leaked > 0 {
-                leakingAtHead[counts.typeID, default: (counts.type, [])].scenarios.append(counts.scenario)
+                leakingAtHead[counts.typeID, default: (counts.type, [], [])].scenarios.append(counts.scenario)
+                leakingAtHead[counts.typeID]?.keys.append(counts.ids)
             }
+            let position = Dictionary(line.enumerated().map { ($1.sha, $0) }, uniquingKeysWith: { first, _ in first })
             var earlierTotals: [Int64: Int] = [:]
             for commit in window.dropFirst() {
                 for counts in try history.keyCounts(commitID: commit.id, environment: environment)
@@ -61,7 +65,9 @@ extension LeakStore {
                 let now = leaking.scenarios.count * earlierCount, before = earlierTotals[typeID] ?? 0
                 let direction: TypesResponse.Direction =
                     earlierCount == 0 || now == before ? .flat : (now > before ? .rising : .falling)
-                let first = try history.firstLeaking(typeID: typeID, environment: environment, branch: branch)
+                // The type leaks since the oldest start among its keys' current leaking stretches.
+                let first = try leaking.keys.compactMap { try history.leakingSince($0, along: line, environment: environment) }
+                    .max { position[$0, default: 0] < position[$1, default: 0] }
                 return TypesResponse.Summary(
                     type: leaking.name, leakingScenarios: leaking.scenarios.sorted(), firstSeen: first ?? head.sha,
                     lastSeen: head.sha, direction: direction)

@@ -196,29 +196,29 @@ struct ProjectHistory {
         var steps = 0
         let maxSteps = max(limit * 20, 1_000)
         // Each segment is one recursive query along known first parents; it yields the usable
-        // commits and, last, the commit where the known chain ends, in walk order (the
-        // recursion's own order: no join or sort after it). SQLite stops the recursion at the
-        // LIMIT. Written for both engines: the start's type comes from `commits`, and the
-        // filter on the computed columns sits outside their SELECT.
+        // commits and, last, the commit where the known chain ends. SQLite stops the recursion
+        // at the LIMIT. The outer query is a plain scan of the walk (no join), so that rows come
+        // in the order the recursion made them, newest first, on both engines.
         while let from = segmentStart, result.count < limit, steps < maxSteps {
             segmentStart = nil
             var end: (id: Int64, depth: Int)?
             try db.query("""
-                WITH RECURSIVE line(id, depth, sha) AS (
-                    SELECT c.id, 0, c.sha FROM commits c WHERE c.id = ?1
+                WITH RECURSIVE line(id, depth) AS (
+                    SELECT CAST(?1 AS BIGINT), 0
                     UNION ALL
-                    SELECT c.id, line.depth + 1, c.sha FROM line
+                    SELECT c.id, line.depth + 1 FROM line
                     JOIN commit_parents p ON p.commit_id = line.id AND p.position = 0
                     JOIN commits c ON c.project_id = ?2 AND c.sha = p.parent_sha
                     WHERE line.depth < ?3)
                 SELECT id, depth, sha, at, known_parent FROM (
-                    SELECT line.id, line.depth, line.sha,
+                    SELECT line.id, line.depth,
+                           (SELECT c.sha FROM commits c WHERE c.id = line.id) AS sha,
                            (SELECT min(r.started_at) FROM runs r
                             WHERE r.commit_id = line.id AND r.environment = ?4 AND r.suspect = 0) AS at,
-                           EXISTS (SELECT 1 FROM commit_parents p JOIN commits pc ON pc.project_id = ?2 AND pc.sha = p.parent_sha
-                                   WHERE p.commit_id = line.id AND p.position = 0) AS known_parent
-                    FROM line) walk
-                WHERE at IS NOT NULL OR NOT known_parent OR depth = ?3
+                           CASE WHEN EXISTS (SELECT 1 FROM commit_parents p JOIN commits pc ON pc.project_id = ?2 AND pc.sha = p.parent_sha
+                                             WHERE p.commit_id = line.id AND p.position = 0) THEN 1 ELSE 0 END AS known_parent
+                    FROM line) AS walk
+                WHERE at IS NOT NULL OR known_parent = 0 OR depth = ?3
                 LIMIT ?5
                 """, [.integer(from), .integer(projectID), .integer(Int64(maxSteps - steps - 1)), .text(environment),
                       .integer(Int64(limit - result.count + 1))]) { row in
@@ -257,25 +257,23 @@ struct ProjectHistory {
         return nil
     }
 
-    /// The first commit of `branch` (upload order) where the type — and, when given, the
-    /// scenario — leaked in the environment.
-    func firstLeaking(typeID: Int64, scenarioID: Int64? = nil, environment: String, branch: String) throws -> String? {
-        // Two statements, so that a key's lookup walks the (scenario, environment) index range in
-        // commit order and a type's walks the (type, environment) one.
-        guard let scenarioID else {
-            return try db.scalarText("""
-                SELECT c.sha FROM leak_states ls JOIN commits c ON c.id = ls.commit_id
-                WHERE ls.type_id = ? AND ls.environment = ? AND ls.leaked_count > 0
-                  AND c.project_id = ? AND c.branch = ?
-                ORDER BY ls.commit_id LIMIT 1
-                """, [.integer(typeID), .text(environment), .integer(projectID), .text(branch)])
+    /// Where the key's leaking stretch that ends at the newest commit of `line` began: the
+    /// oldest commit of it along `line` (commits newest first, as `firstParentLine` walks them;
+    /// commits where the key errored or was not checked are stepped over). Nil when it does not
+    /// leak there. The one rule for `firstSeen` and "introduced by", so that the CLI, the API and
+    /// the dashboard name the same commit.
+    func leakingSince(_ ids: KeyIDs, along line: [BranchCommit], environment: String,
+                      allRunsAt head: Int64? = nil) throws -> String? {
+        let states = try keyStates(ids, environment: environment, at: Set(line.map(\.id)), allRunsAt: head)
+        var first: String?
+        for commit in line {
+            switch states[commit.id] {
+            case .leaked?, .flaky?: first = commit.sha
+            case .clean?, .lateRelease?: return first
+            case .error?, nil: continue
+            }
         }
-        return try db.scalarText("""
-            SELECT c.sha FROM leak_states ls INDEXED BY leak_states_by_scenario JOIN commits c ON c.id = ls.commit_id
-            WHERE ls.scenario_id = ? AND ls.environment = ? AND ls.type_id = ? AND ls.leaked_count > 0
-              AND c.project_id = ? AND c.branch = ?
-            ORDER BY ls.commit_id LIMIT 1
-            """, [.integer(scenarioID), .text(environment), .integer(typeID), .integer(projectID), .text(branch)])
+        return first
     }
 }
 

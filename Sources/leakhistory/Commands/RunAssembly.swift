@@ -14,7 +14,10 @@ struct RunAssembly: Sendable {
     var commit: String
     var branch: String?
     var parents: [String]
+    /// `--run-key`, used as given.
     var runKey: String?
+    /// The CI job and attempt, which one job's matrix legs share: the run key adds the environment.
+    var ciRunKey: String?
 
     init(_ arguments: ParsedArguments, context: CommandContext, repository: GitRepository?) throws(CommandFailure) {
         let ci = CIEnvironment.detect(context.environment)
@@ -28,18 +31,23 @@ struct RunAssembly: Sendable {
         }
         branch = arguments.value("--branch") ?? ci?.branch ?? repository?.currentBranch()
         parents = repository?.parents(of: commit) ?? []
-        runKey = arguments.value("--run-key") ?? ci?.runKey
+        runKey = arguments.value("--run-key")
+        ciRunKey = ci?.runKey
     }
 
     func run(project: String, environment: String, checks: [CheckRecord]) -> RunRecord {
         RunRecord(
             project: project, commit: commit, branch: branch, parents: parents, environment: environment,
-            runKey: runKey ?? contentKey(checks), startedAt: checks.map(\.timestamp).min() ?? Date(),
+            runKey: runKey ?? derivedKey(environment: environment, checks: checks), startedAt: checks.map(\.timestamp).min() ?? Date(),
             tool: .init(name: "leakhistory", version: LeakHistoryCLI.version), checks: checks)
     }
 
-    /// A run key for local uploads: the same reports at the same commit upload once.
-    private func contentKey(_ checks: [CheckRecord]) -> String {
+    /// A run key when none is given: the CI job and attempt, else (locally) a hash of the
+    /// reports, so the same reports at the same commit upload once. Either way it names the
+    /// environment too: the legs of a CI matrix share a job, and the same reports may be sent
+    /// for a second environment; neither is a retry of the first run.
+    private func derivedKey(environment: String, checks: [CheckRecord]) -> String {
+        if let ciRunKey { return "\(ciRunKey)-\(environment)" }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
@@ -48,6 +56,6 @@ struct RunAssembly: Sendable {
                 hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
             }
         }
-        return "local-\(commit.prefix(12))-\(String(hash, radix: 16))"
+        return "local-\(commit.prefix(12))-\(environment)-\(String(hash, radix: 16))"
     }
 }

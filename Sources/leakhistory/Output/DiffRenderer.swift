@@ -28,7 +28,7 @@ struct DiffRenderer {
             let inCategory = groups.filter { $0.category == category }
             guard !inCategory.isEmpty else { continue }
             lines.append("")
-            lines.append(colour(category, palette.bold("\(category.heading) (\(Self.size(inCategory)))")))
+            lines.append(colour(category, palette.bold("\(category.heading) (\(LeakGroup.tally(inCategory)))")))
             for group in inCategory {
                 let what = group.scenarios.count == 1 ? "\(palette.dim("in")) \(group.scenarios[0])" : "\(palette.dim("in")) \(group.scenarios.count) scenarios"
                 lines.append("  \(colour(category, symbol(category))) \(group.types.joined(separator: ", "))  \(what)  \(palette.dim("at")) \(outcome.relativePath(group.file)):\(group.line)")
@@ -47,12 +47,6 @@ struct DiffRenderer {
         lines.append("")
         lines.append(summary(outcome))
         return lines.joined(separator: "\n") + "\n"
-    }
-
-    /// `5 in 2 root causes`, or `1` for one leak.
-    static func size(_ groups: [LeakGroup]) -> String {
-        let leaks = groups.reduce(0) { $0 + $1.occurrences.count }
-        return leaks == groups.count ? "\(leaks)" : "\(leaks) in \(groups.count) root cause\(groups.count == 1 ? "" : "s")"
     }
 
     /// The rule next to what it covers; a lapsed one said to no longer apply.
@@ -176,7 +170,7 @@ struct DiffRenderer {
         for category in LeakDiff.Category.printOrder {
             let inCategory = groups.filter { $0.category == category }
             guard !inCategory.isEmpty else { continue }
-            let heading = "\(category.heading) (\(Self.size(inCategory)))"
+            let heading = "\(category.heading) (\(LeakGroup.tally(inCategory)))"
             let open = category == .new || category == .flaky
             text += open ? "#### \(heading)\n\n" : "<details><summary>\(heading)</summary>\n\n"
             text += "| Leak | Scenarios | Where | Retain path | First seen |\n|---|---|---|---|---|\n"

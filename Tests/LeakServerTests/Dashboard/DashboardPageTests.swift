@@ -66,6 +66,28 @@ struct DashboardPageTests {
         #expect(badSHA.text.contains("sha: expected a 40-digit hex commit id"))
     }
 
+    /// Given only a branch (or only an environment), a page takes the other from the newest run
+    /// that matches it: `?branch=main` shows main where it has data, not the environment of the
+    /// newest upload elsewhere.
+    @Test func theArgumentLeftOutComesFromTheNewestRunMatchingTheOneGiven() throws {
+        let server = try TestServer()
+        try Fixture.seed(server)
+        try Fixture.seedFeature(server)   // newest: the feature branch in a long environment only it has
+        let main = try server.client.get("/p/app?branch=main").text
+        #expect(main.contains("Head of <code>main</code> in <code>linux</code>"), "\(main.prefix(3000))")
+        let linux = try server.client.get("/p/app?environment=linux").text
+        #expect(linux.contains("Head of <code>\(Fixture.featureBranch)</code> in <code>linux</code>"))
+        let bare = try server.client.get("/p/app").text
+        #expect(bare.contains("Head of <code>\(Fixture.featureBranch)</code> in <code>\(Fixture.longEnvironment)</code>"))
+        let type = try server.client.get("/p/app/types/App.Cache?branch=main").text
+        #expect(type.contains("/p/app/types/App.Cache?branch=main&amp;environment=linux"), "\(type.prefix(3000))")
+        // The diff page, by the head it compares: a branch name or a commit id.
+        for head in ["main", Fixture.sha(6)] {
+            let diff = try server.client.get("/p/app/diff?base=\(Fixture.sha(1))&head=\(head)").text
+            #expect(diff.contains("&amp;head=\(Fixture.sha(6))&amp;environment=linux\""), "\(head): \(diff.prefix(3000))")
+        }
+    }
+
     @Test func pagesNeedAReadTokenWhenTheServerSaysSo() throws {
         let server = try TestServer { $0.requireReadToken = true }
         // A browser without a token is sent to the sign-in form, which brings it back.

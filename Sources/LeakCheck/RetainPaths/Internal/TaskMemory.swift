@@ -37,16 +37,15 @@ enum TaskMemory {
 
     /// The closure context in the context prefix that follows the future fragment's result:
     /// (indirect result, async entry point, closure context, error result). Found as the word
-    /// after the first word that points into an image (the entry point), and kept only if it is
+    /// after a word that points into an image (the entry point; the unused result storage before it may hold anything), and kept only if it is
     /// a closure context or a Swift object (a closure capturing one object has it as context).
     private static func closureContext(after start: UInt) -> UInt? {
         var position = (start + 7) & ~7
         var previousInImage = false
         for _ in 0..<8 {
             guard let word = ProcessMemory.word(at: position) else { return nil }
-            if previousInImage {
-                if LiveObject.isClosureContext(at: word) || LiveObject.validated(at: word) != nil { return word }
-                return nil
+            if previousInImage, LiveObject.isClosureContext(at: word) || LiveObject.validated(at: word) != nil {
+                return word
             }
             previousInImage = word >= 0x10000 && lc_in_image(UInt(word)) == 1
             position += 8
