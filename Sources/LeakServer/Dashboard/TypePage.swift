@@ -2,8 +2,8 @@ import LeakReport
 import LeakStore
 
 /// `/p/{project}/types/{type}?branch=&environment=&limit=`: the type's trend chart along the
-/// branch, and its leaks at the branch head with retain path, fingerprint and the commit that
-/// introduced each. A type name holding `/` comes as `?type=` (see `DashboardLinks.type`).
+/// branch, and its leaks at the branch head, one row per root cause (fingerprint group) with the
+/// retain path, the scenarios, and the commits that introduced them. A type name holding `/` comes as `?type=` (see `DashboardLinks.type`).
 enum TypePage {
     /// Commits the chart spans unless `?limit=` (1 to 1,000) says otherwise.
     static let defaultCommits = 100
@@ -17,14 +17,28 @@ enum TypePage {
                                     limit: limit)
         let leaks = try store.typeLeaks(project: project, type: type, branch: scope.branch, environment: scope.environment,
                                         limit: DashboardPage.rowLimit + 1)
-        let leakRows = leaks.prefix(DashboardPage.rowLimit).map { leak -> DashboardPage.Row in
-            let path = leak.retainPath.map { RetainPathStep.readable($0, leakedType: type) }
-            let state: HTML = leak.state == .flaky ? " <span class=\"warn\">flaky</span>" : ""
-            return DashboardPage.Row("data-scenario=\"\(leak.scenario)\"", [
-                "\(leak.scenario)\(state)", DashboardPage.retainPath(path), DashboardPage.fingerprint(leak.fingerprint),
-                DashboardPage.place(file: leak.file, line: leak.line),
-                leak.introducedBy.map { DashboardPage.commitLink($0, links: links) } ?? "unknown",
-            ])
+        // One row per root cause: the type's leaking scenarios grouped by fingerprint, each
+        // group introduced where its earliest scenario began leaking.
+        var head: [LeakKey: KeyObservation] = [:]
+        var introducedBy: [LeakKey: String] = [:]
+        var flaky: Set<LeakKey> = []
+        for leak in leaks.prefix(DashboardPage.rowLimit) {
+            let key = LeakKey(scenario: leak.scenario, type: type)
+            head[key] = KeyObservation(state: .leaked, file: leak.file, line: leak.line, fingerprint: leak.fingerprint,
+                                       retainPath: leak.retainPath, message: leak.message)
+            introducedBy[key] = leak.introducedBy
+            if leak.state == .flaky { flaky.insert(key) }
+        }
+        let groups = LeakDiff(unverifiedHead: head).groups
+        let leakRows = groups.map { group -> DashboardPage.Row in
+            let keys = group.occurrences.map { LeakKey(scenario: $0.scenario, type: $0.type) }
+            let commits = Array(Set(keys.compactMap { introducedBy[$0] }))
+            let note: HTML = keys.contains(where: flaky.contains) ? " <span class=\"warn\">flaky</span>" : ""
+            let introduced: HTML = commits.isEmpty ? "unknown"
+                : HTML.joined(commits.sorted().map { DashboardPage.commitLink($0, links: links) }, separator: ", ")
+            return DashboardPage.Row("data-fingerprint=\"\(group.fingerprint ?? "")\"",
+                                     GroupCells.cells(group, links: links, branch: scope.branch, environment: scope.environment,
+                                                      notes: note) + [introduced])
         }
         let chart: HTML = trend.points.isEmpty
             ? "<p class=\"empty\" id=\"chart\">No commits of <code>\(scope.branch)</code> in <code>\(scope.environment)</code> have data.</p>"
@@ -49,7 +63,7 @@ enum TypePage {
             <h2>Trend along <code>\(scope.branch)</code></h2>
             \(chart)
             <h2>Leaks at the head</h2>
-            \(DashboardPage.table(["Scenario", .init("Retain path", class: "path"), "Fingerprint", "Where", "Introduced by"], leakRows,
+            \(DashboardPage.table(GroupCells.columns + ["Introduced by"], leakRows,
                                   empty: "This type does not leak at the head of the branch.", id: "type-leaks"))
             \(DashboardPage.cutNote(leaks.count > DashboardPage.rowLimit, shown: DashboardPage.rowLimit, what: "leaks"))
             \(history)
