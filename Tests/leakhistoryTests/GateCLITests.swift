@@ -79,6 +79,11 @@ import LeakReport
         #expect(json.stdout.contains("\"category\" : \"unverified\""))
         let fail = try runCheck([Self.profile(.leaked)], extra: ["--run-key", "fail", "--if-no-base", "fail"])
         #expect(fail.status == 3)
+        // A failing build says why where GitHub shows failures, not only as warnings.
+        let githubFail = try runCheck([Self.profile(.leaked)], format: "github",
+                                      extra: ["--run-key", "gh-fail", "--if-no-base", "fail"])
+        #expect(githubFail.status == 3)
+        #expect(githubFail.stdout.contains("::error title=LeakHistory%3A no base::FAIL: no base: "), "\(githubFail.stdout)")
     }
 
     @Test func aPartialBaseRunDoesNotMakeWhatItMissedNew() throws {

@@ -201,6 +201,10 @@ struct DiffRenderer {
     /// unverified leaks of a head without a base; each with the dashboard link.
     func githubAnnotations(_ outcome: DiffOutcome) -> String {
         var text = ""
+        // A build that fails for want of a base says why where GitHub shows failures.
+        if outcome.hasNoBase && outcome.ifNoBase == "fail" {
+            text += "::error title=\(property("LeakHistory: no base"))::\(data(DiffRenderer(palette: Palette(enabled: false)).noBaseMessage(outcome)))\n"
+        }
         for message in outcome.suspectMessages {
             text += "::error title=\(property("LeakHistory: suspect run"))::\(data(message))\n"
         }
