@@ -188,6 +188,17 @@ import LeakReport
         #expect(again.stderr.contains("project \"app\" has no suppression 1"))
     }
 
+    @Test func suppressAddWarnsWhenTheRuleHasExpiredAlready() throws {
+        let past = try CLI.run(["suppress", "add", "--type", "App.Old", "--reason", "x", "--expires", "2021-03-01"],
+                               in: repository.url, environment: server.environment)
+        #expect(past.status == 0, "\(past.stderr)")
+        #expect(past.stderr.contains("Warning: suppression #3 expired already (2021-03-01 is in the past): it covers nothing"))
+        let future = try CLI.run(["suppress", "add", "--type", "App.New", "--reason", "x", "--expires", "2099-03-01"],
+                                 in: repository.url, environment: server.environment)
+        #expect(future.status == 0)
+        #expect(!future.stderr.contains("Warning"))
+    }
+
     @Test func suppressRefusesAnIncompleteRuleBeforeAskingTheServer() throws {
         let noPattern = try CLI.run(["suppress", "add", "--reason", "x"], in: repository.url, environment: server.environment)
         #expect(noPattern.status == 2)

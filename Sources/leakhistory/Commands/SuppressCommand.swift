@@ -94,6 +94,11 @@ struct SuppressCommand: Command {
             context.print("Added suppression #\(stored.id) to project '\(settings.project)': \(stored.patterns), "
                           + "\"\(stored.reason)\", \(stored.expiresAt.map { "expires \($0)" } ?? "no expiry")"
                           + (stored.createdBy.map { ", added by \($0)" } ?? ", author unknown (pass --by)") + ".\n")
+            if let expiry = arguments.value("--expires").flatMap(Self.expiry).flatMap(ReportTimestamp.date(from:)), expiry <= Date() {
+                context.printError("Warning: suppression #\(stored.id) expired already (\(arguments.value("--expires")!) is in the past): "
+                                   + "it covers nothing and diffs list it as expired. Remove it (leakhistory suppress remove \(stored.id)) "
+                                   + "and add it again with a later --expires, if that is what you meant.\n")
+            }
         case .list:
             let list = try await client.suppressions()
             if arguments.value("--format") == "json" {
