@@ -96,28 +96,13 @@ enum CLIBenchmark {
     @discardableResult
     static func shell(_ arguments: [String], in directory: URL, input: String? = nil, environment: [String: String] = [:],
                       allowStatus: Set<Int32> = []) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        let stdin = Pipe()
-        process.standardInput = input == nil ? FileHandle.nullDevice : stdin
-        try process.run()
-        if let input {
-            stdin.fileHandleForWriting.write(Data(input.utf8))
-            stdin.fileHandleForWriting.closeFile()
+        let result = try ChildProcess.run("/usr/bin/env", arguments, in: directory,
+                                          environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+                                          input: input)
+        guard result.status == 0 || allowStatus.contains(result.status) else {
+            throw BenchError("\(arguments.joined(separator: " ")) exited \(result.status): \(result.stderr)")
         }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 || allowStatus.contains(process.terminationStatus) else {
-            throw BenchError("\(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(String(decoding: errorData, as: UTF8.self))")
-        }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
 

@@ -205,12 +205,9 @@ enum CrashTest {
     }
 
     private static func shell(_ arguments: String...) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return -1 }
-        process.waitUntilExit()
-        return process.terminationStatus
+        let result = try? ChildProcess.run("/usr/bin/env", arguments,
+                                           in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
+                                           environment: ProcessInfo.processInfo.environment)
+        return result?.status ?? -1
     }
 }

@@ -256,20 +256,7 @@ enum GateBenchmark {
     /// Runs a process with exactly `environment`; its exit status and standard output (and, on a
     /// usage error, its standard error).
     static func execute(_ arguments: [String], in directory: URL, environment: [String: String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        process.currentDirectoryURL = directory
-        process.environment = environment
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        return (process.terminationStatus, process.terminationStatus == 2 ? text + String(decoding: errorData, as: UTF8.self) : text)
+        let result = try ChildProcess.run(arguments[0], Array(arguments.dropFirst()), in: directory, environment: environment)
+        return (result.status, result.status == 2 ? result.stdout + result.stderr : result.stdout)
     }
 }

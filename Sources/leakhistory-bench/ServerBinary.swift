@@ -93,17 +93,12 @@ final class ServerBinary {
 
     /// `leakhistory-server projects create NAME --database PATH`: the new project's write token.
     static func createProject(_ name: String, database: String) throws -> String {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["--database", database, "projects", "create", name]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard process.terminationStatus == 0, !token.isEmpty else {
-            throw Failure(description: "leakhistory-server projects create \(name) failed (exit \(process.terminationStatus))")
+        let result = try ChildProcess.run(executable.path, ["--database", database, "projects", "create", name],
+                                          in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
+                                          environment: ProcessInfo.processInfo.environment)
+        let token = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard result.status == 0, !token.isEmpty else {
+            throw Failure(description: "leakhistory-server projects create \(name) failed (exit \(result.status)): \(result.stderr)")
         }
         return token
     }
