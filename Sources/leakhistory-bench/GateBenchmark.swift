@@ -62,6 +62,7 @@ enum GateBenchmark {
         var suspectAt: Set<Int> = []
         var everLeaked: Set<Int> = []
         var everLeakedOnMain: Set<Int> = []
+        var leakedAt: [Int: [Int]] = [:]            // commits whose usable runs leaked each key, in build order
         let clock = ContinuousClock()
         let start = clock.now
         for (buildIndex, build) in history.builds.enumerated() {
@@ -111,6 +112,8 @@ enum GateBenchmark {
                                 current = history.commits[at].parents.first
                             }
                             text += "  key #\(key): \(line.joined(separator: " "))\n"
+                            let earlier = (leakedAt[key] ?? []).suffix(12).map { "\($0)(\(history.commits[$0].branch))" }
+                            text += "    leaked before at: \(earlier.isEmpty ? "none" : earlier.joined(separator: " "))\n"
                         }
                         FileHandle.standardError.write(Data(text.utf8))
                     }
@@ -122,6 +125,7 @@ enum GateBenchmark {
                     let leaked = run.outcomes.filter { $0.value == .leaked }.map(\.key)
                     everLeaked.formUnion(leaked)
                     if !build.isPullRequest { everLeakedOnMain.formUnion(leaked) }
+                    for key in leaked where leakedAt[key]?.last != build.commit { leakedAt[key, default: []].append(build.commit) }
                     checkedUsable[build.commit, default: []].formUnion(run.outcomes.filter { $0.value != .error }.map(\.key))
                     leakedUsable[build.commit, default: []].formUnion(leaked)
                 }

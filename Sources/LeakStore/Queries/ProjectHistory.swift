@@ -246,6 +246,37 @@ struct ProjectHistory {
             """, [.integer(projectID), .integer(commitID), .integer(Int64(position))])
     }
 
+    /// The branches merged into `line` (a first-parent line, as `firstParentLine` walks it): for
+    /// each of its merges whose second parent the server knows, that tip and the commit of `line`
+    /// where the branch started (its merge-base), reached along the tip's first parents in at
+    /// most `steps` commits. A branch whose walk leaves the known commits first is left out.
+    func mergedBranches(into line: [BranchCommit], steps: Int) throws -> [MergedBranch] {
+        guard let low = line.map(\.id).min(), let high = line.map(\.id).max() else { return [] }
+        let onLine = Set(line.map(\.id))
+        // First and second parents of every commit of the project uploaded in the line's span:
+        // the merged branches' commits were uploaded in between.
+        var firstParent: [Int64: Int64] = [:], secondParent: [Int64: Int64] = [:]
+        try db.query("""
+            SELECT p.commit_id, p.position, pc.id FROM commits child
+            JOIN commit_parents p ON p.commit_id = child.id AND p.position < 2
+            JOIN commits pc ON pc.project_id = child.project_id AND pc.sha = p.parent_sha
+            WHERE child.project_id = ? AND child.id BETWEEN ? AND ?
+            """, [.integer(projectID), .integer(low), .integer(high)]) { row in
+            if row.int(at: 1) == 0 { firstParent[row.int64(at: 0)] = row.int64(at: 2) }
+            else { secondParent[row.int64(at: 0)] = row.int64(at: 2) }
+        }
+        return line.compactMap { merge in
+            guard let tip = secondParent[merge.id] else { return nil }
+            var current = tip
+            for _ in 0..<steps {
+                guard let parent = firstParent[current] else { return nil }
+                if onLine.contains(parent) { return MergedBranch(merge: merge.id, tip: tip, mergeBase: parent) }
+                current = parent
+            }
+            return nil
+        }
+    }
+
     private func previousInUploadOrder(_ commitID: Int64, branch: String, avoiding visited: Set<Int64>) throws -> Int64? {
         var below = commitID
         while let previous = try db.scalarInt("""
@@ -283,4 +314,12 @@ struct BranchCommit: Sendable {
     var sha: String
     /// When its first usable run started, ISO 8601.
     var at: String
+}
+
+/// A branch merged into a first-parent line: the merge, the branch's tip (the merge's second
+/// parent) and the line's commit it started from.
+struct MergedBranch: Sendable {
+    var merge: Int64
+    var tip: Int64
+    var mergeBase: Int64
 }
