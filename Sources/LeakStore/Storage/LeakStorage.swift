@@ -39,8 +39,9 @@ public protocol LeakStorage: Sendable {
     func activity(project: String, limit: Int) throws -> ProjectActivity
     /// A commit with its runs and their leaks; nil when nothing was uploaded for it.
     func commit(project: String, sha: String) throws -> CommitSummary?
-    /// One scenario's keys and states per commit, oldest first.
-    func scenarioHistory(project: String, scenario: String, environment: String, limit: Int) throws -> ScenarioHistory
+    /// One scenario's keys and states per commit, oldest first: along `branch`'s first-parent
+    /// line when given, else every commit of the project.
+    func scenarioHistory(project: String, scenario: String, branch: String?, environment: String, limit: Int) throws -> ScenarioHistory
 
     // MARK: Suppressions
 
