@@ -187,6 +187,16 @@ struct GateTests {
         #expect(try server.diff(base: 4, head: 5).entry(Self.scenario, Self.type)?.category == .flaky)
     }
 
+    @Test func aMergeBaseWithoutUploadsTakesItsNearestAncestorsState() throws {
+        let server = try TestServer()
+        // main 1 clean, 2 without an upload; the branch from 2 leaks at 3; merged at 4, clean; head 5 leaks.
+        try server.uploadRun(commit: HistoryFixture.sha(1), checks: Self.key("deallocated"))
+        try server.uploadRun(commit: HistoryFixture.sha(3), branch: "feature", parents: [HistoryFixture.sha(2)], checks: Self.key("leaked"))
+        try server.uploadRun(commit: HistoryFixture.sha(4), parents: [HistoryFixture.sha(2), HistoryFixture.sha(3)], checks: Self.key("deallocated"))
+        try server.uploadRun(commit: HistoryFixture.sha(5), parents: [HistoryFixture.sha(4)], checks: Self.key("leaked"))
+        #expect(try server.diff(base: 4, head: 5).entry(Self.scenario, Self.type)?.category == .flaky)
+    }
+
     @Test func aMergeOfABranchThatInheritedTheLeakIsNoEvidence() throws {
         let server = try TestServer()
         // main leaks at 2 and 3 and is fixed at 4; a branch started at 3 still leaks at 5; the merge

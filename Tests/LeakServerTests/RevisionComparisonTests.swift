@@ -37,15 +37,6 @@ import LeakStore
         #expect(!comparison.onBaseBranch)
     }
 
-    /// A branch reset to an older commit that runs again is there, not at its newest commit.
-    @Test func aBranchIsWhereItsNewestRunIs() throws {
-        let server = try seeded()
-        try server.uploadRun(commit: sha(10), branch: "feature", parents: [sha(2)], environment: "other",
-                             checks: [HistoryFixture.Check.clean("A/a()", "App.A")])
-        let comparison = try server.store.compare(project: "app", base: "main", head: "feature", environment: "other")
-        #expect(comparison.head == .found(commit: sha(10), match: .branch("feature")))
-    }
-
     @Test func aPushToMainIsComparedWithItsFirstParent() throws {
         let server = try seeded()
         let comparison = try server.store.compare(project: "app", base: "main", head: sha(4), environment: "linux")

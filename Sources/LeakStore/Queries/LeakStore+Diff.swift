@@ -107,7 +107,9 @@ extension LeakStore {
             // The lines the head's leak is judged along, oldest first. The head's ancestry: the base's
             // line, then (not for a merge) the pull request's earlier commits, then the head's leak.
             let onBaseLine = Set(baseLine.map(\.id))
-            let ancestry = baseLine.reversed() + (headIsMerge ? [] : ownLine.prefix { !onBaseLine.contains($0.id) }.reversed())
+            // The head's own commits: a pull request's earlier ones, or those a merge brings in.
+            let ownPart = Array(ownLine.prefix { !onBaseLine.contains($0.id) }.reversed())
+            let ancestry = baseLine.reversed() + (headIsMerge ? [] : ownPart)
             // What a merge brings in, then the head's leak.
             let mergedIn = headIsMerge ? Array(ownLine.reversed()) : []
             // The base branch after the base, up to its newest upload (not the head's ancestry: no head
@@ -141,7 +143,8 @@ extension LeakStore {
                         mergedBranch: states[branch.mergeBase], tip: states[branch.tip], merge: states[branch.merge],
                         recent: recentMerges.contains(branch.merge))
                 }
-                let headHeld = Intermittence.leakHeld(ancestryStates) || (headIsMerge && Intermittence.leakHeld(mergedInStates))
+                // Held along the head's own commits, not a leak the base had already.
+                let headHeld = Intermittence.leakHeld(ownPart.map { states[$0.id] } + [.leaked])
                 if evidence.showsIntermittence(headHeld: headHeld) {
                     flaky.insert(ids)
                 }

@@ -45,12 +45,7 @@ extension LeakStore {
     private func resolve(_ revision: String, _ history: ProjectHistory) throws -> RevisionComparison.Resolution {
         let hex = revision.allSatisfy(\.isHexDigit)
         if hex && revision.count == 40 { return .found(commit: revision.lowercased(), match: .commit) }
-        // A branch is where its newest run was (a tip reset to an older commit is there again),
-        // else its newest commit.
-        if let newest = try history.db.scalarText("""
-            SELECT c.sha FROM runs r JOIN commits c ON c.id = r.commit_id
-            WHERE r.project_id = ? AND r.branch = ? ORDER BY r.id DESC LIMIT 1
-            """, [.integer(history.projectID), .text(revision)]) ?? history.db.scalarText(
+        if let newest = try history.db.scalarText(
             "SELECT sha FROM commits WHERE project_id = ? AND branch = ? ORDER BY id DESC LIMIT 1",
             [.integer(history.projectID), .text(revision)]) {
             return .found(commit: newest, match: .branch(revision))

@@ -249,29 +249,38 @@ struct ProjectHistory {
     /// The branches merged into `line` (a first-parent line, as `firstParentLine` walks it): for
     /// each of its merges whose second parent the server knows, that tip and the commit of `line`
     /// where the branch started (its merge-base), reached along the tip's first parents in at
-    /// most `steps` commits. A branch whose walk leaves the known commits first is left out.
+    /// most `steps` commits. Where the walk reaches a commit without an upload (the merge-base,
+    /// or a branch commit before it), the newest commit of `line` uploaded before the branch's
+    /// oldest known commit stands in for the merge-base.
     func mergedBranches(into line: [BranchCommit], steps: Int) throws -> [MergedBranch] {
         guard let low = line.map(\.id).min(), let high = line.map(\.id).max() else { return [] }
-        let onLine = Set(line.map(\.id))
-        // First and second parents of every commit of the project uploaded in the line's span:
-        // the merged branches' commits were uploaded in between.
-        var firstParent: [Int64: Int64] = [:], secondParent: [Int64: Int64] = [:]
+        let position = Dictionary(line.enumerated().map { ($0.element.id, $0.offset) }, uniquingKeysWith: { first, _ in first })
+        // First and second parents of every commit of the project uploaded in the line's span (the
+        // merged branches' commits were uploaded in between), by sha, with their ids when uploaded.
+        var firstParent: [Int64: (sha: String, id: Int64?)] = [:], secondParent: [Int64: Int64] = [:]
         try db.query("""
-            SELECT p.commit_id, p.position, pc.id FROM commits child
+            SELECT p.commit_id, p.position, p.parent_sha, pc.id FROM commits child
             JOIN commit_parents p ON p.commit_id = child.id AND p.position < 2
-            JOIN commits pc ON pc.project_id = child.project_id AND pc.sha = p.parent_sha
+            LEFT JOIN commits pc ON pc.project_id = child.project_id AND pc.sha = p.parent_sha
             WHERE child.project_id = ? AND child.id BETWEEN ? AND ?
             """, [.integer(projectID), .integer(low), .integer(high)]) { row in
-            if row.int(at: 1) == 0 { firstParent[row.int64(at: 0)] = row.int64(at: 2) }
-            else { secondParent[row.int64(at: 0)] = row.int64(at: 2) }
+            let parentID = row.isNull(at: 3) ? nil : row.int64(at: 3)
+            if row.int(at: 1) == 0 { firstParent[row.int64(at: 0)] = (row.string(at: 2) ?? "", parentID) }
+            else if let parentID { secondParent[row.int64(at: 0)] = parentID }
         }
         return line.compactMap { merge in
             guard let tip = secondParent[merge.id] else { return nil }
             var current = tip
             for _ in 0..<steps {
                 guard let parent = firstParent[current] else { return nil }
-                if onLine.contains(parent) { return MergedBranch(merge: merge.id, tip: tip, mergeBase: parent) }
-                current = parent
+                guard let parentID = parent.id else {
+                    let before = current
+                    return line.first { $0.id < before }.map { MergedBranch(merge: merge.id, tip: tip, mergeBase: $0.id) }
+                }
+                if let at = position[parentID], at > position[merge.id]! {
+                    return MergedBranch(merge: merge.id, tip: tip, mergeBase: parentID)
+                }
+                current = parentID
             }
             return nil
         }
