@@ -46,7 +46,7 @@ struct DiffFlow: Sendable {
                 after = try await client.resolve(ResolveRequest(environment: environment, candidates: later)).base
             }
             // None of them has data: no newest either. One of them: the same.
-            if let after, later.count > 1 {
+            if after != nil, later.count > 1 {
                 tip = try await client.resolve(ResolveRequest(environment: environment, candidates: later.reversed())).base
             } else {
                 tip = after
