@@ -236,12 +236,13 @@ struct ProjectHistory {
         var steps = 0
         let maxSteps = max(limit * 20, 1_000)
         // Each segment is one recursive query along known first parents; it yields the usable
-        // commits and, last, the commit where the known chain ends. SQLite stops the recursion
-        // at the LIMIT. The outer query is a plain scan of the walk (no join), so that rows come
-        // in the order the recursion made them, newest first, on both engines.
+        // commits and, last, the commit where the known chain ends with the branch's commit
+        // before it in upload order (where the walk goes on, unless it was seen). SQLite stops
+        // the recursion at the LIMIT. The outer query is a plain scan of the walk (no join), so
+        // that rows come in the order the recursion made them, newest first, on both engines.
         while let from = segmentStart, result.count < limit, steps < maxSteps {
             segmentStart = nil
-            var end: (id: Int64, depth: Int)?
+            var end: (id: Int64, depth: Int, previous: Int64?)?
             try db.query("""
                 WITH RECURSIVE line(id, depth) AS (
                     SELECT CAST(?1 AS BIGINT), 0
@@ -250,7 +251,10 @@ struct ProjectHistory {
                     JOIN commit_parents p ON p.commit_id = line.id AND p.position = 0
                     JOIN commits c ON c.project_id = ?2 AND c.sha = p.parent_sha
                     WHERE line.depth < ?3)
-                SELECT id, depth, sha, at, known_parent FROM (
+                SELECT id, depth, sha, at, known_parent,
+                       CASE WHEN known_parent = 0 THEN (SELECT max(b.id) FROM commits b
+                                                        WHERE b.project_id = ?2 AND b.branch = ?6 AND b.id < walk.id) END
+                FROM (
                     SELECT line.id, line.depth,
                            (SELECT c.sha FROM commits c WHERE c.id = line.id) AS sha,
                            (SELECT min(r.started_at) FROM runs r
@@ -261,18 +265,21 @@ struct ProjectHistory {
                 WHERE at IS NOT NULL OR known_parent = 0 OR depth = ?3
                 LIMIT ?5
                 """, [.integer(from), .integer(projectID), .integer(Int64(maxSteps - steps - 1)), .text(environment),
-                      .integer(Int64(limit - result.count + 1))]) { row in
+                      .integer(Int64(limit - result.count + 1)), .text(branch)]) { row in
                 let id = row.int64(at: 0)
                 if let at = row.string(at: 3), result.count < limit, listed.insert(id).inserted {
                     result.append(BranchCommit(id: id, sha: row.string(at: 2) ?? "", at: at))
                 }
-                if row.int(at: 4) == 0 || row.int(at: 1) == maxSteps - steps - 1 { end = (id, row.int(at: 1)) }
+                if row.int(at: 4) == 0 || row.int(at: 1) == maxSteps - steps - 1 {
+                    end = (id, row.int(at: 1), row.isNull(at: 5) ? nil : row.int64(at: 5))
+                }
             }
             guard result.count < limit, let end else { break }
             steps += end.depth + 1
             walked.insert(end.id)
-            if let branch, let next = try previousInUploadOrder(end.id, branch: branch, avoiding: walked.union(listed)) {
-                segmentStart = next
+            if let branch, let previous = end.previous {
+                let seen = walked.union(listed)
+                segmentStart = seen.contains(previous) ? try previousInUploadOrder(previous, branch: branch, avoiding: seen) : previous
             }
         }
         return result

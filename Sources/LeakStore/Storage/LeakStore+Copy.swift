@@ -79,7 +79,7 @@ extension LeakStore {
         let copied = try read { source in
             try target.write { writer in
                 let db = writer.connection
-                let foreignKeys = continuesIDs ? try Self.dropForeignKeys(db) : []
+                let restoreKeys = continuesIDs ? try Self.dropKeysAndIndexes(db) : []
                 var counts: [(String, Int64)] = []
                 for table in CopiedTable.all {
                     let insert = RowInsert(into: "\(table.name) (\(table.columns.map(\.name).joined(separator: ", ")))",
@@ -106,9 +106,7 @@ extension LeakStore {
                     counts.append((table.name, count))
                     progress(table.name, count)
                 }
-                for key in foreignKeys {
-                    try db.execute("ALTER TABLE \(key.table) ADD CONSTRAINT \(key.name) \(key.definition)")
-                }
+                for statement in restoreKeys { try db.execute(statement) }
                 return counts
             }
         }
@@ -121,17 +119,31 @@ extension LeakStore {
         return copied.map { (table: $0.0, rows: $0.1) }
     }
 
-    /// PostgreSQL checks a foreign key row by row as rows arrive — most of a copy's time. The
-    /// copy drops the schema's foreign keys and adds them back at the end, in the same
-    /// transaction, where each is checked once over the whole table.
-    private static func dropForeignKeys(_ db: any SQLConnection) throws -> [(table: String, name: String, definition: String)] {
-        var keys: [(table: String, name: String, definition: String)] = []
+    /// PostgreSQL checks keys and updates indexes row by row as rows arrive — most of a copy's
+    /// time. The copy drops the schema's constraints (foreign keys first) and its other indexes;
+    /// the statements returned add them back at the end, in the same transaction, where each
+    /// index is built once and each key checked once over the whole table.
+    private static func dropKeysAndIndexes(_ db: any SQLConnection) throws -> [String] {
+        var drops: [String] = [], indexes: [String] = [], constraints: [String] = []
+        try db.query("""
+            SELECT quote_ident(i.relname), pg_get_indexdef(i.oid) FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
+            WHERE i.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
+              AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid AND c.contype IN ('p', 'u'))
+            ORDER BY i.relname
+            """) { row in
+            drops.append("DROP INDEX \(row.string(at: 0) ?? "")")
+            indexes.append(row.string(at: 1) ?? "")
+        }
         try db.query("""
             SELECT conrelid::regclass::text, quote_ident(conname), pg_get_constraintdef(oid) FROM pg_constraint
-            WHERE contype = 'f' AND connamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
-            ORDER BY conrelid, conname
-            """) { keys.append(($0.string(at: 0) ?? "", $0.string(at: 1) ?? "", $0.string(at: 2) ?? "")) }
-        for key in keys { try db.execute("ALTER TABLE \(key.table) DROP CONSTRAINT \(key.name)") }
-        return keys
+            WHERE contype IN ('f', 'p', 'u') AND connamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
+            ORDER BY contype = 'f' DESC, conrelid, conname
+            """) { row in
+            let table = row.string(at: 0) ?? "", name = row.string(at: 1) ?? ""
+            drops.append("ALTER TABLE \(table) DROP CONSTRAINT \(name)")
+            constraints.append("ALTER TABLE \(table) ADD CONSTRAINT \(name) \(row.string(at: 2) ?? "")")
+        }
+        for drop in drops { try db.execute(drop) }
+        return indexes + constraints.reversed()
     }
 }
