@@ -57,6 +57,18 @@ struct FieldLayout {
         self.init(type, options: Self.classType, ownership: ownership, nesting: 0)
     }
 
+    /// Where the stored field `name` of the class `type` itself (not a superclass) lies in an
+    /// instance, from the runtime's field metadata.
+    static func offset(ofField name: String, in type: AnyClass) -> Int? {
+        guard #available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *) else { return nil }
+        var offset: Int?
+        _ = _forEachField(of: type, options: classType) { fieldName, fieldOffset, _, _ in
+            if String(cString: fieldName) == name { offset = fieldOffset }
+            return offset == nil
+        }
+        return offset
+    }
+
     /// The stored fields of a struct.
     init?(struct type: Any.Type) {
         guard #available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *) else { return nil }
@@ -126,8 +138,14 @@ struct FieldLayout {
         // elsewhere, so only non-generic classes resolve here.
         let arguments = TypeMetadata.kind(of: container) == .struct ? metadata + 2 * MemoryLayout<UInt>.size : nil
         guard let type = typeName.resolved(context: TypeMetadata.nominalDescriptor(of: container), arguments: arguments),
-              ObjectIdentifier(type) != ObjectIdentifier(Void.self), let inner = FieldLayout(struct: type, nesting: nesting + 1)
+              ObjectIdentifier(type) != ObjectIdentifier(Void.self)
         else { return nil }
+        // `Mutex`'s storage, `_Cell<Value>`, has no fields: it is laid out like its `Value`.
+        if let value = TypeMetadata.cellValueType(of: type) {
+            guard TypeMetadata.isCopyable(value), ValueRole(value) != .plain else { return [] }
+            return [Field(name: RetainPathNames.property(name), offset: offset, type: value)]
+        }
+        guard let inner = FieldLayout(struct: type, nesting: nesting + 1) else { return nil }
         return inner.fields.map { Field(name: RetainPathNames.property(name), offset: offset + $0.offset, type: $0.type) }
     }
 }

@@ -117,17 +117,26 @@ struct ReferenceWalk {
                 break
             }
             return
-        case .timer:
-            suspect(holder, path, .timer)
-            return
         case .dispatchSource:
-            // Its handlers live in libdispatch's C structures, behind the wrapped source.
+            // Its handlers live in libdispatch's C structures, behind the wrapped source: read by
+            // their layout where it checks out, else as words.
             let found = edges.count
             let object = value as AnyObject
-            scanUntyped(UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque()), holder: holder, path: path,
-                        as: .closure, depth: 5, into: &edges)
-            withExtendedLifetime(object) {}
-            if edges.count == found { suspect(holder, path, .dispatchSource) }
+            // Unread handlers may hold anything; read ones only if they capture something strongly.
+            var holdsStrongly = true
+            withExtendedLifetime(object) {
+                if let handlers = DispatchSourceMemory.handlers(of: object) {
+                    holdsStrongly = false
+                    for handler in handlers where handler.closureContext != 0 {
+                        holdsStrongly = walkContext(handler.closureContext, holder: holder, path: Self.extend(path, handler.name, kind),
+                                                    nesting: nesting + 1, into: &edges) || holdsStrongly
+                    }
+                } else {
+                    scanUntyped(UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque()), holder: holder, path: path,
+                                as: .closure, depth: 5, into: &edges)
+                }
+            }
+            if edges.count == found, holdsStrongly { suspect(holder, path, .dispatchSource) }
             return
         case .task:
             // A task's closure context and its suspended frames live in its own allocation.

@@ -128,6 +128,25 @@ enum TypeMetadata {
         return descriptor
     }
 
+    /// `Value` of Synchronization's `_Cell<Value>` (the storage of `Mutex` and `Atomic`), which is
+    /// declared `@_rawLayout(like: Value)`: its bytes are a `Value` at offset 0 (Cell.swift in
+    /// stdlib/public/Synchronization). Checked by the descriptor's name and module and by the
+    /// sizes agreeing; nil for any other type.
+    static func cellValueType(of type: Any.Type) -> Any.Type? {
+        guard _typeName(type, qualified: true).hasPrefix("Synchronization._Cell<"),
+              let descriptor = nominalDescriptor(of: type), descriptor.load(as: UInt32.self) & 0x80 != 0,  // IsGeneric
+              let parent = relativeIndirectable(descriptor + 4), parent.load(as: UInt32.self) & 0x1F == 0,  // Module
+              let moduleName = relative(parent + 8),
+              String(cString: moduleName.assumingMemoryBound(to: CChar.self)) == "Synchronization"
+        else { return nil }
+        // A struct's generic arguments follow its kind and descriptor words.
+        let argument = metadataPointer(type).load(fromByteOffset: 2 * MemoryLayout<UInt>.size, as: UnsafeRawPointer?.self)
+        guard let argument else { return nil }
+        let value = unsafeBitCast(argument, to: Any.Type.self)
+        guard layout(of: value).size == layout(of: type).size else { return nil }
+        return value
+    }
+
     /// Only Swift class metadata has a descriptor: not the wrapper of an Objective-C class
     /// (kind 0x305), nor, where Objective-C exists, a class whose data word lacks the Swift bits.
     private static func isSwiftClass(_ metadata: UnsafeRawPointer) -> Bool {
@@ -165,6 +184,14 @@ enum TypeMetadata {
         }
         if let dot = bare.lastIndex(of: ".") { bare = String(bare[bare.index(after: dot)...]) }
         return bare
+    }
+
+    /// A relative pointer whose low bit says it points at the address of its target (a GOT slot).
+    private static func relativeIndirectable(_ field: UnsafeRawPointer) -> UnsafeRawPointer? {
+        let offset = field.load(as: Int32.self)
+        guard offset != 0 else { return nil }
+        let target = field + Int(offset & ~1)
+        return offset & 1 == 0 ? target : target.load(as: UnsafeRawPointer?.self)
     }
 
     private static func relative(_ field: UnsafeRawPointer) -> UnsafeRawPointer? {
