@@ -204,11 +204,19 @@ uintptr_t lc_block_start(uintptr_t slot, size_t max_distance) {
         for (; candidate >= floor && candidate - 8 >= window_start; candidate -= 16) {
             uint64_t header = window[(candidate - 8 - window_start) / sizeof(uintptr_t)];
             uint64_t size = header & ~(uint64_t)7;
-            if (size < 32 || size > ((uint64_t)1 << 32) || candidate - 16 + size <= slot) continue;
+            // In use, a chunk also owns the first word of the next one (its prev_size).
+            if (size < 32 || size > ((uint64_t)1 << 32) || candidate - 8 + size <= slot) continue;
             if (lc_block_size(candidate) > 0) return candidate;
         }
     }
     return 0;
+}
+
+const char *lc_image_path(uintptr_t address, uintptr_t *base) {
+    Dl_info info;
+    if (dladdr((void *)address, &info) == 0 || info.dli_fbase == 0) return 0;
+    *base = (uintptr_t)info.dli_fbase;
+    return info.dli_fname ? info.dli_fname : "";
 }
 
 int lc_in_image(uintptr_t address) {
@@ -230,6 +238,11 @@ int lc_writable_segments(void *context, lc_segment_visitor visitor) {
 
 int lc_in_image(uintptr_t address) {
     (void)address;
+    return 0;
+}
+
+const char *lc_image_path(uintptr_t address, uintptr_t *base) {
+    (void)address; (void)base;
     return 0;
 }
 

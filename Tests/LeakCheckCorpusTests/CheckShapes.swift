@@ -75,6 +75,18 @@ struct CheckShapeTests {
             == "ServiceContainer.resolvedInScope[\"APIClient\"] → LiveAPIClient")
     }
 
+    @Test func hintFollowsTheProvenPath() async {
+        let records = await capturingRecords {
+            await withKnownIssue {
+                await expectDeallocation(timeout: briefly, gracePeriod: .zero) { ProfileViewModel() }
+            } matching: { issue in
+                "\(issue)".contains("To release it: ProfileViewModel.onDone is a closure that captures it strongly: capture it weakly ([weak self]), or set onDone to nil when it is done.")
+                    && !"\(issue)".contains("What usually keeps an object alive")
+            }
+        }
+        #expect(records.count == 1)
+    }
+
     @Test func coordinatorTree() async {
         let records = await capturingRecords {
             await withKnownIssue {
@@ -87,7 +99,9 @@ struct CheckShapeTests {
                 }
             } matching: { issue in
                 "\(issue)".contains("What holds LeakCheckCorpusTests.CoordinatedViewModel: ProfileCoordinator.viewModel → CoordinatedViewModel")
-                    && !"\(issue)".contains("is a closure")
+                    && "\(issue)".contains("To release it: ProfileCoordinator keeps it, and ProfileCoordinator is alive")
+                    && "\(issue)".contains("To release it: the references on this path form a cycle")
+                    && !"\(issue)".contains("is a closure") && !"\(issue)".contains("weak self")
             }
         }
         let paths = records.map { record in record.retainPath.map { RetainPathStep.readable($0, leakedType: record.type) } }
@@ -113,16 +127,17 @@ struct CheckShapeTests {
     }
 
     @Test func aPossiblePathIsInTheMessageNotInTheReportPath() async {
-        var kept: Heartbeat?
+        var kept: QoSHeartbeat?
         let records = await capturingRecords {
             await withKnownIssue {
-                await expectDeallocation(timeout: briefly, gracePeriod: .zero) { () -> Heartbeat in
-                    let heartbeat = Heartbeat()
+                await expectDeallocation(timeout: briefly, gracePeriod: .zero) { () -> QoSHeartbeat in
+                    let heartbeat = QoSHeartbeat()
                     kept = heartbeat
                     return heartbeat
                 }
             } matching: { issue in
-                "\(issue)".contains("What holds it: Heartbeat.timer (closure) → captures Heartbeat (possible: ")
+                "\(issue)".contains("What holds it: QoSHeartbeat.timer (closure) → captures QoSHeartbeat (possible: ")
+                    && "\(issue)".contains("What usually keeps an object alive")
             }
         }
         kept?.timer?.cancel()

@@ -34,6 +34,20 @@ final class Heartbeat: @unchecked Sendable {
     }
 }
 
+/// A dispatch timer whose handler was set with a QoS: libdispatch wraps it in a block of its own
+/// (`DispatchWorkItem`), whose layout LeakCheck does not read: the path is only possible.
+final class QoSHeartbeat: @unchecked Sendable {
+    var timer: (any DispatchSourceTimer)?
+    var beats = 0
+    init() {
+        let timer = DispatchSource.makeTimerSource()
+        timer.schedule(deadline: .now() + 3600, repeating: 3600)
+        timer.setEventHandler(qos: .utility, flags: []) { self.beats += 1 }
+        timer.activate()
+        self.timer = timer
+    }
+}
+
 /// A scheduled Foundation timer whose block captures its owner, which keeps the timer.
 final class Ticker: @unchecked Sendable {
     var timer: Timer?

@@ -37,6 +37,9 @@ uintptr_t lc_block_start(uintptr_t slot, size_t max_distance);
 /// The address of a loaded image's exported symbol (`_NSConcreteMallocBlock`), or null.
 const void *lc_symbol_address(const char *name);
 
+/// The file of the image that holds `address` and its load address (`base`); null if none.
+const char *lc_image_path(uintptr_t address, uintptr_t *base);
+
 /// 1 when `address` lies inside a loaded image (code or data), 0 otherwise.
 int lc_in_image(uintptr_t address);
 

@@ -78,7 +78,8 @@ enum GlobalRoots {
     private static let symbolCache = NSLock()
     nonisolated(unsafe) private static var symbolTables: [String: ELFSymbols] = [:]
 
-    private static func symbols(of path: String) -> ELFSymbols {
+    /// The symbols of the image file at `path`, read once.
+    static func symbols(of path: String) -> ELFSymbols {
         symbolCache.lock()
         defer { symbolCache.unlock() }
         if let known = symbolTables[path] { return known }

@@ -47,6 +47,14 @@ struct ReferenceWalk {
             }
             for range in layout.opaqueRanges {
                 let start = UInt(bitPattern: base) + UInt(range.offset)
+                if let storage = range.collectionStorage {
+                    // A collection declared in a `Mutex`: its storage, typed by the declaration.
+                    if let address = ProcessMemory.word(at: start), let found = LiveObject.validated(at: address),
+                       _typeName(type(of: found), qualified: true).hasPrefix(storage) {
+                        walk(LiveObject.value(of: found), holder: holder, path: range.name, kind: .strong, nesting: 1, into: &edges)
+                    }
+                    continue
+                }
                 for word in stride(from: start, to: start + UInt(range.size), by: MemoryLayout<UInt>.size) {
                     guard let address = ProcessMemory.word(at: word), let found = LiveObject.validated(at: address) else { continue }
                     untypedDepth += 1

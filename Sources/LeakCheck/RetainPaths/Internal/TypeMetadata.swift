@@ -1,3 +1,6 @@
+import CLeakCheckSupport
+import Foundation
+
 /// What the Swift runtime's type metadata says about a type, read the way the runtime lays it
 /// out (docs/ABI/TypeMetadata.rst in the Swift repository).
 ///
@@ -145,6 +148,23 @@ enum TypeMetadata {
         let value = unsafeBitCast(argument, to: Any.Type.self)
         guard layout(of: value).size == layout(of: type).size else { return nil }
         return value
+    }
+
+    /// The declared type of a `~Copyable` field, mangled, whose field record names it by a
+    /// reference (0x09) to an accessor that gives `()`: the local symbol on that name,
+    /// `get_type_metadata <mangling> noncopyable.N`, read from the image's symbol table, spells
+    /// the real type (`15Synchronization5MutexVySDy…GG`). The runtime does not build such a type
+    /// from its text, so callers read the mangling. Nil when the name is not such a reference or
+    /// has no symbol.
+    static func noncopyableFieldMangling(_ name: MangledName) -> String? {
+        let bytes = name.start.assumingMemoryBound(to: UInt8.self)
+        guard name.length == 5, bytes[0] == 0x09 else { return nil }
+        let address = UInt(bitPattern: name.start)
+        var base: UInt = 0
+        guard let path = lc_image_path(address, &base), address > base else { return nil }
+        let file = String(cString: path)
+        let symbols = GlobalRoots.symbols(of: file.isEmpty ? "/proc/self/exe" : file)
+        return symbols.noncopyableFieldTypes[address - base]
     }
 
     /// Only Swift class metadata has a descriptor: not the wrapper of an Objective-C class
