@@ -88,7 +88,7 @@ struct scan_state {
     uintptr_t hit_slots[SCAN_MAX_HITS];
     uintptr_t hit_values[SCAN_MAX_HITS];
     unsigned char residency[SCAN_CHUNK / 4096];
-    uintptr_t words[SCAN_CHUNK / sizeof(uintptr_t)];
+    uintptr_t words[SCAN_CHUNK / sizeof(uintptr_t)] __attribute__((aligned(64)));
 };
 
 // Swift keeps enum tags in a heap pointer's spare bits (include/swift/ABI/System.h): a reference
@@ -110,6 +110,48 @@ static int contains_sorted(const uintptr_t *targets, size_t count, uintptr_t wor
         if (value < word) low = middle + 1; else high = middle;
     }
     return 0;
+}
+
+// The index of the first word at or after `index` whose value (spare bits cleared) lies in
+// [low, high], or `count`. The one loop that touches every word: in assembly on x86_64 so that it
+// is fast in a debug build too (SwiftPM compiles C at -O0 there, and a package may not pass its own
+// optimisation flags); plain C elsewhere.
+static size_t next_in_range(const uintptr_t *words, size_t index, size_t count, uintptr_t low, uintptr_t high) {
+    const uintptr_t mask = ~(uintptr_t)SWIFT_SPARE_BITS, span = high - low;
+#if defined(__x86_64__)
+    __asm__ volatile(
+        "1:\n\t"
+        "cmpq %[count], %[index]\n\t"
+        "jae 2f\n\t"
+        "movq (%[words],%[index],8), %%rax\n\t"
+        "andq %[mask], %%rax\n\t"
+        "subq %[low], %%rax\n\t"
+        "cmpq %[span], %%rax\n\t"
+        "jbe 2f\n\t"
+        "incq %[index]\n\t"
+        "jmp 1b\n\t"
+        "2:\n\t"
+        : [index] "+r"(index)
+        : [words] "r"(words), [count] "r"(count), [mask] "r"(mask), [low] "r"(low), [span] "r"(span)
+        : "rax", "cc", "memory");
+    return index;
+#else
+    for (; index < count; index++) {
+        if ((words[index] & mask) - low <= span) return index;
+    }
+    return count;
+#endif
+}
+
+static long note_hit(struct scan_state *state, uintptr_t run, size_t index, size_t count, uintptr_t lowest,
+                     uintptr_t highest, size_t max_hits, long hits) {
+    uintptr_t word = state->words[index] & ~(uintptr_t)SWIFT_SPARE_BITS;
+    if (word < lowest || word > highest || !contains_sorted(state->targets, count, word)) return hits;
+    if ((size_t)hits < max_hits) {
+        state->hit_slots[hits] = run + index * sizeof(uintptr_t);
+        state->hit_values[hits] = word;
+    }
+    return hits + 1;
 }
 
 static uint64_t now_ns(void) {
@@ -169,14 +211,9 @@ long lc_scan_writable_memory(const uintptr_t *targets, size_t count, uintptr_t *
                 if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)run_length) {
                     scanned += run_length;
                     size_t words = run_length / sizeof(uintptr_t);
-                    for (size_t index = 0; index < words; index++) {
-                        uintptr_t word = state->words[index] & ~(uintptr_t)SWIFT_SPARE_BITS;
-                        if (word < lowest || word > highest || !contains_sorted(state->targets, count, word)) continue;
-                        if ((size_t)hits < max_hits) {
-                            state->hit_slots[hits] = run + index * sizeof(uintptr_t);
-                            state->hit_values[hits] = word;
-                        }
-                        hits++;
+                    for (size_t index = next_in_range(state->words, 0, words, lowest, highest); index < words;
+                         index = next_in_range(state->words, index + 1, words, lowest, highest)) {
+                        hits = note_hit(state, run, index, count, lowest, highest, max_hits, hits);
                     }
                 }
                 first = last;

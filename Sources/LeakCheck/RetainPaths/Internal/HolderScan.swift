@@ -29,14 +29,14 @@ struct HolderScan {
     /// False where memory cannot be scanned (not Linux with glibc): the search walks forward only.
     static var isSupported: Bool { ProcessMemory.isSupported && MemoryLayout<UInt>.size == 8 }
 
-    /// Searches backwards from `target` until roots are found (and one level past them, for
-    /// roots that lead further), no holder is left, or a bound is reached.
+    /// Searches backwards from `target` until the level where roots are found, no holder is left,
+    /// or a bound is reached. (Roots that lead nowhere typed send the search forward from every
+    /// global, so stopping at the first level with roots loses no path.)
     static func run(from target: UInt, maxDepth: Int, maxHolders: Int, deadline: ContinuousClock.Instant) -> Result {
         var result = Result()
         result.holders.insert(target)
         let segments = ProcessMemory.writableSegments().map { ($0.start, $0.start + UInt($0.size)) }
         var frontier = [target]
-        var levelsPastRoot = -1
         for depth in 1...max(1, maxDepth) {
             var slots = [UInt](repeating: 0, count: maxHits)
             var values = [UInt](repeating: 0, count: maxHits)
@@ -74,8 +74,7 @@ struct HolderScan {
                 result.boundReached = timedOut ? "the time budget" : "\(maxHits) words found at one level"
                 return result
             }
-            if !result.rootSlots.isEmpty { levelsPastRoot += 1 }
-            if next.isEmpty || levelsPastRoot >= 1 { return result }
+            if next.isEmpty || !result.rootSlots.isEmpty { return result }
             if depth == maxDepth {
                 result.complete = false
                 result.boundReached = "depth \(maxDepth)"
