@@ -87,6 +87,7 @@ struct scan_state {
     uintptr_t targets[SCAN_MAX_TARGETS];
     uintptr_t hit_slots[SCAN_MAX_HITS];
     uintptr_t hit_values[SCAN_MAX_HITS];
+    uintptr_t hit_blocks[SCAN_MAX_HITS];
     unsigned char residency[SCAN_CHUNK / 4096];
     uintptr_t words[SCAN_CHUNK / sizeof(uintptr_t)] __attribute__((aligned(64)));
 };
@@ -165,8 +166,24 @@ static int sort_words(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+// The mmapped chunk (glibc: its own mapping, the IS_MMAPPED bit in its header, sizes in pages)
+// of the mapping [start, end) that holds `slot`, walking the chunks from the mapping's start
+// (the kernel merges neighbouring mappings into one); 0 if the mapping is not made of such chunks.
+static uintptr_t mmapped_block(uintptr_t start, uintptr_t end, uintptr_t slot) {
+    uintptr_t chunk = start;
+    for (int steps = 0; steps < 256 && chunk + 16 <= end; steps++) {
+        uint64_t header = 0;
+        if (!lc_copy_memory(chunk + 8, &header, 8)) return 0;
+        uint64_t size = header & ~(uint64_t)7;
+        if (!(header & 2) || size < 4096 || size % 4096 != 0 || chunk + size > end) return 0;
+        if (slot < chunk + size) return slot >= chunk + 16 ? chunk + 16 : 0;
+        chunk += size;
+    }
+    return 0;
+}
+
 long lc_scan_writable_memory(const uintptr_t *targets, size_t count, uintptr_t *slots, uintptr_t *values,
-                             size_t max_hits, uint64_t budget_ns, uint64_t *scanned_bytes) {
+                             uintptr_t *blocks, size_t max_hits, uint64_t budget_ns, uint64_t *scanned_bytes) {
     if (count == 0) return 0;
     uint64_t deadline_ns = budget_ns ? now_ns() + budget_ns : 0;
     if (count > SCAN_MAX_TARGETS) count = SCAN_MAX_TARGETS;
@@ -213,7 +230,11 @@ long lc_scan_writable_memory(const uintptr_t *targets, size_t count, uintptr_t *
                     size_t words = run_length / sizeof(uintptr_t);
                     for (size_t index = next_in_range(state->words, 0, words, lowest, highest); index < words;
                          index = next_in_range(state->words, index + 1, words, lowest, highest)) {
+                        long before = hits;
                         hits = note_hit(state, run, index, count, lowest, highest, max_hits, hits);
+                        if (hits > before && (size_t)before < max_hits) {
+                            state->hit_blocks[before] = mmapped_block(start, end, state->hit_slots[before]);
+                        }
                     }
                 }
                 first = last;
@@ -225,6 +246,7 @@ long lc_scan_writable_memory(const uintptr_t *targets, size_t count, uintptr_t *
     size_t kept = (size_t)hits < max_hits ? (size_t)hits : max_hits;
     memcpy(slots, state->hit_slots, kept * sizeof(uintptr_t));
     memcpy(values, state->hit_values, kept * sizeof(uintptr_t));
+    memcpy(blocks, state->hit_blocks, kept * sizeof(uintptr_t));
     munmap(state, sizeof(struct scan_state));
     if (scanned_bytes) *scanned_bytes = scanned;
     return timed_out ? -2 - hits : hits;
@@ -284,8 +306,8 @@ const char *lc_image_path(uintptr_t address, uintptr_t *base) {
 }
 
 long lc_scan_writable_memory(const uintptr_t *targets, size_t count, uintptr_t *slots, uintptr_t *values,
-                             size_t max_hits, uint64_t budget_ns, uint64_t *scanned_bytes) {
-    (void)targets; (void)count; (void)slots; (void)values; (void)max_hits; (void)budget_ns; (void)scanned_bytes;
+                             uintptr_t *blocks, size_t max_hits, uint64_t budget_ns, uint64_t *scanned_bytes) {
+    (void)targets; (void)count; (void)slots; (void)values; (void)blocks; (void)max_hits; (void)budget_ns; (void)scanned_bytes;
     return -1;
 }
 

@@ -1,5 +1,5 @@
 import Foundation
-import LeakCheck
+@testable import LeakCheck
 import LeakReport
 import Testing
 
@@ -23,8 +23,9 @@ final class SessionCache: @unchecked Sendable {
 final class SettingsObserver: @unchecked Sendable {
     var token: NSObjectProtocol?
     var changes = 0
-    init(center: NotificationCenter) {
-        token = center.addObserver(forName: Notification.Name("LeakCheckCorpus.settings"), object: nil, queue: nil) { _ in
+    /// Each test observes its own name, so the tests may run in parallel.
+    init(center: NotificationCenter, name: String = "LeakCheckCorpus.settings") {
+        token = center.addObserver(forName: Notification.Name(name), object: nil, queue: nil) { _ in
             self.changes += 1
         }
     }
@@ -69,6 +70,50 @@ struct GlobalShapeTests {
         #expect(report.readable == "FoundationEssentials._defaultCenter → NotificationCenter.registrar[\"LeakCheckCorpus.settings\"][nil].storage[0] (closure) → captures SettingsObserver")
         #expect(report.isProven)
         #expect(report.steps?.map(\.kind) == [.global, .closure])
+    }
+}
+
+/// Held by a global behind other objects, for the backward scan's differential test.
+final class ScannedLeaf {}
+final class ScannedBranch {
+    var leaves: [ScannedLeaf] = []
+    var byName: [String: ScannedBranch] = [:]
+}
+nonisolated(unsafe) var scannedTree: ScannedBranch?
+
+@Suite("The backward scan")
+struct BackwardScanTests {
+    /// The search that scans memory backwards names the same path as the plain forward walk
+    /// from every global.
+    @Test func findsThePathsTheForwardWalkFinds() {
+        let leaf = ScannedLeaf()
+        let inner = ScannedBranch()
+        inner.leaves = [ScannedLeaf(), leaf]
+        let root = ScannedBranch()
+        root.byName["inner"] = inner
+        scannedTree = root
+        defer { scannedTree = nil }
+        let observer = SettingsObserver(center: .default, name: "LeakCheckCorpus.scanned")
+        defer { observer.token.map(NotificationCenter.default.removeObserver) }
+        for object in [leaf, inner, observer] as [AnyObject] {
+            var scanning = RetainPathSearch(target: object, limits: RetainPathLimits())
+            var forward = RetainPathSearch(target: object, limits: RetainPathLimits(), scansBackwards: false)
+            let scanned = scanning.run(roots: []), walked = forward.run(roots: [])
+            #expect(scanned.steps == walked.steps, "\(type(of: object))")
+            #expect(scanned.isProven && walked.isProven, "\(type(of: object))")
+        }
+        #expect(findRetainPath(to: leaf).readable
+            == "LeakCheckCorpusTests.scannedTree → ScannedBranch.byName[\"inner\"] → ScannedBranch.leaves[1] → ScannedLeaf")
+    }
+
+    /// An object no global holds: the scan finds no root, and the forward walk from every global
+    /// (which it then falls back to, within the budget) finds none either.
+    @Test func anObjectNoGlobalHoldsHasNoPath() {
+        let loose = ScannedLeaf()
+        let report = findRetainPath(to: loose)
+        #expect(report.steps == nil)
+        #expect(report.suspects.isEmpty)
+        withExtendedLifetime(loose) {}
     }
 }
 

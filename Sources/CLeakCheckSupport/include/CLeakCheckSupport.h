@@ -21,13 +21,15 @@ typedef void (*lc_segment_visitor)(void *context, const char *path, uintptr_t ba
 int lc_writable_segments(void *context, lc_segment_visitor visitor);
 
 /// Scans every resident private writable mapping of this process (the main thread's stack
-/// excepted) for words equal to one of `targets`: each hit's address (`slots`) and word (`values`),
-/// at most `max_hits` of them (4096 at most), copied out when the scan is done. The scan's own state
+/// excepted) for words equal to one of `targets` (Swift's spare pointer bits ignored): each hit's
+/// address (`slots`), word (`values`) and, when its mapping is made of glibc's mmapped chunks, the
+/// block that holds it (`blocks`, else 0), at most `max_hits` of them (4096 at most), copied out
+/// when the scan is done. The scan's own state
 /// lives in a mapping it skips. Stops after `budget_ns` nanoseconds (0 for no limit). Returns the
 /// number of hits (more than `max_hits` when some were left out), -2 - hits when the deadline
 /// stopped it, -1 where unsupported. `scanned_bytes` receives how much memory was compared.
 long lc_scan_writable_memory(const uintptr_t *targets, size_t count, uintptr_t *slots, uintptr_t *values,
-                             size_t max_hits, uint64_t budget_ns, uint64_t *scanned_bytes);
+                             uintptr_t *blocks, size_t max_hits, uint64_t budget_ns, uint64_t *scanned_bytes);
 
 /// The start of the malloc block (glibc) that holds `slot`: the nearest 16-byte aligned address at
 /// or below it, at most `max_distance` bytes away, whose chunk header is sane and whose chunk covers

@@ -18,11 +18,11 @@ extension RetainPathReport {
         if steps.contains(where: { $0.holder == "Foundation.Timer" }) {
             return "a Timer's block captures it: invalidate the timer when it is done, or capture weakly ([weak self]) in its block."
         }
-        if first.kind == .global, first.holder.hasSuffix("_defaultCenter") {
+        if first.kind == .global, first.holder == "FoundationEssentials._defaultCenter" {
             return "a NotificationCenter observer's block captures it: remove the observer (removeObserver(_:) with the token "
                 + "addObserver returned) when it is done, or capture weakly ([weak self]) in the block."
         }
-        if steps.contains(where: { $0.property.hasSuffix("Handler") && $0.kind == .closure }) {
+        if throughDispatchSource {
             return "a dispatch source's handler captures it: cancel the source when it is done, or capture weakly ([weak self]) in the handler."
         }
         switch origin {

@@ -15,14 +15,13 @@ struct HolderScan {
         var rootSlots: [UInt] = []
         /// The blocks found holding the object, directly or through others, the object included.
         var holders: Set<UInt> = []
-        /// True when the scan covered all levels without reaching a bound.
-        var complete = true
         /// The bound reached: `depth 8`, `200 holders`, the time budget.
         var boundReached: String?
     }
 
-    /// How far from a word its block's start may lie (a word deep in a big array's storage).
-    private static let maxBlockDistance = 1 << 22
+    /// How far from a word its block's start is looked for, header by header (a word deep in a
+    /// big array's storage), unless the scan found it in an mmapped block.
+    private static let maxBlockDistance = 1 << 16
     /// Hits read back per level.
     private static let maxHits = 4096
 
@@ -40,17 +39,20 @@ struct HolderScan {
         for depth in 1...max(1, maxDepth) {
             var slots = [UInt](repeating: 0, count: maxHits)
             var values = [UInt](repeating: 0, count: maxHits)
+            var blocks = [UInt](repeating: 0, count: maxHits)
             var scanned: UInt64 = 0
             let budget = Self.nanoseconds(until: deadline)
             let found = frontier.withUnsafeBufferPointer { targets in
                 slots.withUnsafeMutableBufferPointer { slots in
                     values.withUnsafeMutableBufferPointer { values in
-                        lc_scan_writable_memory(targets.baseAddress, targets.count, slots.baseAddress, values.baseAddress,
-                                                maxHits, budget, &scanned)
+                        blocks.withUnsafeMutableBufferPointer { blocks in
+                            lc_scan_writable_memory(targets.baseAddress, targets.count, slots.baseAddress, values.baseAddress,
+                                                    blocks.baseAddress, maxHits, budget, &scanned)
+                        }
                     }
                 }
             }
-            if found == -1 { return Result(complete: false) }
+            if found == -1 { return Result() }
             let timedOut = found <= -2
             let hits = timedOut ? -(found + 2) : found
             var next: [UInt] = []
@@ -60,23 +62,20 @@ struct HolderScan {
                     result.rootSlots.append(slot)
                     continue
                 }
-                let start = lc_block_start(slot, Self.maxBlockDistance)
+                let start = blocks[index] != 0 ? blocks[index] : lc_block_start(slot, Self.maxBlockDistance)
                 guard start != 0, start != values[index], isSwiftHolder(at: start) else { continue }
                 guard result.holders.count < maxHolders else {
-                    result.complete = false
                     result.boundReached = "\(maxHolders) holders"
                     return result
                 }
                 if result.holders.insert(start).inserted { next.append(start) }
             }
             if timedOut || hits > maxHits {
-                result.complete = false
                 result.boundReached = timedOut ? "the time budget" : "\(maxHits) words found at one level"
                 return result
             }
             if next.isEmpty || !result.rootSlots.isEmpty { return result }
             if depth == maxDepth {
-                result.complete = false
                 result.boundReached = "depth \(maxDepth)"
             }
             frontier = next

@@ -27,6 +27,8 @@ struct ReferenceWalk {
     /// Above zero while walking what was found without type information: its edges are not proven.
     var untypedDepth = 0
     private var structLayouts: [ObjectIdentifier: FieldLayout?] = [:]
+    /// The steps (holder, then property) that are a dispatch source's handlers, read so far.
+    private(set) var dispatchHandlerSteps: Set<[String]> = []
 
     init(valueBudget: Int, readsFieldMetadata: Bool = true) {
         self.valueBudget = valueBudget
@@ -136,7 +138,9 @@ struct ReferenceWalk {
                 if let handlers = DispatchSourceMemory.handlers(of: object) {
                     holdsStrongly = false
                     for handler in handlers where handler.closureContext != 0 {
-                        holdsStrongly = walkContext(handler.closureContext, holder: holder, path: Self.extend(path, handler.name, kind),
+                        let handlerPath = Self.extend(path, handler.name, kind)
+                        dispatchHandlerSteps.insert([holder, handlerPath])
+                        holdsStrongly = walkContext(handler.closureContext, holder: holder, path: handlerPath,
                                                     nesting: nesting + 1, into: &edges) || holdsStrongly
                     }
                 } else {

@@ -29,12 +29,21 @@ struct RetainPathSearch {
     private var holders: Set<UInt>?
     /// The bound the backward scan reached, if any.
     private var scanBound: String?
+    /// How many of the walk's suspects were found before the search from the globals.
+    private var ownSuspects: Int?
     private static let maxScanDepth = 8
     private static let maxScanHolders = 512
 
-    /// - Parameter readsFieldMetadata: False to search as on a platform whose field metadata
-    ///   cannot be read, where every step is `unknown`.
-    init(target: AnyObject, limits: RetainPathLimits, readsFieldMetadata: Bool = true) {
+    /// False to search the globals forward only, as where memory cannot be scanned (the plain
+    /// path the backward scan is tested against).
+    private let scansBackwards: Bool
+
+    /// - Parameters:
+    ///   - readsFieldMetadata: False to search as on a platform whose field metadata cannot be
+    ///     read, where every step is `unknown`.
+    ///   - scansBackwards: False to search the globals forward only.
+    init(target: AnyObject, limits: RetainPathLimits, readsFieldMetadata: Bool = true, scansBackwards: Bool = true) {
+        self.scansBackwards = scansBackwards
         self.target = target
         self.targetType = String(reflecting: type(of: target))
         self.limits = limits
@@ -56,13 +65,15 @@ struct RetainPathSearch {
             possible = possible ?? (path, .root)
         }
         if limits.searchesGlobals, !walk.budgetExhausted, !visitsReached {
+            // Suspects are what the object reaches, not what the globals reach.
+            ownSuspects = walk.suspects.count
             deadline = ContinuousClock.now + limits.timeBudget
             defer { deadline = nil }
             // Backwards first: the globals that hold the object, and the holders on the way, so
             // the typed walk reads only those. Else (nothing found, or a holder without Swift
             // types on the way) forward from every global, within what is left of the budget.
             var path: [RetainPathStep]?
-            if HolderScan.isSupported, let deadline {
+            if scansBackwards, HolderScan.isSupported, let deadline {
                 let scan = HolderScan.run(
                     from: address(of: target), maxDepth: min(limits.maxDepth, Self.maxScanDepth),
                     maxHolders: Self.maxScanHolders, deadline: deadline)
@@ -227,7 +238,7 @@ struct RetainPathSearch {
     }
 
     private func report(steps: [RetainPathStep]?, origin: RetainPathReport.Origin) -> RetainPathReport {
-        let suspects = steps == nil ? walk.suspects : []
+        let suspects = steps == nil ? Array(walk.suspects.prefix(ownSuspects ?? walk.suspects.count)) : []
         var limit: String?
         if steps == nil {
             if timeReached || scanBound == "the time budget" {
@@ -251,11 +262,13 @@ struct RetainPathSearch {
         default:
             fingerprint = .unexplained(type: targetType, suspects: suspects.map { $0.holder + "." + $0.property })
         }
-        return RetainPathReport(
+        var report = RetainPathReport(
             steps: steps, origin: origin, suspects: suspects.map(\.sentence), limitReached: limit,
             readable: readable(steps: steps, suspects: suspects, limit: limit),
             fingerprint: fingerprint.value, isProven: steps.map(isProven) ?? false
         )
+        report.throughDispatchSource = steps?.contains { walk.dispatchHandlerSteps.contains([$0.holder, $0.property]) } ?? false
+        return report
     }
 
     private func isProven(_ steps: [RetainPathStep]) -> Bool {
