@@ -117,13 +117,19 @@ struct BackwardScanTests {
     }
 }
 
+/// The watcher's own cache, apart from `SessionCache` so the suites may run in parallel.
+final class WatchedSessionCache: @unchecked Sendable {
+    static let shared = WatchedSessionCache()
+    var sessions: [CachedSession] = []
+}
+
 @Suite("The watcher's search")
 struct WatcherSearchTests {
     @Test func watcherNamesTheSamePathsAsTheChecks() {
         let watcher = LeakWatcher(configuration: .init(strikes: 1, report: nil))
         let session = CachedSession()
-        SessionCache.shared.sessions = [session]
-        defer { SessionCache.shared.sessions = [] }
+        WatchedSessionCache.shared.sessions = [session]
+        defer { WatchedSessionCache.shared.sessions = [] }
         let viewModel = ProfileViewModel()
         watcher.watch(viewModel, name: "Profile")
         watcher.watch(session, name: "Session")
@@ -131,11 +137,11 @@ struct WatcherSearchTests {
         let paths = Set(findings.compactMap { $0.retainPath?.readable })
         #expect(paths == [
             "ProfileViewModel.onDone (closure) → captures ProfileViewModel",
-            "SessionCache.shared → SessionCache.sessions[0] → CachedSession",
+            "WatchedSessionCache.shared → WatchedSessionCache.sessions[0] → CachedSession",
         ])
         #expect(Set(findings.compactMap(\.record.message)) == [
             "ProfileViewModel is still alive after 1 check: ProfileViewModel.onDone (closure) → captures ProfileViewModel",
-            "CachedSession is still alive after 1 check: SessionCache.shared → SessionCache.sessions[0] → CachedSession",
+            "CachedSession is still alive after 1 check: WatchedSessionCache.shared → WatchedSessionCache.sessions[0] → CachedSession",
         ])
     }
 }
