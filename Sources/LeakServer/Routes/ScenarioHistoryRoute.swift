@@ -1,5 +1,6 @@
-/// `GET /v1/projects/{project}/scenarios/history?scenario=&environment=&limit=`: the
-/// scenario's keys and states per commit, oldest first.
+/// `GET /v1/projects/{project}/scenarios/history?scenario=&environment=&limit=&cursor=`: the
+/// scenario's keys and states per commit, oldest first — the newest `limit` commits, or those
+/// older than `cursor` (the `next` of the page after them).
 ///
 /// The scenario is a query argument, not a path segment: scenario ids hold `/`
 /// (`ProfileTests/open()`), and libmicrohttpd decodes `%2F` before routing.
@@ -10,7 +11,8 @@ enum ScenarioHistoryRoute {
         let scenario = try QueryInput.text(request.query["scenario"], field: "scenario")
         let environment = try QueryInput.environment(request)
         let limit = try QueryInput.limit(request)
+        let before = try request.query["cursor"].map { try QueryInput.commit($0, field: "cursor") }
         return try Response.json(try context.store.scenarioHistory(
-            project: project, scenario: scenario, environment: environment, limit: limit))
+            project: project, scenario: scenario, environment: environment, limit: limit, before: before))
     }
 }

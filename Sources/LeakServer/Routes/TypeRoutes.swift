@@ -1,4 +1,5 @@
-/// `GET /v1/projects/{project}/types?branch=&environment=` and
+/// `GET /v1/projects/{project}/types?branch=&environment=&limit=&cursor=` (a page of the types,
+/// sorted by name; `next` is the cursor of the following page) and
 /// `GET /v1/projects/{project}/types/{type}/trend?branch=&limit=&environment=`.
 enum TypeRoutes {
     @Sendable
@@ -6,7 +7,10 @@ enum TypeRoutes {
         let project = request.parameter("project")
         let branch = try QueryInput.text(request.query["branch"], field: "branch")
         let environment = try QueryInput.environment(request)
-        return try Response.json(try context.store.leakingTypes(project: project, branch: branch, environment: environment))
+        let limit = try QueryInput.pageLimit(request)
+        let after = try request.query["cursor"].map { try QueryInput.text($0, field: "cursor") }
+        return try Response.json(try context.store.leakingTypes(project: project, branch: branch, environment: environment,
+                                                                after: after, limit: limit))
     }
 
     @Sendable

@@ -12,8 +12,10 @@ extension LeakStore {
             guard let typeID = try db.scalarInt("SELECT id FROM types WHERE name = ?", [.text(type)]) else {
                 return TrendResponse(type: type, branch: branch, environment: environment, points: [])
             }
-            let points = try history.branchCommits(branch, environment: environment, limit: limit).reversed().map { commit in
-                let counts = try history.keyCounts(commitID: commit.id, environment: environment, typeID: typeID)
+            let line = try history.branchCommits(branch, environment: environment, limit: limit).reversed()
+            let countsAt = try history.keyCounts(.type(typeID), environment: environment, at: line.map(\.id))
+            let points = try line.map { commit in
+                let counts = countsAt[commit.id] ?? []
                 let leaking = counts.filter { $0.leaked > 0 }
                 var fingerprints: [String] = []
                 // `+k.type_id` keeps SQLite off `checks_by_type`, which would visit the type's
@@ -39,8 +41,13 @@ extension LeakStore {
     /// Direction compares the number of scenarios the type leaks in at the head with the mean
     /// over the `directionWindow - 1` commits before it along the branch: more is rising, fewer
     /// is falling, the same (or no earlier commit) is flat.
+    ///
+    /// Types come sorted by name, at most `limit` of them, after `after` when given (the `next`
+    /// of an earlier page); `next` names the page's last type when more follow. Only the page's
+    /// types are followed back for `firstSeen`.
     /// - Throws: `LeakStoreError.projectNotFound`.
-    public func leakingTypes(project: String, branch: String, environment: String) throws -> TypesResponse {
+    public func leakingTypes(project: String, branch: String, environment: String, after: String?,
+                             limit: Int) throws -> TypesResponse {
         try read { db in
             let history = try ProjectHistory(db, project: project)
             let line = try history.branchCommits(branch, environment: environment,
@@ -48,63 +55,87 @@ extension LeakStore {
             let window = line.prefix(Self.directionWindow)
             guard let head = window.first else { return TypesResponse(branch: branch, head: nil, types: []) }
             var leakingAtHead: [Int64: (name: String, scenarios: [String], keys: [KeyIDs])] = [:]
-            for counts in try history.keyCounts(commitID: head.id, environment: environment) where counts.leaked > 0 {
+            for counts in try history.keyCounts(commitID: head.id, environment: environment, leakingOnly: true) {
                 leakingAtHead[counts.typeID, default: (counts.type, [], [])].scenarios.append(counts.scenario)
                 leakingAtHead[counts.typeID]?.keys.append(counts.ids)
             }
+            let names = leakingAtHead.map { (id: $0.key, name: $0.value.name) }
+                .filter { after == nil || $0.name > after! }.sorted { $0.name < $1.name }
+            let page = Set(names.prefix(limit).map(\.id))
+            leakingAtHead = leakingAtHead.filter { page.contains($0.key) }
             let position = Dictionary(line.enumerated().map { ($1.sha, $0) }, uniquingKeysWith: { first, _ in first })
             var earlierTotals: [Int64: Int] = [:]
             for commit in window.dropFirst() {
-                for counts in try history.keyCounts(commitID: commit.id, environment: environment)
-                where counts.leaked > 0 && leakingAtHead[counts.typeID] != nil {
+                for counts in try history.keyCounts(commitID: commit.id, environment: environment, leakingOnly: true)
+                where leakingAtHead[counts.typeID] != nil {
                     earlierTotals[counts.typeID, default: 0] += 1
                 }
             }
             let earlierCount = window.count - 1
+            let suspect = try history.suspectCommits(among: Set(line.map(\.id)), environment: environment)
             let types = try leakingAtHead.map { typeID, leaking in
                 let now = leaking.scenarios.count * earlierCount, before = earlierTotals[typeID] ?? 0
                 let direction: TypesResponse.Direction =
                     earlierCount == 0 || now == before ? .flat : (now > before ? .rising : .falling)
                 // The type leaks since the oldest start among its keys' current leaking stretches.
-                let first = try leaking.keys.compactMap { try history.leakingSince($0, along: line, environment: environment) }
+                let first = try leaking.keys.compactMap {
+                    try history.leakingSince($0, along: line, environment: environment, suspect: suspect)
+                }
                     .max { position[$0, default: 0] < position[$1, default: 0] }
                 return TypesResponse.Summary(
                     type: leaking.name, leakingScenarios: leaking.scenarios.sorted(), firstSeen: first ?? head.sha,
                     lastSeen: head.sha, direction: direction)
             }
-            return TypesResponse(branch: branch, head: head.sha, types: types.sorted { $0.type < $1.type })
+            let sorted = types.sorted { $0.type < $1.type }
+            return TypesResponse(branch: branch, head: head.sha, types: sorted,
+                                 next: names.count > limit ? sorted.last?.type : nil)
         }
     }
 
     /// The scenario's keys and states per commit with usable runs, oldest first, the newest
-    /// `limit` such commits (upload order): commits with only suspect runs do not use up the limit.
+    /// `limit` such commits (upload order) — older than `before` when given, the `next` of an
+    /// earlier page: commits with only suspect runs do not use up the limit. `next` names the
+    /// page's oldest commit when there are older ones.
     /// - Throws: `LeakStoreError.projectNotFound`.
-    public func scenarioHistory(project: String, scenario: String, environment: String, limit: Int) throws -> ScenarioHistory {
+    public func scenarioHistory(project: String, scenario: String, environment: String, limit: Int,
+                                before: String?) throws -> ScenarioHistory {
         try read { db in
             let history = try ProjectHistory(db, project: project)
-            var commits: [ScenarioHistory.Commit] = []
             guard let scenarioID = try db.scalarInt("SELECT id FROM scenarios WHERE name = ?", [.text(scenario)]) else {
                 return ScenarioHistory(scenario: scenario, environment: environment, commits: [])
+            }
+            var below = Int64.max
+            if let before {
+                guard let id = try history.commitID(before) else {
+                    return ScenarioHistory(scenario: scenario, environment: environment, commits: [])
+                }
+                below = id
             }
             var commitIDs: [Int64] = []
             try db.query("""
                 SELECT DISTINCT ls.commit_id FROM leak_states ls JOIN commits c ON c.id = ls.commit_id
-                WHERE ls.scenario_id = ?1 AND ls.environment = ?2 AND c.project_id = ?3
+                WHERE ls.scenario_id = ?1 AND ls.environment = ?2 AND c.project_id = ?3 AND ls.commit_id < ?5
                   AND EXISTS (SELECT 1 FROM runs r WHERE r.commit_id = ls.commit_id AND r.environment = ?2 AND r.suspect = 0)
                 ORDER BY ls.commit_id DESC LIMIT ?4
-                """, [.integer(scenarioID), .text(environment), .integer(history.projectID), .integer(Int64(limit))]) {
+                """, [.integer(scenarioID), .text(environment), .integer(history.projectID), .integer(Int64(limit) + 1),
+                      .integer(below)]) {
                 commitIDs.append($0.int64(at: 0))
             }
+            let more = commitIDs.count > limit
+            commitIDs = Array(commitIDs.prefix(limit))
+            let countsAt = try history.keyCounts(.scenario(scenarioID), environment: environment, at: commitIDs)
+            var commits: [ScenarioHistory.Commit] = []
+            var shas: [Int64: String] = [:]
             for commitID in commitIDs.reversed() {
-                let keys = try history.keyCounts(commitID: commitID, environment: environment)
-                    .filter { $0.scenarioID == scenarioID }
+                let sha = try history.commitPoint(commitID, environment: environment).sha
+                shas[commitID] = sha
+                let keys = (countsAt[commitID] ?? [])
                     .map { ScenarioHistory.Key(type: $0.type, state: $0.state, checked: $0.checked, leaked: $0.leaked) }
                 guard !keys.isEmpty else { continue }
-                commits.append(ScenarioHistory.Commit(
-                    commit: try history.commitPoint(commitID, environment: environment).sha,
-                    keys: keys.sorted { $0.type < $1.type }))
+                commits.append(ScenarioHistory.Commit(commit: sha, keys: keys.sorted { $0.type < $1.type }))
             }
-            return ScenarioHistory(scenario: scenario, environment: environment, commits: commits)
+            return ScenarioHistory(scenario: scenario, environment: environment, commits: commits,
+                                   next: more ? commitIDs.last.flatMap { shas[$0] } : nil)
         }
     }
 }

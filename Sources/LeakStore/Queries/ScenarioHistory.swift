@@ -1,7 +1,7 @@
 import LeakReport
 
-/// `GET /v1/projects/{project}/scenarios/history?scenario=`: one scenario's keys and their
-/// states per commit, oldest first.
+/// `GET /v1/projects/{project}/scenarios/history?scenario=&limit=&cursor=`: one scenario's keys
+/// and their states per commit, oldest first; `next` pages back to older commits.
 public struct ScenarioHistory: Sendable, Hashable, Codable {
     public struct Commit: Sendable, Hashable, Codable {
         public var commit: String
@@ -18,4 +18,6 @@ public struct ScenarioHistory: Sendable, Hashable, Codable {
     public var scenario: String
     public var environment: String
     public var commits: [Commit]
+    /// Present when older commits exist: the `cursor` of the page before (the oldest commit here).
+    public var next: String?
 }

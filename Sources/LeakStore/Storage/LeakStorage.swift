@@ -28,8 +28,9 @@ public protocol LeakStorage: Sendable {
     /// Every leak key of the environment classified between two commits (`LeakDiff`).
     func diff(project: String, base: String?, head: String, environment: String, mergeBase: String?,
               after: String?, tip: String?, now: Date) throws -> DiffResponse
-    /// Each type leaking at the branch's newest commit with data.
-    func leakingTypes(project: String, branch: String, environment: String) throws -> TypesResponse
+    /// Each type leaking at the branch's newest commit with data, sorted by name: at most
+    /// `limit`, those after `after` (an earlier page's `next`).
+    func leakingTypes(project: String, branch: String, environment: String, after: String?, limit: Int) throws -> TypesResponse
     /// One type's leaks per commit along the branch, oldest first.
     func trend(project: String, type: String, branch: String, environment: String, limit: Int) throws -> TrendResponse
     /// The keys of `type` leaking at the branch head, with their most telling check.
@@ -38,13 +39,16 @@ public protocol LeakStorage: Sendable {
     func activity(project: String, limit: Int) throws -> ProjectActivity
     /// A commit with its runs and their leaks; nil when nothing was uploaded for it.
     func commit(project: String, sha: String) throws -> CommitSummary?
-    /// One scenario's keys and states per commit, oldest first.
-    func scenarioHistory(project: String, scenario: String, environment: String, limit: Int) throws -> ScenarioHistory
+    /// One scenario's keys and states per commit, oldest first: the newest `limit` commits, or
+    /// those older than `before` (an earlier page's `next`).
+    func scenarioHistory(project: String, scenario: String, environment: String, limit: Int,
+                         before: String?) throws -> ScenarioHistory
 
     // MARK: Suppressions
 
     func addSuppression(project: String, _ rule: LeakSuppression, now: Date) throws -> LeakSuppression
-    func suppressions(project: String) throws -> [LeakSuppression]
+    /// At most `limit` of the project's suppressions, oldest first, those with ids above `after`.
+    func suppressions(project: String, after: Int64?, limit: Int) throws -> [LeakSuppression]
     /// False when the project has no suppression `id`.
     func deleteSuppression(project: String, id: Int64) throws -> Bool
 
@@ -86,6 +90,20 @@ extension LeakStorage {
 
     public func compare(project: String, base: String, head: String, environment: String) throws -> RevisionComparison {
         try compare(project: project, base: base, head: head, environment: environment, depth: 100)
+    }
+
+    /// Every type leaking at the branch head.
+    public func leakingTypes(project: String, branch: String, environment: String) throws -> TypesResponse {
+        try leakingTypes(project: project, branch: branch, environment: environment, after: nil, limit: Int.max)
+    }
+
+    public func scenarioHistory(project: String, scenario: String, environment: String, limit: Int) throws -> ScenarioHistory {
+        try scenarioHistory(project: project, scenario: scenario, environment: environment, limit: limit, before: nil)
+    }
+
+    /// Every suppression of the project, oldest first.
+    public func suppressions(project: String) throws -> [LeakSuppression] {
+        try suppressions(project: project, after: nil, limit: Int.max)
     }
 
     public func addSuppression(project: String, _ rule: LeakSuppression) throws -> LeakSuppression {
