@@ -17,7 +17,8 @@ import LeakStore
 /// the window the dashboard's sparklines and trends read. Seeded straight through the store
 /// (`LeakStore.ingest`), so 10M checks take minutes.
 ///
-/// `LEAKHISTORY_BENCH_QUERIES_CHECKS=1000000,3000000` measures at other sizes.
+/// `LEAKHISTORY_BENCH_QUERIES_CHECKS=1000000,3000000` measures at other sizes,
+/// `LEAKHISTORY_BENCH_QUERIES_REQUESTS=100` with fewer requests a figure. Progress goes to stderr.
 enum QueriesBenchmark {
     struct Shape {
         /// The sizes measured, in stored checks, ascending.
@@ -48,6 +49,9 @@ enum QueriesBenchmark {
         if let sizes = ProcessInfo.processInfo.environment["LEAKHISTORY_BENCH_QUERIES_CHECKS"] {
             shape.stages = sizes.split(separator: ",").compactMap { Int($0) }.sorted()
         }
+        if let requests = ProcessInfo.processInfo.environment["LEAKHISTORY_BENCH_QUERIES_REQUESTS"].flatMap(Int.init), requests > 0 {
+            shape.requests = requests
+        }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("leakhistory-bench-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -68,6 +72,7 @@ enum QueriesBenchmark {
             let start = ContinuousClock.now
             try seeder.upload(to: store, until: target)
             let seconds = (ContinuousClock.now - start).nanoseconds / 1e9
+            FileHandle.standardError.write(Data("queries: \(seeder.storedChecks) checks stored in \(round1(seconds)) s; measuring\n".utf8))
             try store.checkpoint()
             stages.append(try measure(seeder, store: store, client: client, requests: shape.requests, seedSeconds: seconds))
         }

@@ -80,16 +80,15 @@ extension LeakStore {
             guard let typeID = try db.scalarInt("SELECT id FROM types WHERE name = ?", [.text(type)]) else { return [] }
             let line = try history.branchCommits(branch, environment: environment, limit: Self.firstSeenCommits)
             guard let head = line.first else { return [] }
-            let leaking = try history.keyCounts(commitID: head.id, environment: environment, typeID: typeID, leakingOnly: true)
+            let leaking = try history.leakingKeyCounts(commitID: head.id, environment: environment, typeID: typeID)
                 .sorted { $0.scenario < $1.scenario }.prefix(limit)
-            let suspect = try history.suspectCommits(among: Set(line.map(\.id)), environment: environment)
             let checks = try history.tellingChecks(commitID: head.id, environment: environment, keys: Set(leaking.map(\.ids)))
             return try leaking.map { counts in
                 let check = checks[counts.ids]
                 return TypeLeak(
                     scenario: counts.scenario, state: counts.state, file: check?.file ?? "", line: check?.line ?? 0,
                     fingerprint: check?.fingerprint, retainPath: check?.retainPath, message: check?.message,
-                    introducedBy: try history.leakingSince(counts.ids, along: line, environment: environment, suspect: suspect))
+                    introducedBy: try history.leakingSince(counts.ids, along: line, environment: environment))
             }
         }
     }

@@ -4,9 +4,12 @@ extension LeakStore {
     /// How many commits along the branch the direction of a type compares.
     public static let directionWindow = 5
 
-    /// One type's leaks per commit along the branch, oldest first (see `ProjectHistory.branchCommits`).
+    /// One type's leaks per commit along the branch, oldest first (see `ProjectHistory.branchCommits`):
+    /// the type's keys are one range of `leak_states_by_type` over the line's commits. The
+    /// fingerprints of each leaking commit are read from its runs' checks, only when asked for.
     /// - Throws: `LeakStoreError.projectNotFound`.
-    public func trend(project: String, type: String, branch: String, environment: String, limit: Int) throws -> TrendResponse {
+    public func trend(project: String, type: String, branch: String, environment: String, limit: Int,
+                      fingerprints withFingerprints: Bool) throws -> TrendResponse {
         try read { db in
             let history = try ProjectHistory(db, project: project)
             guard let typeID = try db.scalarInt("SELECT id FROM types WHERE name = ?", [.text(type)]) else {
@@ -20,7 +23,7 @@ extension LeakStore {
                 var fingerprints: [String] = []
                 // `+k.type_id` keeps SQLite off `checks_by_type`, which would visit the type's
                 // checks at every commit instead of this commit's runs.
-                if !leaking.isEmpty {
+                if withFingerprints, !leaking.isEmpty {
                     try db.query("""
                         SELECT DISTINCT k.fingerprint FROM runs r JOIN checks k ON k.run_id = r.id
                         WHERE r.commit_id = ? AND r.environment = ? AND r.suspect = 0 AND +k.type_id = ?
@@ -55,7 +58,7 @@ extension LeakStore {
             let window = line.prefix(Self.directionWindow)
             guard let head = window.first else { return TypesResponse(branch: branch, head: nil, types: []) }
             var leakingAtHead: [Int64: (name: String, scenarios: [String], keys: [KeyIDs])] = [:]
-            for counts in try history.keyCounts(commitID: head.id, environment: environment, leakingOnly: true) {
+            for counts in try history.leakingKeyCounts(commitID: head.id, environment: environment) {
                 leakingAtHead[counts.typeID, default: (counts.type, [], [])].scenarios.append(counts.scenario)
                 leakingAtHead[counts.typeID]?.keys.append(counts.ids)
             }
@@ -66,21 +69,18 @@ extension LeakStore {
             let position = Dictionary(line.enumerated().map { ($1.sha, $0) }, uniquingKeysWith: { first, _ in first })
             var earlierTotals: [Int64: Int] = [:]
             for commit in window.dropFirst() {
-                for counts in try history.keyCounts(commitID: commit.id, environment: environment, leakingOnly: true)
+                for counts in try history.leakingKeyCounts(commitID: commit.id, environment: environment)
                 where leakingAtHead[counts.typeID] != nil {
                     earlierTotals[counts.typeID, default: 0] += 1
                 }
             }
             let earlierCount = window.count - 1
-            let suspect = try history.suspectCommits(among: Set(line.map(\.id)), environment: environment)
             let types = try leakingAtHead.map { typeID, leaking in
                 let now = leaking.scenarios.count * earlierCount, before = earlierTotals[typeID] ?? 0
                 let direction: TypesResponse.Direction =
                     earlierCount == 0 || now == before ? .flat : (now > before ? .rising : .falling)
                 // The type leaks since the oldest start among its keys' current leaking stretches.
-                let first = try leaking.keys.compactMap {
-                    try history.leakingSince($0, along: line, environment: environment, suspect: suspect)
-                }
+                let first = try leaking.keys.compactMap { try history.leakingSince($0, along: line, environment: environment) }
                     .max { position[$0, default: 0] < position[$1, default: 0] }
                 return TypesResponse.Summary(
                     type: leaking.name, leakingScenarios: leaking.scenarios.sorted(), firstSeen: first ?? head.sha,

@@ -36,110 +36,39 @@ struct ProjectHistory {
         return counts
     }
 
-    /// Every key's counts at the commit (of one type, when `typeID` is given; only the keys that
-    /// leaked there, when `leakingOnly`). From the usable runs only (a base side), unless
+    /// Every key's counts at the commit. From the usable runs only (a base side), unless
     /// `includingSuspect` (a head side, where a suspect run hides nothing). `leak_states` answers
     /// when it holds exactly the runs wanted; otherwise the wanted runs' checks are added up.
-    ///
-    /// A type's keys are one range of `leak_states_by_type` (type, environment, commit): a commit
-    /// with a 100,000-key run costs one type's keys there, not the whole commit's.
-    func keyCounts(commitID: Int64, environment: String, typeID: Int64? = nil, includingSuspect: Bool = false,
-                   leakingOnly: Bool = false) throws -> [KeyCounts] {
+    func keyCounts(commitID: Int64, environment: String, typeID: Int64? = nil, includingSuspect: Bool = false) throws -> [KeyCounts] {
         let runs = try runCounts(commitID: commitID, environment: environment)
         guard runs.usable > 0 || (includingSuspect && runs.suspect > 0) else { return [] }
-        let sql: String
-        if runs.suspect == 0 || includingSuspect {
-            let source = typeID == nil ? "leak_states ls" : "leak_states ls INDEXED BY leak_states_by_type"
-            sql = """
-                SELECT ls.scenario_id, ls.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
-                       ls.late_release_count, ls.error_count
-                FROM \(source) JOIN scenarios s ON s.id = ls.scenario_id JOIN types t ON t.id = ls.type_id
-                WHERE ls.commit_id = ?1 AND ls.environment = ?2\(typeID == nil ? "" : " AND ls.type_id = ?3")\(leakingOnly ? " AND ls.leaked_count > 0" : "")
-                """
-        } else {
-            sql = """
-                SELECT k.scenario_id, k.type_id, s.name, t.name, count(*), sum(k.outcome = 'leaked'),
-                       sum(k.outcome = 'lateRelease'), sum(k.outcome = 'error')
-                FROM runs r JOIN checks k ON k.run_id = r.id
-                     JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
-                WHERE r.commit_id = ?1 AND r.environment = ?2 AND r.suspect = 0\(typeID == nil ? "" : " AND k.type_id = ?3")
-                GROUP BY k.scenario_id, k.type_id, s.name, t.name
-                """
-        }
+        let sql = runs.suspect == 0 || includingSuspect ? """
+            SELECT ls.scenario_id, ls.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
+                   ls.late_release_count, ls.error_count
+            FROM leak_states ls JOIN scenarios s ON s.id = ls.scenario_id JOIN types t ON t.id = ls.type_id
+            WHERE ls.commit_id = ?1 AND ls.environment = ?2 AND (ls.type_id = ?3 OR ?3 IS NULL)
+            """ : """
+            SELECT k.scenario_id, k.type_id, s.name, t.name, count(*), sum(k.outcome = 'leaked'),
+                   sum(k.outcome = 'lateRelease'), sum(k.outcome = 'error')
+            FROM runs r JOIN checks k ON k.run_id = r.id
+                 JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
+            WHERE r.commit_id = ?1 AND r.environment = ?2 AND r.suspect = 0 AND (k.type_id = ?3 OR ?3 IS NULL)
+            GROUP BY k.scenario_id, k.type_id, s.name, t.name
+            """
         var result: [KeyCounts] = []
-        let values: [SQLValue] = [.integer(commitID), .text(environment)] + (typeID.map { [.integer($0)] } ?? [])
-        try db.query(sql, values) { row in
-            let counts = KeyCounts(
+        try db.query(sql, [.integer(commitID), .text(environment), typeID.map(SQLValue.integer) ?? .null]) { row in
+            result.append(KeyCounts(
                 scenarioID: row.int64(at: 0), typeID: row.int64(at: 1), scenario: row.string(at: 2) ?? "",
                 type: row.string(at: 3) ?? "", checked: row.int(at: 4), leaked: row.int(at: 5),
-                lateRelease: row.int(at: 6), errors: row.int(at: 7))
-            if !leakingOnly || counts.leaked > 0 { result.append(counts) }
+                lateRelease: row.int(at: 6), errors: row.int(at: 7)))
         }
         return result
-    }
-
-    /// Keys of one type or of one scenario, each read as one index range over commits.
-    enum KeyFilter {
-        /// `leak_states_by_type`: (type, environment, commit, scenario).
-        case type(Int64)
-        /// `leak_states_by_scenario`: (scenario, environment, commit, type).
-        case scenario(Int64)
-    }
-
-    /// The counts of the filter's keys at each of `commitIDs` (commits with usable runs), as
-    /// `keyCounts(commitID:…)` gives them commit by commit, in one index range; a commit that
-    /// also holds a suspect run adds up its usable checks.
-    func keyCounts(_ filter: KeyFilter, environment: String, at commitIDs: [Int64]) throws -> [Int64: [KeyCounts]] {
-        guard let low = commitIDs.min(), let high = commitIDs.max() else { return [:] }
-        let wanted = Set(commitIDs)
-        let suspect = try suspectCommits(among: wanted, environment: environment)
-        let (index, column, id) = switch filter {
-        case let .type(id): ("leak_states_by_type", "type_id", id)
-        case let .scenario(id): ("leak_states_by_scenario", "scenario_id", id)
-        }
-        var result: [Int64: [KeyCounts]] = [:]
-        try db.query("""
-            SELECT ls.commit_id, ls.scenario_id, ls.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
-                   ls.late_release_count, ls.error_count
-            FROM leak_states ls INDEXED BY \(index) JOIN scenarios s ON s.id = ls.scenario_id
-                 JOIN types t ON t.id = ls.type_id
-            WHERE ls.\(column) = ?1 AND ls.environment = ?2 AND ls.commit_id BETWEEN ?3 AND ?4
-            """, [.integer(id), .text(environment), .integer(low), .integer(high)]) { row in
-            let commitID = row.int64(at: 0)
-            guard wanted.contains(commitID), !suspect.contains(commitID) else { return }
-            result[commitID, default: []].append(KeyCounts(
-                scenarioID: row.int64(at: 1), typeID: row.int64(at: 2), scenario: row.string(at: 3) ?? "",
-                type: row.string(at: 4) ?? "", checked: row.int(at: 5), leaked: row.int(at: 6), lateRelease: row.int(at: 7),
-                errors: row.int(at: 8)))
-        }
-        for commitID in suspect {
-            let counts = try keyCounts(commitID: commitID, environment: environment,
-                                       typeID: { if case let .type(id) = filter { id } else { nil } }())
-            result[commitID] = counts.filter { if case let .scenario(id) = filter { $0.scenarioID == id } else { true } }
-        }
-        return result
-    }
-
-    /// Those of `commitIDs` that hold a suspect run in the environment: one range of
-    /// `runs_by_commit_environment` from the lowest to the highest.
-    func suspectCommits(among commitIDs: Set<Int64>, environment: String) throws -> Set<Int64> {
-        guard let low = commitIDs.min(), let high = commitIDs.max() else { return [] }
-        var suspect: Set<Int64> = []
-        try db.query("""
-            SELECT DISTINCT commit_id FROM runs WHERE commit_id BETWEEN ? AND ? AND environment = ? AND suspect = 1
-            """, [.integer(low), .integer(high), .text(environment)]) { row in
-            let commitID = row.int64(at: 0)
-            if commitIDs.contains(commitID) { suspect.insert(commitID) }
-        }
-        return suspect
     }
 
     /// One key's state at each of `commitIDs` that checked it, from its usable runs (every run
     /// at `allRunsAt`, a head). `leak_states` answers (one index range of the key's scenario),
     /// except at commits that also hold a suspect run, whose usable checks are added up.
-    /// `suspect`, when given, is `suspectCommits(among: commitIDs, …)`, read once for many keys.
-    func keyStates(_ ids: KeyIDs, environment: String, at commitIDs: Set<Int64>, allRunsAt head: Int64? = nil,
-                   suspect: Set<Int64>? = nil) throws -> [Int64: KeyState] {
+    func keyStates(_ ids: KeyIDs, environment: String, at commitIDs: Set<Int64>, allRunsAt head: Int64? = nil) throws -> [Int64: KeyState] {
         guard let low = commitIDs.min(), let high = commitIDs.max() else { return [:] }
         func state(_ checked: Int, _ leaked: Int, _ late: Int, _ errors: Int) -> KeyState {
             KeyCounts(scenarioID: ids.scenarioID, typeID: ids.typeID, scenario: "", type: "", checked: checked,
@@ -155,8 +84,14 @@ struct ProjectHistory {
             guard commitIDs.contains(commitID) else { return }
             states[commitID] = state(row.int(at: 1), row.int(at: 2), row.int(at: 3), row.int(at: 4))
         }
-        let suspect = try suspect ?? suspectCommits(among: commitIDs, environment: environment)
-        for commitID in suspect.sorted() where commitID != head && states[commitID] != nil {
+        var tainted: [Int64] = []
+        try db.query("""
+            SELECT DISTINCT commit_id FROM runs WHERE commit_id BETWEEN ? AND ? AND environment = ? AND suspect = 1
+            """, [.integer(low), .integer(high), .text(environment)]) { row in
+            let commitID = row.int64(at: 0)
+            if commitIDs.contains(commitID), commitID != head, states[commitID] != nil { tainted.append(commitID) }
+        }
+        for commitID in tainted {
             states[commitID] = nil
             try db.query("""
                 SELECT count(*), coalesce(sum(k.outcome = 'leaked'), 0), coalesce(sum(k.outcome = 'lateRelease'), 0),
@@ -328,8 +263,8 @@ struct ProjectHistory {
     /// leak there. The one rule for `firstSeen` and "introduced by", so that the CLI, the API and
     /// the dashboard name the same commit.
     func leakingSince(_ ids: KeyIDs, along line: [BranchCommit], environment: String,
-                      allRunsAt head: Int64? = nil, suspect: Set<Int64>? = nil) throws -> String? {
-        let states = try keyStates(ids, environment: environment, at: Set(line.map(\.id)), allRunsAt: head, suspect: suspect)
+                      allRunsAt head: Int64? = nil) throws -> String? {
+        let states = try keyStates(ids, environment: environment, at: Set(line.map(\.id)), allRunsAt: head)
         var first: String?
         for commit in line {
             switch states[commit.id] {

@@ -31,8 +31,10 @@ public protocol LeakStorage: Sendable {
     /// Each type leaking at the branch's newest commit with data, sorted by name: at most
     /// `limit`, those after `after` (an earlier page's `next`).
     func leakingTypes(project: String, branch: String, environment: String, after: String?, limit: Int) throws -> TypesResponse
-    /// One type's leaks per commit along the branch, oldest first.
-    func trend(project: String, type: String, branch: String, environment: String, limit: Int) throws -> TrendResponse
+    /// One type's leaks per commit along the branch, oldest first; each point's `fingerprints`
+    /// left empty unless `fingerprints` (a chart draws none, and reading them visits checks).
+    func trend(project: String, type: String, branch: String, environment: String, limit: Int,
+               fingerprints: Bool) throws -> TrendResponse
     /// The keys of `type` leaking at the branch head, with their most telling check.
     func typeLeaks(project: String, type: String, branch: String, environment: String, limit: Int) throws -> [TypeLeak]
     /// The newest runs, leaks, branches and environments of a project.
@@ -90,6 +92,10 @@ extension LeakStorage {
 
     public func compare(project: String, base: String, head: String, environment: String) throws -> RevisionComparison {
         try compare(project: project, base: base, head: head, environment: environment, depth: 100)
+    }
+
+    public func trend(project: String, type: String, branch: String, environment: String, limit: Int) throws -> TrendResponse {
+        try trend(project: project, type: type, branch: branch, environment: environment, limit: limit, fingerprints: true)
     }
 
     /// Every type leaking at the branch head.
