@@ -40,16 +40,16 @@ struct PaginationTests {
                                  checks: [index % 2 == 0 ? .leaked("A/a()", "App.A") : .clean("A/a()", "App.A")])
         }
         let path = "/v1/projects/app/scenarios/history?scenario=\("A/a()".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)&environment=linux"
-        let newest = try server.get(path + "&limit=2", as: ScenarioHistory.self)
+        let newest = try server.get(path + "&limit=2", as: ScenarioHistoryResponse.self)
         #expect(newest.commits.map(\.commit) == [sha(4), sha(5)])
         #expect(newest.next == sha(4))
-        let older = try server.get(path + "&limit=2&cursor=\(try #require(newest.next))", as: ScenarioHistory.self)
+        let older = try server.get(path + "&limit=2&cursor=\(try #require(newest.next))", as: ScenarioHistoryResponse.self)
         #expect(older.commits.map(\.commit) == [sha(2), sha(3)])
         #expect(older.commits.first?.keys.first?.state == .leaked)
-        let oldest = try server.get(path + "&limit=2&cursor=\(try #require(older.next))", as: ScenarioHistory.self)
+        let oldest = try server.get(path + "&limit=2&cursor=\(try #require(older.next))", as: ScenarioHistoryResponse.self)
         #expect(oldest.commits.map(\.commit) == [sha(1)])
         #expect(oldest.next == nil)
-        let whole = try server.get(path, as: ScenarioHistory.self)
+        let whole = try server.get(path, as: ScenarioHistoryResponse.self)
         #expect(whole.commits == oldest.commits + older.commits + newest.commits)
         #expect(whole.next == nil)
     }

@@ -13,13 +13,16 @@ enum ProjectPage {
     static func render(_ request: Request, store: any LeakStorage, project: String) throws -> Response {
         let scope = try DashboardScope(request, store: store, project: project)
         let links = scope.links
-        let types = try store.leakingTypes(project: project, branch: scope.branch, environment: scope.environment)
+        // One more than it shows, so that it knows to say the list was cut.
+        let types = try store.leakingTypes(project: project, branch: scope.branch, environment: scope.environment,
+                                           after: nil, limit: DashboardPage.rowLimit + 1)
         let shownTypes = types.types.prefix(DashboardPage.rowLimit)
         let typeRows = try shownTypes.enumerated().map { index, summary -> DashboardPage.Row in
             let spark: HTML = index < sparklineTypes
                 ? TrendChartSVG.sparkline(try store.trend(project: project, type: summary.type, branch: scope.branch,
                                                           environment: scope.environment, limit: sparklineCommits,
-                                                          fingerprints: false))
+                                                          fingerprints: false),
+                                          type: summary.type)
                 : ""
             let direction: HTML = switch summary.direction {
             case .rising: "<span class=\"leak\">rising</span>"

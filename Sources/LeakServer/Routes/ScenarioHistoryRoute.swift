@@ -1,3 +1,6 @@
+import LeakReport
+import LeakStore
+
 /// `GET /v1/projects/{project}/scenarios/history?scenario=&environment=&limit=&cursor=`: the
 /// scenario's keys and states per commit, oldest first — the newest `limit` commits, or those
 /// older than `cursor` (the `next` of the page after them).
@@ -12,7 +15,18 @@ enum ScenarioHistoryRoute {
         let environment = try QueryInput.environment(request)
         let limit = try QueryInput.limit(request)
         let before = try request.query["cursor"].map { try QueryInput.commit($0, field: "cursor") }
-        return try Response.json(try context.store.scenarioHistory(
-            project: project, scenario: scenario, environment: environment, limit: limit, before: before))
+        let history = try context.store.scenarioHistory(project: project, scenario: scenario, environment: environment, limit: limit,
+                                                        before: before)
+        return try Response.json(ScenarioHistoryResponse(history))
+    }
+}
+
+extension ScenarioHistoryResponse {
+    init(_ history: ScenarioHistory) {
+        self.init(scenario: history.scenario, environment: history.environment, commits: history.commits.map { commit in
+            Commit(commit: commit.commit, keys: commit.keys.map {
+                Key(type: $0.type, state: $0.state, checked: $0.checked, leaked: $0.leaked)
+            })
+        }, next: history.next)
     }
 }

@@ -9,15 +9,15 @@ extension LeakStore {
     /// fingerprints of each leaking commit are read from its runs' checks, only when asked for.
     /// - Throws: `LeakStoreError.projectNotFound`.
     public func trend(project: String, type: String, branch: String, environment: String, limit: Int,
-                      fingerprints withFingerprints: Bool) throws -> TrendResponse {
+                      fingerprints withFingerprints: Bool) throws -> [TrendPoint] {
         try read { db in
             let history = try ProjectHistory(db, project: project)
             guard let typeID = try db.scalarInt("SELECT id FROM types WHERE name = ?", [.text(type)]) else {
-                return TrendResponse(type: type, branch: branch, environment: environment, points: [])
+                return []
             }
             let line = try history.branchCommits(branch, environment: environment, limit: limit).reversed()
             let countsAt = try history.keyCounts(.type(typeID), environment: environment, at: line.map(\.id))
-            let points = try line.map { commit in
+            return try line.map { commit in
                 let counts = countsAt[commit.id] ?? []
                 let leaking = counts.filter { $0.leaked > 0 }
                 var fingerprints: [String] = []
@@ -31,11 +31,10 @@ extension LeakStore {
                         ORDER BY k.fingerprint
                         """, [.integer(commit.id), .text(environment), .integer(typeID)]) { fingerprints.append($0.string(at: 0) ?? "") }
                 }
-                return TrendResponse.Point(
+                return TrendPoint(
                     commit: commit.sha, at: commit.at, leakedKeys: leaking.count, checkedKeys: counts.count,
                     scenarios: leaking.map(\.scenario).sorted(), fingerprints: fingerprints)
             }
-            return TrendResponse(type: type, branch: branch, environment: environment, points: points)
         }
     }
 
@@ -50,13 +49,13 @@ extension LeakStore {
     /// types are followed back for `firstSeen`.
     /// - Throws: `LeakStoreError.projectNotFound`.
     public func leakingTypes(project: String, branch: String, environment: String, after: String?,
-                             limit: Int) throws -> TypesResponse {
+                             limit: Int) throws -> LeakingTypes {
         try read { db in
             let history = try ProjectHistory(db, project: project)
             let line = try history.branchCommits(branch, environment: environment,
                                                  limit: max(Self.directionWindow, Self.firstSeenCommits))
             let window = line.prefix(Self.directionWindow)
-            guard let head = window.first else { return TypesResponse(branch: branch, head: nil, types: []) }
+            guard let head = window.first else { return LeakingTypes(head: nil, types: []) }
             var leakingAtHead: [Int64: (name: String, scenarios: [String], keys: [KeyIDs])] = [:]
             for counts in try history.leakingKeyCounts(commitID: head.id, environment: environment) {
                 leakingAtHead[counts.typeID, default: (counts.type, [], [])].scenarios.append(counts.scenario)
@@ -77,18 +76,17 @@ extension LeakStore {
             let earlierCount = window.count - 1
             let types = try leakingAtHead.map { typeID, leaking in
                 let now = leaking.scenarios.count * earlierCount, before = earlierTotals[typeID] ?? 0
-                let direction: TypesResponse.Direction =
+                let direction: LeakingTypes.Direction =
                     earlierCount == 0 || now == before ? .flat : (now > before ? .rising : .falling)
                 // The type leaks since the oldest start among its keys' current leaking stretches.
                 let first = try leaking.keys.compactMap { try history.leakingSince($0, along: line, environment: environment) }
                     .max { position[$0, default: 0] < position[$1, default: 0] }
-                return TypesResponse.Summary(
+                return LeakingTypes.Summary(
                     type: leaking.name, leakingScenarios: leaking.scenarios.sorted(), firstSeen: first ?? head.sha,
                     lastSeen: head.sha, direction: direction)
             }
             let sorted = types.sorted { $0.type < $1.type }
-            return TypesResponse(branch: branch, head: head.sha, types: sorted,
-                                 next: names.count > limit ? sorted.last?.type : nil)
+            return LeakingTypes(head: head.sha, types: sorted, next: names.count > limit ? sorted.last?.type : nil)
         }
     }
 

@@ -1,14 +1,14 @@
 import LeakReport
 
-/// `GET /v1/projects/{project}/scenarios/history?scenario=&limit=&cursor=`: one scenario's keys
-/// and their states per commit, oldest first; `next` pages back to older commits.
-public struct ScenarioHistory: Sendable, Hashable, Codable {
-    public struct Commit: Sendable, Hashable, Codable {
+/// One scenario's keys and their states per commit, oldest first
+/// (`LeakStorage.scenarioHistory`): a page of the newest commits, `next` the cursor of the older ones.
+public struct ScenarioHistory: Sendable, Hashable {
+    public struct Commit: Sendable, Hashable {
         public var commit: String
         public var keys: [Key]
     }
 
-    public struct Key: Sendable, Hashable, Codable {
+    public struct Key: Sendable, Hashable {
         public var type: String
         public var state: KeyState
         public var checked: Int
@@ -18,6 +18,6 @@ public struct ScenarioHistory: Sendable, Hashable, Codable {
     public var scenario: String
     public var environment: String
     public var commits: [Commit]
-    /// Present when older commits exist: the `cursor` of the page before (the oldest commit here).
+    /// Present when older commits exist: the page's oldest commit, the `before` of the page before.
     public var next: String?
 }

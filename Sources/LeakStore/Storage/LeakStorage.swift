@@ -23,18 +23,19 @@ public protocol LeakStorage: Sendable {
     /// Resolves two revisions (ids, branch names, id prefixes), their merge-base along the
     /// uploaded parents, and the nearest ancestor of it with data, within `depth`.
     func compare(project: String, base: String, head: String, environment: String, depth: Int) throws -> RevisionComparison
-    /// The first candidate commit with a usable (non-suspect) run in the environment.
-    func resolveBase(project: String, environment: String, candidates: [String]) throws -> ResolveResponse
+    /// The index of the first candidate commit with a usable (non-suspect) run in the
+    /// environment; nil when none has one.
+    func resolveBase(project: String, environment: String, candidates: [String]) throws -> Int?
     /// Every leak key of the environment classified between two commits (`LeakDiff`).
     func diff(project: String, base: String?, head: String, environment: String, mergeBase: String?,
-              after: String?, tip: String?, now: Date) throws -> DiffResponse
+              after: String?, tip: String?, now: Date) throws -> CommitDiff
     /// Each type leaking at the branch's newest commit with data, sorted by name: at most
     /// `limit`, those after `after` (an earlier page's `next`).
-    func leakingTypes(project: String, branch: String, environment: String, after: String?, limit: Int) throws -> TypesResponse
+    func leakingTypes(project: String, branch: String, environment: String, after: String?, limit: Int) throws -> LeakingTypes
     /// One type's leaks per commit along the branch, oldest first; each point's `fingerprints`
     /// left empty unless `fingerprints` (a chart draws none, and reading them visits checks).
     func trend(project: String, type: String, branch: String, environment: String, limit: Int,
-               fingerprints: Bool) throws -> TrendResponse
+               fingerprints: Bool) throws -> [TrendPoint]
     /// The keys of `type` leaking at the branch head, with their most telling check.
     func typeLeaks(project: String, type: String, branch: String, environment: String, limit: Int) throws -> [TypeLeak]
     /// The newest runs, leaks, branches and environments of a project.
@@ -85,7 +86,7 @@ extension LeakStorage {
     }
 
     public func diff(project: String, base: String?, head: String, environment: String, mergeBase: String? = nil,
-                     after: String? = nil, tip: String? = nil) throws -> DiffResponse {
+                     after: String? = nil, tip: String? = nil) throws -> CommitDiff {
         try diff(project: project, base: base, head: head, environment: environment, mergeBase: mergeBase, after: after,
                  tip: tip, now: Date())
     }
@@ -94,12 +95,12 @@ extension LeakStorage {
         try compare(project: project, base: base, head: head, environment: environment, depth: 100)
     }
 
-    public func trend(project: String, type: String, branch: String, environment: String, limit: Int) throws -> TrendResponse {
+    public func trend(project: String, type: String, branch: String, environment: String, limit: Int) throws -> [TrendPoint] {
         try trend(project: project, type: type, branch: branch, environment: environment, limit: limit, fingerprints: true)
     }
 
     /// Every type leaking at the branch head.
-    public func leakingTypes(project: String, branch: String, environment: String) throws -> TypesResponse {
+    public func leakingTypes(project: String, branch: String, environment: String) throws -> LeakingTypes {
         try leakingTypes(project: project, branch: branch, environment: environment, after: nil, limit: Int.max)
     }
 
