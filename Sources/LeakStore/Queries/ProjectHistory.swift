@@ -6,6 +6,8 @@ import LeakReport
 struct ProjectHistory {
     let db: any SQLConnection
     let projectID: Int64
+    /// What this snapshot already read, for the many keys that ask the same (`suspectCommits`).
+    let memo = Memo()
 
     /// - Throws: `LeakStoreError.projectNotFound`.
     init(_ db: any SQLConnection, project: String) throws {
@@ -84,23 +86,11 @@ struct ProjectHistory {
             guard commitIDs.contains(commitID) else { return }
             states[commitID] = state(row.int(at: 1), row.int(at: 2), row.int(at: 3), row.int(at: 4))
         }
-        var tainted: [Int64] = []
-        try db.query("""
-            SELECT DISTINCT commit_id FROM runs WHERE commit_id BETWEEN ? AND ? AND environment = ? AND suspect = 1
-            """, [.integer(low), .integer(high), .text(environment)]) { row in
-            let commitID = row.int64(at: 0)
-            if commitIDs.contains(commitID), commitID != head, states[commitID] != nil { tainted.append(commitID) }
-        }
-        for commitID in tainted {
-            states[commitID] = nil
-            try db.query("""
-                SELECT count(*), coalesce(sum(k.outcome = 'leaked'), 0), coalesce(sum(k.outcome = 'lateRelease'), 0),
-                       coalesce(sum(k.outcome = 'error'), 0)
-                FROM runs r JOIN checks k ON k.run_id = r.id
-                WHERE r.commit_id = ? AND r.environment = ? AND r.suspect = 0 AND k.scenario_id = ? AND k.type_id = ?
-                """, [.integer(commitID), .text(environment), .integer(ids.scenarioID), .integer(ids.typeID)]) { row in
-                if row.int(at: 0) > 0 { states[commitID] = state(row.int(at: 0), row.int(at: 1), row.int(at: 2), row.int(at: 3)) }
-            }
+        // Read once a snapshot for all the keys that ask about the same commits.
+        let suspect = try suspectCommits(among: commitIDs, environment: environment)
+        for commitID in suspect.sorted() where commitID != head && states[commitID] != nil {
+            // Every key's usable counts there, added up once a snapshot.
+            states[commitID] = try usableCounts(commitID: commitID, environment: environment)[ids]?.state
         }
         return states
     }
