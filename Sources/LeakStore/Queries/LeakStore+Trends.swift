@@ -4,37 +4,53 @@ extension LeakStore {
     /// How many commits along the branch the direction of a type compares.
     public static let directionWindow = 5
 
-    /// One type's leaks per commit along the branch, oldest first (see `ProjectHistory.branchCommits`):
-    /// the type's keys are one range of `leak_states_by_type` over the line's commits. The
-    /// fingerprints of each leaking commit are read from its runs' checks, only when asked for.
+    /// One type's leaks per commit along the branch, oldest first (see `ProjectHistory.branchCommits`).
     /// - Throws: `LeakStoreError.projectNotFound`.
     public func trend(project: String, type: String, branch: String, environment: String, limit: Int,
                       fingerprints withFingerprints: Bool) throws -> [TrendPoint] {
+        try trends(project: project, types: [type], branch: branch, environment: environment, limit: limit,
+                   fingerprints: withFingerprints)[type] ?? []
+    }
+
+    /// Several types' trends along the same commits, in one snapshot: the branch is walked once,
+    /// and each type's keys are one range of `leak_states_by_type` over the walk's commits. The
+    /// fingerprints of each leaking commit are read from its runs' checks, only when asked for
+    /// (a chart draws none). A type the server never saw has an empty trend.
+    /// - Throws: `LeakStoreError.projectNotFound`.
+    public func trends(project: String, types: [String], branch: String, environment: String, limit: Int,
+                       fingerprints withFingerprints: Bool) throws -> [String: [TrendPoint]] {
         try read { db in
             let history = try ProjectHistory(db, project: project)
-            guard let typeID = try db.scalarInt("SELECT id FROM types WHERE name = ?", [.text(type)]) else {
-                return []
-            }
-            let line = try history.branchCommits(branch, environment: environment, limit: limit).reversed()
-            let countsAt = try history.keyCounts(.type(typeID), environment: environment, at: line.map(\.id))
-            return try line.map { commit in
-                let counts = countsAt[commit.id] ?? []
-                let leaking = counts.filter { $0.leaked > 0 }
-                var fingerprints: [String] = []
-                // `+k.type_id` keeps SQLite off `checks_by_type`, which would visit the type's
-                // checks at every commit instead of this commit's runs.
-                if withFingerprints, !leaking.isEmpty {
-                    try db.query("""
-                        SELECT DISTINCT k.fingerprint FROM runs r JOIN checks k ON k.run_id = r.id
-                        WHERE r.commit_id = ? AND r.environment = ? AND r.suspect = 0 AND +k.type_id = ?
-                          AND k.outcome = 'leaked' AND k.fingerprint IS NOT NULL
-                        ORDER BY k.fingerprint
-                        """, [.integer(commit.id), .text(environment), .integer(typeID)]) { fingerprints.append($0.string(at: 0) ?? "") }
+            var line: [BranchCommit]?
+            var result: [String: [TrendPoint]] = [:]
+            for type in types {
+                guard let typeID = try db.scalarInt("SELECT id FROM types WHERE name = ?", [.text(type)]) else {
+                    result[type] = []
+                    continue
                 }
-                return TrendPoint(
-                    commit: commit.sha, at: commit.at, leakedKeys: leaking.count, checkedKeys: counts.count,
-                    scenarios: leaking.map(\.scenario).sorted(), fingerprints: fingerprints)
+                if line == nil { line = try history.branchCommits(branch, environment: environment, limit: limit).reversed() }
+                let commits = line ?? []
+                let countsAt = try history.keyCounts(.type(typeID), environment: environment, at: commits.map(\.id))
+                result[type] = try commits.map { commit in
+                    let counts = countsAt[commit.id] ?? []
+                    let leaking = counts.filter { $0.leaked > 0 }
+                    var fingerprints: [String] = []
+                    // `+k.type_id` keeps SQLite off `checks_by_type`, which would visit the type's
+                    // checks at every commit instead of this commit's runs.
+                    if withFingerprints, !leaking.isEmpty {
+                        try db.query("""
+                            SELECT DISTINCT k.fingerprint FROM runs r JOIN checks k ON k.run_id = r.id
+                            WHERE r.commit_id = ? AND r.environment = ? AND r.suspect = 0 AND +k.type_id = ?
+                              AND k.outcome = 'leaked' AND k.fingerprint IS NOT NULL
+                            ORDER BY k.fingerprint
+                            """, [.integer(commit.id), .text(environment), .integer(typeID)]) { fingerprints.append($0.string(at: 0) ?? "") }
+                    }
+                    return TrendPoint(
+                        commit: commit.sha, at: commit.at, leakedKeys: leaking.count, checkedKeys: counts.count,
+                        scenarios: leaking.map(\.scenario).sorted(), fingerprints: fingerprints)
+                }
             }
+            return result
         }
     }
 

@@ -221,7 +221,8 @@ struct ProjectHistory {
             guard result.count < limit, let end else { break }
             steps += end.depth + 1
             walked.insert(end.id)
-            if let branch, let next = try previousInUploadOrder(end.id, branch: branch, avoiding: walked.union(listed)) {
+            if let branch, let next = try previousInUploadOrder(end.id, branch: branch,
+                                                                       avoiding: { walked.contains($0) || listed.contains($0) }) {
                 segmentStart = next
             }
         }
@@ -236,12 +237,12 @@ struct ProjectHistory {
             """, [.integer(projectID), .integer(commitID), .integer(Int64(position))])
     }
 
-    private func previousInUploadOrder(_ commitID: Int64, branch: String, avoiding visited: Set<Int64>) throws -> Int64? {
+    private func previousInUploadOrder(_ commitID: Int64, branch: String, avoiding visited: (Int64) -> Bool) throws -> Int64? {
         var below = commitID
         while let previous = try db.scalarInt("""
             SELECT id FROM commits WHERE project_id = ? AND branch = ? AND id < ? ORDER BY id DESC LIMIT 1
             """, [.integer(projectID), .text(branch), .integer(below)]) {
-            if !visited.contains(previous) { return previous }
+            if !visited(previous) { return previous }
             below = previous
         }
         return nil

@@ -36,6 +36,9 @@ public protocol LeakStorage: Sendable {
     /// left empty unless `fingerprints` (a chart draws none, and reading them visits checks).
     func trend(project: String, type: String, branch: String, environment: String, limit: Int,
                fingerprints: Bool) throws -> [TrendPoint]
+    /// Several types' trends along the same commits (the dashboard's sparklines), by type.
+    func trends(project: String, types: [String], branch: String, environment: String, limit: Int,
+                fingerprints: Bool) throws -> [String: [TrendPoint]]
     /// The keys of `type` leaking at the branch head, with their most telling check.
     func typeLeaks(project: String, type: String, branch: String, environment: String, limit: Int) throws -> [TypeLeak]
     /// The newest runs, leaks, branches and environments of a project.
