@@ -92,9 +92,10 @@ enum QueriesBenchmark {
                                  [.text(sha(uploaded[Int(random.next(below: UInt64(uploaded.count)))].commit))])
             }
         }
-        /// A build CI ran, as `leakhistory check` compares it: a main build with the nearest
-        /// uploaded commit along its first parents, a pull request's with that of its merge-base
-        /// (and main's newest upload as the flaky window's start).
+        /// A build CI ran, as `leakhistory check` compared it when it ran: a main build with the
+        /// nearest uploaded commit along its first parents, a pull request's with that of its
+        /// merge-base (and main's newest upload then, the build's `mainTip`, as the flaky window's
+        /// start).
         func randomDiffQuery() -> String {
             while true {
                 let build = uploaded[Int(random.next(below: UInt64(uploaded.count)))]
@@ -102,7 +103,7 @@ enum QueriesBenchmark {
                 let from = build.isPullRequest ? build.mergeBase : history.commits[build.commit].parents.first
                 guard let from, let base = seeder.nearestUploaded(from: from) else { continue }
                 var query = "base=\(sha(base))&head=\(sha(build.commit))&environment=\(environment)"
-                if build.isPullRequest, let tip = seeder.mainTip {
+                if build.isPullRequest, let tip = seeder.nearestUploaded(from: build.mainTip) {
                     query += "&mergeBase=\(sha(build.mergeBase!))&tip=\(sha(tip))"
                 }
                 return query
@@ -230,9 +231,8 @@ struct RealisticSeeder {
     private(set) var storedChecks = 0
     private(set) var largeRuns = 0
     private(set) var uploadedBuilds: [SyntheticHistory.Build] = []
-    /// Commits with a run uploaded, and main's newest.
+    /// Commits with a run uploaded.
     private(set) var uploadedCommits: Set<Int> = []
-    private(set) var mainTip: Int?
     private var nextBuild = 0
     private var mainBuilds = 0
     private let startedAt = Date(timeIntervalSince1970: 1_780_000_000)
@@ -275,7 +275,6 @@ struct RealisticSeeder {
             }
             if !build.isPullRequest {
                 mainBuilds += 1
-                mainTip = build.commit
                 let nearEnd = !stageLargeRun && storedChecks + shape.largeRunChecks + 20 * typicalBuild >= target
                 if nearEnd || mainBuilds % shape.largeRunEvery == 0 {
                     stageLargeRun = stageLargeRun || nearEnd

@@ -52,7 +52,7 @@ extension ProjectHistory {
 
     /// Those of `commitIDs` that hold a suspect run in the environment: one range of
     /// `runs_by_commit_environment` from the lowest to the highest, read once a snapshot for
-    /// each range (a diff asks it for every leaking key along the same lines).
+    /// each range (the type ranges of a page's trends all ask it of the same commits).
     func suspectCommits(among commitIDs: Set<Int64>, environment: String) throws -> Set<Int64> {
         guard let low = commitIDs.min(), let high = commitIDs.max() else { return [] }
         let range = Memo.SuspectRange(environment: environment, low: low, high: high)
@@ -65,17 +65,6 @@ extension ProjectHistory {
         return suspect.intersection(commitIDs)
     }
 
-    /// Every key's counts from the usable runs at a commit that also holds a suspect run (whose
-    /// `leak_states` count both), added up from the checks once a snapshot.
-    func usableCounts(commitID: Int64, environment: String) throws -> [KeyIDs: KeyCounts] {
-        let key = Memo.CommitInEnvironment(commitID: commitID, environment: environment)
-        if let known = memo.usableCounts[key] { return known }
-        let counts = Dictionary(try keyCounts(commitID: commitID, environment: environment).map { ($0.ids, $0) },
-                                uniquingKeysWith: { first, _ in first })
-        memo.usableCounts[key] = counts
-        return counts
-    }
-
     /// Answers one read snapshot already has: it lives as long as the `ProjectHistory` of that
     /// read, on that read's thread.
     final class Memo {
@@ -85,13 +74,7 @@ extension ProjectHistory {
             var high: Int64
         }
 
-        struct CommitInEnvironment: Hashable {
-            var commitID: Int64
-            var environment: String
-        }
-
         var suspect: [SuspectRange: Set<Int64>] = [:]
-        var usableCounts: [CommitInEnvironment: [KeyIDs: KeyCounts]] = [:]
     }
 
     /// The keys that leaked at the commit (of one type, when `typeID` is given), as

@@ -107,12 +107,7 @@ extension LeakStore {
         let db = writer.connection
         // Names are interned in sorted order and keys upserted in sorted order, so that two
         // servers storing runs with the same names lock rows in the same order.
-        for name in Set(run.checks.map(\.scenario)).sorted() {
-            _ = try intern(name, table: "scenarios", cache: &writer.scenarioIDs, db: db)
-        }
-        for name in Set(run.checks.map(\.type)).sorted() {
-            _ = try intern(name, table: "types", cache: &writer.typeIDs, db: db)
-        }
+        try writer.intern(scenarios: run.checks.map(\.scenario), types: run.checks.map(\.type))
         var states: [LeakStateKey: LeakStateCounts] = [:]
         var rows: [[SQLValue]] = []
         rows.reserveCapacity(run.checks.count)
@@ -134,21 +129,8 @@ extension LeakStore {
                  .integer(counts.checked), .integer(counts.leaked), .integer(counts.lateRelease), .integer(counts.errors)]
             })
     }
-
-    /// The id of `name` in `table` (`types` or `scenarios`), inserting it the first time. Safe
-    /// when several servers intern the same name at once: the insert that loses does nothing,
-    /// and the name is read again.
-    private func intern(_ name: String, table: StaticString, cache: inout [String: Int64], db: any SQLConnection) throws -> Int64 {
-        if let id = cache[name] { return id }
-        let select = "SELECT id FROM \(table) WHERE name = ?"
-        guard let id = try db.scalarInt(select, [.text(name)])
-            ?? db.scalarInt("INSERT INTO \(table) (name) VALUES (?) ON CONFLICT (name) DO NOTHING RETURNING id", [.text(name)])
-            ?? db.scalarInt(select, [.text(name)])
-        else { throw LeakStoreError.unavailable("interning \(name) in \(table) returned no id") }
-        cache[name] = id
-        return id
-    }
 }
+
 private struct LeakStateKey: Hashable {
     var scenarioID: Int64
     var typeID: Int64
