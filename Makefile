@@ -24,11 +24,13 @@ test: deps
 
 bench: deps-bench
 	swift build -c release --product leakhistory
+	swift build -c release --product leakhistory-server
 	swift build -c release --product leakhistory-bench
 	.build/release/leakhistory-bench all
 
 bench-quick: deps-bench
 	swift build -c release --product leakhistory
+	swift build -c release --product leakhistory-server
 	swift build -c release --product leakhistory-bench
 	.build/release/leakhistory-bench all --quick
 

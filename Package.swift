@@ -58,7 +58,7 @@ let package = Package(
         // load tests.
         .executableTarget(
             name: "leakhistory-bench",
-            dependencies: ["LeakCheck", "LeakReport", "LeakStore", "LeakServer", "LoopbackClient"]
+            dependencies: ["GzipCoding", "LeakCheck", "LeakReport", "LeakStore", "LeakServer", "LoopbackClient"]
         ),
         // The upload path under libFuzzer (`make fuzz`), or a replay of saved inputs.
         .executableTarget(name: "leakhistory-fuzz", dependencies: ["LeakServer", "LeakStore", "LoopbackClient"]),

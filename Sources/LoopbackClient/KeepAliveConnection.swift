@@ -122,20 +122,58 @@ public final class KeepAliveConnection {
         }
         var length = 0
         var closes = false
+        var chunked = false
         for line in lines.dropFirst() {
             let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             guard parts.count == 2 else { continue }
             switch parts[0].lowercased() {
             case "content-length": length = Int(parts[1]) ?? 0
             case "connection": closes = parts[1].lowercased() == "close"
+            case "transfer-encoding": chunked = parts[1].lowercased().contains("chunked")
             default: break
             }
         }
-        let bodyStart = headEnd! + 4
-        while pending.count < bodyStart + length { try fill() }
-        let body = Data(pending[bodyStart..<(bodyStart + length)])
-        pending.removeFirst(bodyStart + length)
+        pending.removeFirst(headEnd! + 4)
+        let body = chunked ? try readChunks() : try take(length)
         if closes { disconnect() }
         return Reply(status: status, body: body)
+    }
+
+    /// The next `count` bytes of the connection.
+    private func take(_ count: Int) throws -> Data {
+        while pending.count < count { try fill() }
+        let bytes = Data(pending[0..<count])
+        pending.removeFirst(count)
+        return bytes
+    }
+
+    /// The next line, without its CRLF.
+    private func line() throws -> String {
+        while true {
+            if let end = pending.indices.dropLast().first(where: { pending[$0] == 13 && pending[$0 + 1] == 10 }) {
+                let text = String(decoding: pending[0..<end], as: UTF8.self)
+                pending.removeFirst(end + 2)
+                return text
+            }
+            try fill()
+        }
+    }
+
+    /// A `Transfer-Encoding: chunked` body (as uvicorn sends, for the bench's peer): each chunk's
+    /// hex size line, its bytes and a CRLF, up to the empty last chunk and its trailers.
+    private func readChunks() throws -> Data {
+        var body = Data()
+        while true {
+            let sizeText = try line().split(separator: ";").first.map(String.init) ?? ""
+            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else {
+                throw Failure(description: "not a chunk size: \(sizeText)")
+            }
+            if size == 0 {
+                while try !line().isEmpty {}
+                return body
+            }
+            body.append(try take(size))
+            _ = try take(2)
+        }
     }
 }

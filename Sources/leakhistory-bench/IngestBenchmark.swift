@@ -1,23 +1,26 @@
 import Foundation
 import LoopbackClient
 import LeakReport
-import LeakServer
 import LeakStore
 
-/// `leakhistory-bench ingest`: uploads over loopback HTTP to a real in-process server, several
-/// client threads on keep-alive connections — 1,000-check runs (checks/s) and 10-check runs
-/// (uploads/s) — each beside the raw SQLite insert of the same rows into the same schema,
-/// timed in the same run; and the process's peak RSS.
+/// `leakhistory-bench ingest`: uploads over loopback HTTP from a separate client process
+/// (`leakhistory-bench ingest-client`, 8 threads on keep-alive connections) to the real
+/// `leakhistory-server` binary — 1,000-check runs (checks/s) and 10-check runs (uploads/s) —
+/// beside, in the same run and from the same client, a general-purpose peer (Datasette's
+/// `/-/insert` API into a WAL SQLite table with the same columns, when `datasette` is on PATH)
+/// and the raw SQLite insert of the same rows into the same schema; the server's peak RSS; and
+/// the latency of small requests while a 100,000-check upload is being stored.
 enum IngestBenchmark {
     struct Shape {
         var largeRunsPerRound: Int
         var smallRunsPerRound: Int
         var rounds: Int
-        static let full = Shape(largeRunsPerRound: 100, smallRunsPerRound: 3_000, rounds: 5)
-        static let quick = Shape(largeRunsPerRound: 8, smallRunsPerRound: 200, rounds: 1)
+        var hugeRunChecks: Int
+        static let full = Shape(largeRunsPerRound: 100, smallRunsPerRound: 3_000, rounds: 5, hugeRunChecks: 100_000)
+        static let quick = Shape(largeRunsPerRound: 8, smallRunsPerRound: 200, rounds: 1, hugeRunChecks: 10_000)
     }
 
-    /// Client threads, each with its own keep-alive connection.
+    /// Client threads in the client process, each with its own keep-alive connection.
     static let clients = 8
 
     static func run(quick: Bool) throws -> BenchmarkTable {
@@ -25,92 +28,90 @@ enum IngestBenchmark {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("leakhistory-bench-ingest-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
+        guard FileManager.default.isExecutableFile(atPath: ServerBinary.executable.path) else {
+            throw BenchError("no leakhistory-server beside this binary at \(ServerBinary.executable.path); "
+                             + "build it first: swift build -c release --product leakhistory-server")
+        }
 
-        let store = try LeakStore(path: directory.appendingPathComponent("server.sqlite").path)
-        let token = try store.createProject("bench").secret
-        var configuration = ServerConfiguration()
-        configuration.port = 0
-        configuration.database = store.location
-        configuration.logRequests = false
-        let server = LeakServer(configuration: configuration, store: store)
-        let port = try server.start()
-        defer { server.stop(grace: .seconds(1)) }
-        let rssBefore = ProcessMemory.current().hwmKiB
-
+        let database = directory.appendingPathComponent("server.sqlite").path
+        let token = try ServerBinary.createProject("bench", database: database)
+        let server = try ServerBinary(database: database)
+        defer { server.stop() }
+        let rssBefore = server.memory?.rssKiB ?? 0
+        let peer: DatasettePeer?
+        do {
+            peer = try DatasettePeer(folder: directory)
+        } catch let error as DatasettePeer.Missing {
+            print("ingest: \(error.description); the peer's columns are left out")
+            peer = nil
+        }
+        defer { peer?.stop() }
         let raw = try RawInsertBaseline(path: directory.appendingPathComponent("raw.sqlite").path)
 
-        var large: [Double] = [], largeRaw: [Double] = []
-        var small: [Double] = [], smallRaw: [Double] = []
+        var rates: [String: [Double]] = [:]
         // Round 0 is the warm-up and is not kept.
         for round in 0...shape.rounds {
-            let largeRuns = (0..<shape.largeRunsPerRound).map { makeRun(key: "large-\(round)-\($0)", index: $0, checks: 1_000) }
-            let largeSeconds = try upload(largeRuns, ports: [port], token: token)
-            let largeRawSeconds = try raw.insert(largeRuns)
-            let smallRuns = (0..<shape.smallRunsPerRound).map { makeRun(key: "small-\(round)-\($0)", index: $0, checks: 10) }
-            let smallSeconds = try upload(smallRuns, ports: [port], token: token)
-            let smallRawSeconds = try raw.insert(smallRuns)
-            guard round > 0 else { continue }
-            large.append(Double(shape.largeRunsPerRound * 1_000) / largeSeconds)
-            largeRaw.append(Double(shape.largeRunsPerRound * 1_000) / largeRawSeconds)
-            small.append(Double(shape.smallRunsPerRound) / smallSeconds)
-            smallRaw.append(Double(shape.smallRunsPerRound) / smallRawSeconds)
+            for (name, count, checks) in [("large", shape.largeRunsPerRound, 1_000), ("small", shape.smallRunsPerRound, 10)] {
+                let prefix = "\(name)-\(round)"
+                let ours = try IngestClient.spawn(target: .leakhistory, port: server.port, token: token, prefix: prefix,
+                                                  uploads: count, checks: checks)
+                let theirs = try peer.map {
+                    try IngestClient.spawn(target: .datasette, port: $0.port, token: $0.token, prefix: prefix,
+                                           uploads: count, checks: checks)
+                }
+                let rawSeconds = try raw.insert(IngestClient.runs(prefix: prefix, uploads: count, checks: checks))
+                guard round > 0 else { continue }
+                rates[name, default: []].append(Double(count) / ours)
+                if let theirs { rates[name + "-peer", default: []].append(Double(count) / theirs) }
+                rates[name + "-raw", default: []].append(Double(count) / rawSeconds)
+            }
         }
-        let stored = try store.read { try $0.scalarInt("SELECT count(*) FROM checks") ?? 0 }
+        let stored = try LeakStore(path: database).read { try $0.scalarInt("SELECT count(*) FROM checks") ?? 0 }
         let expected = (shape.rounds + 1) * (shape.largeRunsPerRound * 1_000 + shape.smallRunsPerRound * 10)
-        guard stored == expected else {
-            throw KeepAliveConnection.Failure(description: "the server stored \(stored) checks, expected \(expected)")
-        }
-        let memory = ProcessMemory.current()
+        guard stored == expected else { throw BenchError("the server stored \(stored) checks, expected \(expected)") }
+        let stall = try StallProbe.measure(server: server, token: token, hugeRunChecks: shape.hugeRunChecks)
+        let memory = server.memory ?? ProcessMemory(rssKiB: 0, hwmKiB: 0)
 
-        var table = BenchmarkTable(title: "ingest — \(clients) client threads on keep-alive connections to an in-process "
-            + "server over loopback (\(configuration.effectiveThreads) server threads, synchronous=normal); median of "
-            + "\(shape.rounds) rounds after a warm-up; \(stored) checks stored and counted")
-        func row(_ name: String, _ values: [Double], _ baseline: [Double], unit: String, target: Double) {
-            let value = median(values), base = median(baseline)
+        var table = BenchmarkTable(title: "ingest — a client process (\(clients) threads on keep-alive connections) uploading "
+            + "to leakhistory-server (pid \(server.pid)) over loopback, and the same client to "
+            + (peer.map { "Datasette \($0.version) (/-/insert into a WAL SQLite table with the same columns)" } ?? "no peer (datasette not installed)")
+            + "; raw SQLite inserts of the same rows; median of \(shape.rounds) rounds after a warm-up; \(stored) checks stored and counted")
+        func row(_ name: String, _ key: String, scale: Double, unit: String, peerTarget: Double) {
+            let value = median(rates[key] ?? []) * scale, base = median(rates[key + "-raw"] ?? []) * scale
+            let peerValue = rates[key + "-peer"].map { median($0) * scale }
+            let ofRaw = value / base
             table.rows.append(.init(
-                figure: name, value: "\(Int(value)) \(unit)", baseline: "\(Int(base)) \(unit) raw SQLite insert",
-                ratio: "\(Int((value / base * 100).rounded()))%", target: "≥ \(Int(target)) \(unit), ≥ 40% of raw",
-                met: value >= target && value >= 0.4 * base))
+                figure: "\(name) vs raw SQLite", value: "\(Int(value)) \(unit)", baseline: "\(Int(base)) \(unit) raw SQLite insert",
+                ratio: "\(Int((ofRaw * 100).rounded()))%", target: "≥ 60% of raw", met: ofRaw >= 0.6))
+            if let peerValue {
+                table.rows.append(.init(
+                    figure: "\(name) vs the peer", value: "\(Int(value)) \(unit)", baseline: "\(Int(peerValue)) \(unit) Datasette",
+                    ratio: "\(round2(value / peerValue))×", target: "≥ \(Int(peerTarget))× the peer", met: value >= peerTarget * peerValue))
+            }
         }
-        row("checks/s, 1,000-check runs", large, largeRaw, unit: "checks/s", target: 100_000)
-        row("uploads/s, 10-check runs", small, smallRaw, unit: "uploads/s", target: 3_000)
+        row("checks/s, 1,000-check uploads", "large", scale: 1_000, unit: "checks/s", peerTarget: 2)
+        row("uploads/s, 10-check uploads", "small", scale: 1, unit: "uploads/s", peerTarget: 4)
         table.rows.append(.init(
-            figure: "peak RSS (server and clients, one process)", value: "\(memory.hwmKiB / 1_024) MiB",
-            baseline: "\(rssBefore / 1_024) MiB before the uploads", ratio: "", target: "", met: nil))
+            figure: "peak server RSS (VmHWM)", value: "\(memory.hwmKiB / 1_024) MiB",
+            baseline: "\(rssBefore / 1_024) MiB at start", ratio: "", target: "≤ 150 MiB", met: memory.hwmKiB <= 150 * 1_024))
+        table.rows.append(.init(
+            figure: "small requests during a \(shape.hugeRunChecks)-check upload, max",
+            value: formatNanoseconds(stall.duringMax), baseline: "\(formatNanoseconds(stall.quietMax)) max without it",
+            ratio: "\(stall.during) requests, p99 \(formatNanoseconds(stall.duringP99))", target: "≤ 100 ms",
+            met: stall.duringMax <= 100_000_000))
+        table.rows.append(.init(
+            figure: "the \(shape.hugeRunChecks)-check upload", value: formatNanoseconds(stall.hugeUpload),
+            baseline: "", ratio: "", target: "", met: nil))
+        if let peer, let peerMemory = peer.memory {
+            table.rows.append(.init(figure: "the peer's RSS at the end", value: "\(peerMemory.rssKiB / 1_024) MiB",
+                                    baseline: "", ratio: "", target: "", met: nil))
+        }
         return table
     }
 
-    /// Sends every run from `clients` threads (thread i to `ports[i % ports.count]`: several
-    /// servers behind a round-robin balancer); returns the wall-clock seconds. Any answer but
-    /// 201 is an error: the figure counts stored uploads only.
-    static func upload(_ runs: [RunRecord], ports: [Int], token: String) throws -> Double {
-        let encoder = JSONEncoder()
-        let bodies = try runs.map { try encoder.encode($0) }
-        let next = Locked(0)
-        let failures = Locked<[String]>([])
-        let start = ContinuousClock.now
-        onClientThreads(clients) { thread in
-            let connection = KeepAliveConnection(port: ports[thread % ports.count])
-            while true {
-                let index = next.withLock { value in
-                    defer { value += 1 }
-                    return value
-                }
-                guard index < bodies.count else { return }
-                do {
-                    let reply = try connection.request("POST", "/v1/projects/bench/runs", body: bodies[index],
-                                                       headers: ["Authorization": "Bearer \(token)"])
-                    if reply.status != 201 { failures.withLock { $0.append("\(reply.status) \(reply.text)") } }
-                } catch {
-                    failures.withLock { $0.append("\(error)") }
-                }
-            }
-        }
-        let seconds = (ContinuousClock.now - start).nanoseconds / 1e9
-        if let first = failures.withLock({ $0.first }) {
-            throw KeepAliveConnection.Failure(description: "an upload failed: \(first)")
-        }
-        return seconds
+    private static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
     }
 
     /// A run on its own commit: scenarios and types from realistic pools, about 4% leaked.
@@ -130,8 +131,57 @@ enum IngestBenchmark {
                          startedAt: timestamp, tool: .init(name: "leakhistory-bench", version: "1"), checks: records)
     }
 
-    private static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
+    /// Sends every run from `clients` threads (thread i to `ports[i % ports.count]`: several
+    /// servers behind a round-robin balancer); returns the wall-clock seconds. Any answer but
+    /// 201 is an error: the figure counts stored uploads only.
+    static func upload(_ runs: [RunRecord], ports: [Int], token: String) throws -> Double {
+        let encoder = JSONEncoder()
+        let bodies = try runs.map { try encoder.encode($0) }
+        return try IngestClient.send(bodies, path: "/v1/projects/bench/runs", ports: ports, token: token)
+    }
+}
+
+/// The small requests — 10-check uploads and `GET /types` in turn, one at a time — answered
+/// before and during one huge upload from another process.
+enum StallProbe {
+    struct Result {
+        var quietMax: Double
+        var during: Int
+        var duringMax: Double
+        var duringP99: Double
+        var hugeUpload: Double
+    }
+
+    static func measure(server: ServerBinary, token: String, hugeRunChecks: Int) throws -> Result {
+        let connection = KeepAliveConnection(port: server.port)
+        var sequence = 0
+        func probe() throws -> Double {
+            sequence += 1
+            let start = ContinuousClock.now
+            if sequence % 2 == 0 {
+                let run = IngestBenchmark.makeRun(key: "probe-\(sequence)", index: 500_000 + sequence, checks: 10)
+                let reply = try connection.request("POST", "/v1/projects/bench/runs", body: try JSONEncoder().encode(run),
+                                                   headers: ["Authorization": "Bearer \(token)"])
+                guard reply.status == 201 else { throw BenchError("a probe upload answered \(reply.status): \(reply.text)") }
+            } else {
+                let reply = try connection.request("GET", "/v1/projects/bench/types?branch=main&environment=linux-swift6.3")
+                guard reply.status == 200 else { throw BenchError("a probe read answered \(reply.status): \(reply.text)") }
+            }
+            return (ContinuousClock.now - start).nanoseconds
+        }
+        let quiet = try (0..<40).map { _ in try probe() }
+        // The huge upload from a client process of its own; probes until it has answered.
+        let process = try IngestClient.start(target: .leakhistory, port: server.port, token: token, prefix: "huge",
+                                             uploads: 1, checks: hugeRunChecks, threads: 1)
+        var during: [Double] = []
+        while process.isRunning {
+            during.append(try probe())
+            usleep(5_000)
+        }
+        let seconds = try IngestClient.finish(process)
+        let sorted = during.sorted()
+        return Result(quietMax: quiet.max() ?? 0, during: during.count, duringMax: sorted.last ?? 0,
+                      duringP99: sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))],
+                      hugeUpload: seconds * 1e9)
     }
 }

@@ -3,35 +3,60 @@ import LeakReport
 import LeakServer
 import LeakStore
 
-/// `leakhistory-bench queries`: the regression queries and the dashboard's pages over HTTP on a
-/// seeded database — 1,000,000 checks over 10,000 commits, 500 types, 2,000 scenarios,
-/// 3 environments — beside one indexed SQLite lookup timed in the same run.
+/// `leakhistory-bench queries`: the regression queries and every dashboard page over HTTP on a
+/// history shaped like a real project's, measured as it grows — at 1,000,000 checks and again
+/// at 10,000,000 (the same history, uploaded further) — beside one indexed SQLite lookup timed
+/// in the same run, with the growth from one size to the next.
+///
+/// The history is a `SyntheticHistory`: a main line of pushes and merged pull requests (whose
+/// commits are uploaded too), 400 keys of which a run checks about 300 (a window that slides as
+/// tests come and go), stable leaks introduced and fixed, intermittent keys, re-runs, partial,
+/// crashed and broken-harness runs, commits without uploads; every run uploaded in 2
+/// environments. Now and then a main build also uploads one very large run (100,000 checks of
+/// 100,000 keys at one commit), and one always lands shortly before each measured size, inside
+/// the window the dashboard's sparklines and trends read. Seeded straight through the store
+/// (`LeakStore.ingest`), so 10M checks take minutes.
+///
+/// `LEAKHISTORY_BENCH_QUERIES_CHECKS=1000000,3000000` measures at other sizes,
+/// `LEAKHISTORY_BENCH_QUERIES_REQUESTS=100` with fewer requests a figure. Progress goes to stderr.
 enum QueriesBenchmark {
     struct Shape {
-        var commits: Int
-        var checks: Int
+        /// The sizes measured, in stored checks, ascending.
+        var stages: [Int]
         var requests: Int
-        static let full = Shape(commits: 10_000, checks: 1_000_000, requests: 300)
-        static let quick = Shape(commits: 200, checks: 20_000, requests: 30)
+        var largeRunChecks: Int
+        /// Main builds between two periodic large runs.
+        var largeRunEvery: Int
+        static let full = Shape(stages: [1_000_000, 10_000_000], requests: 300, largeRunChecks: 100_000, largeRunEvery: 3_000)
+        static let quick = Shape(stages: [20_000, 60_000], requests: 20, largeRunChecks: 5_000, largeRunEvery: 1_000)
     }
 
-    static let types = 500
-    static let scenarios = 2_000
-    static let environments = ["linux-swift6.3", "macos-swift6.3", "ios-swift6.3"]
+    static let environments = ["linux-swift6.3", "macos-swift6.3"]
+    static let keys = 400
+    static let checkedKeys = 300
+
+    /// One size's latencies, in nanoseconds, by figure name.
+    struct Stage {
+        var checks: Int
+        var seedSeconds: Double
+        var bytesOnDisk: Int64
+        var lookup: [Double]
+        var figures: [(name: String, values: [Double])]
+    }
 
     static func run(quick: Bool) throws -> BenchmarkTable {
-        let shape = quick ? Shape.quick : Shape.full
+        var shape = quick ? Shape.quick : Shape.full
+        if let sizes = ProcessInfo.processInfo.environment["LEAKHISTORY_BENCH_QUERIES_CHECKS"] {
+            shape.stages = sizes.split(separator: ",").compactMap { Int($0) }.sorted()
+        }
+        if let requests = ProcessInfo.processInfo.environment["LEAKHISTORY_BENCH_QUERIES_REQUESTS"].flatMap(Int.init), requests > 0 {
+            shape.requests = requests
+        }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("leakhistory-bench-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try LeakStore(path: directory.appendingPathComponent("bench.sqlite").path)
         _ = try store.createProject("bench")
-
-        let seedStart = ContinuousClock.now
-        let (storedChecks, seededTypes) = try seed(store, shape: shape)
-        let seedTime = ContinuousClock.now - seedStart
-        try store.checkpoint()
-        let bytesPerMillion = Double(store.sizeOnDisk() ?? 0) / (Double(storedChecks) / 1_000_000)
 
         var configuration = ServerConfiguration()
         configuration.logRequests = false
@@ -41,118 +66,139 @@ enum QueriesBenchmark {
         let client = BenchHTTPClient(port: try server.start())
         defer { server.stop(grace: .seconds(1)) }
 
+        var seeder = RealisticSeeder(shape: shape)
+        var stages: [Stage] = []
+        for target in shape.stages {
+            let start = ContinuousClock.now
+            try seeder.upload(to: store, until: target)
+            let seconds = (ContinuousClock.now - start).nanoseconds / 1e9
+            FileHandle.standardError.write(Data("queries: \(seeder.storedChecks) checks stored in \(round1(seconds)) s; measuring\n".utf8))
+            try store.checkpoint()
+            stages.append(try measure(seeder, store: store, client: client, requests: shape.requests, seedSeconds: seconds))
+        }
+        return table(stages, seeder: seeder)
+    }
+
+    /// Every figure at the seeder's current size.
+    private static func measure(_ seeder: RealisticSeeder, store: LeakStore, client: BenchHTTPClient, requests: Int,
+                                seedSeconds: Double) throws -> Stage {
         var random = SplitMix64(seed: 42)
-        let sha = { (commit: Int) in commitSHA(commit) }
-        let lookup = try latencies(shape.requests * 4) { _ in
+        let history = seeder.history
+        let sha = RealisticSeeder.sha
+        let uploaded = seeder.uploadedBuilds
+        let lookup = try latencies(requests * 4) { _ in
             _ = try store.read { db in
                 try db.scalarInt("SELECT id FROM commits WHERE project_id = 1 AND sha = ?",
-                                 [.text(sha(Int(random.next(below: UInt64(shape.commits)))))])
+                                 [.text(sha(uploaded[Int(random.next(below: UInt64(uploaded.count)))].commit))])
             }
         }
-        /// A commit and its parent in a random environment: `base=…&head=…&environment=…`.
+        /// A build CI ran, as `leakhistory check` compared it when it ran: a main build with the
+        /// nearest uploaded commit along its first parents, a pull request's with that of its
+        /// merge-base (and main's newest upload then, the build's `mainTip`, as the flaky window's
+        /// start).
         func randomDiffQuery() -> String {
-            let head = 1 + Int(random.next(below: UInt64(shape.commits - 1)))
-            let environment = environments[Int(random.next(below: 3))]
-            return "base=\(sha(head - 1))&head=\(sha(head))&environment=\(environment)"
+            while true {
+                let build = uploaded[Int(random.next(below: UInt64(uploaded.count)))]
+                let environment = environments[Int(random.next(below: UInt64(environments.count)))]
+                let from = build.isPullRequest ? build.mergeBase : history.commits[build.commit].parents.first
+                guard let from, let base = seeder.nearestUploaded(from: from) else { continue }
+                var query = "base=\(sha(base))&head=\(sha(build.commit))&environment=\(environment)"
+                if build.isPullRequest, let tip = seeder.nearestUploaded(from: build.mainTip) {
+                    query += "&mergeBase=\(sha(build.mergeBase!))&tip=\(sha(tip))"
+                }
+                return query
+            }
         }
-        /// A type the environment really checks, so that every trend walks the branch.
-        func randomCheckedType() -> (type: Int, environment: String) {
-            let index = Int(random.next(below: 3))
-            return (seededTypes[index][Int(random.next(below: UInt64(seededTypes[index].count)))], environments[index])
+        func randomType() -> String { history.keys[Int(random.next(below: UInt64(history.keys.count)))].type }
+        func randomEnvironment() -> String { environments[Int(random.next(below: UInt64(environments.count)))] }
+        func trend(_ limit: Int) throws -> [Double] {
+            try latencies(requests) { _ in
+                try client.expect200("GET", "/v1/projects/bench/types/\(randomType())/trend?branch=main&limit=\(limit)&environment=\(randomEnvironment())")
+            }
         }
-        let diff = try latencies(shape.requests) { _ in
+        var figures: [(String, [Double])] = []
+        figures.append(("diff", try latencies(requests) { _ in
             try client.expect200("GET", "/v1/projects/bench/diff?\(randomDiffQuery())")
-        }
-        let trend = try latencies(shape.requests) { _ in
-            let (type, environment) = randomCheckedType()
-            try client.expect200("GET", "/v1/projects/bench/types/App.Type\(type)/trend?branch=main&limit=50&environment=\(environment)")
-        }
-        let typesList = try latencies(shape.requests) { index in
-            try client.expect200("GET", "/v1/projects/bench/types?branch=main&environment=\(environments[index % 3])")
-        }
-        let resolve = try latencies(shape.requests) { _ in
+        }))
+        figures.append(("types", try latencies(requests) { index in
+            try client.expect200("GET", "/v1/projects/bench/types?branch=main&environment=\(environments[index % environments.count])")
+        }))
+        figures.append(("trend, limit 50", try trend(50)))
+        figures.append(("trend, limit 1000", try trend(1_000)))
+        figures.append(("resolve (100 candidates)", try latencies(requests) { _ in
             // 99 commits never uploaded, then one that was: the whole list is searched.
-            let known = Int(random.next(below: UInt64(shape.commits)))
-            let candidates = (0..<99).map { sha(shape.commits + 1 + $0 + known) } + [sha(known)]
-            let body = try JSONEncoder().encode(ResolveRequest(environment: environments[0], candidates: candidates))
+            let known = uploaded[Int(random.next(below: UInt64(uploaded.count)))].commit
+            let candidates = (0..<99).map { sha(history.commits.count + 1 + $0) } + [sha(known)]
+            let body = try JSONEncoder().encode(ResolveRequest(environment: randomEnvironment(), candidates: candidates))
             try client.expect200("POST", "/v1/projects/bench/resolve", body: body)
-        }
+        }))
+        figures.append(("scenario history, limit 50", try latencies(requests) { _ in
+            let scenario = history.keys[Int(random.next(below: UInt64(history.keys.count)))].scenario
+            let encoded = scenario.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? scenario
+            try client.expect200("GET", "/v1/projects/bench/scenarios/history?scenario=\(encoded)&environment=\(randomEnvironment())&limit=50")
+        }))
         // The dashboard's pages: each draws from the same queries plus its own bounded lists.
-        let projectPage = try latencies(shape.requests) { index in
-            try client.expect200("GET", "/p/bench?branch=main&environment=\(environments[index % 3])")
-        }
-        let typePage = try latencies(shape.requests) { _ in
-            let (type, environment) = randomCheckedType()
-            try client.expect200("GET", "/p/bench/types/App.Type\(type)?branch=main&environment=\(environment)")
-        }
-        let commitPage = try latencies(shape.requests) { _ in
-            try client.expect200("GET", "/p/bench/commits/\(sha(Int(random.next(below: UInt64(shape.commits)))))")
-        }
-        let diffPage = try latencies(shape.requests) { _ in
+        figures.append(("page /p/{project}", try latencies(requests) { index in
+            try client.expect200("GET", "/p/bench?branch=main&environment=\(environments[index % environments.count])")
+        }))
+        figures.append(("page /p/{project}/types/{type}", try latencies(requests) { _ in
+            try client.expect200("GET", "/p/bench/types/\(randomType())?branch=main&environment=\(randomEnvironment())")
+        }))
+        figures.append(("page /p/{project}/diff", try latencies(requests) { _ in
             try client.expect200("GET", "/p/bench/diff?\(randomDiffQuery())")
-        }
+        }))
+        figures.append(("page /p/{project}/commits/{sha}", try latencies(requests) { _ in
+            try client.expect200("GET", "/p/bench/commits/\(sha(uploaded[Int(random.next(below: UInt64(uploaded.count)))].commit))")
+        }))
+        return Stage(checks: seeder.storedChecks, seedSeconds: seedSeconds, bytesOnDisk: store.sizeOnDisk() ?? 0,
+                     lookup: lookup, figures: figures)
+    }
 
-        let baseline = percentile(lookup, 0.5)
-        var table = BenchmarkTable(title: "queries — \(storedChecks) checks over \(shape.commits) commits, \(types) types, "
-            + "\(scenarios) scenarios, \(environments.count) environments (seeded through ingest in "
-            + "\(formatNanoseconds(seedTime.nanoseconds))); \(shape.requests) requests each over HTTP")
-        func row(_ name: String, _ values: [Double], _ p: Double, targetMs: Double) {
-            let value = percentile(values, p)
-            table.rows.append(.init(
-                figure: "\(name) p\(Int(p * 100))", value: formatNanoseconds(value),
-                baseline: "\(formatNanoseconds(baseline)) indexed lookup p50", ratio: "\(round1(value / baseline))×",
-                target: "≤ \(Int(targetMs)) ms", met: value <= targetMs * 1_000_000))
+    /// p50 and p99 of each figure at the largest size, beside its value at the size before and
+    /// the growth between them; the targets are issue 15's, read at 10M checks.
+    private static func table(_ stages: [Stage], seeder: RealisticSeeder) -> BenchmarkTable {
+        let last = stages[stages.count - 1]
+        let previous = stages.count > 1 ? stages[stages.count - 2] : nil
+        let sizes = stages.map { "\(millions($0.checks)) (seeded in \(round1($0.seedSeconds)) s)" }.joined(separator: ", then ")
+        var table = BenchmarkTable(title: "queries — a realistic history: \(seeder.history.options.mainCommits) main commits planned "
+            + "with merged pull requests, ~\(checkedKeys) checks a run over \(keys) keys, \(environments.count) environments, re-runs, "
+            + "intermittent keys, \(seeder.largeRuns) runs of \(seeder.shape.largeRunChecks) checks; measured at \(sizes); "
+            + "\(seeder.shape.requests) sequential requests each over HTTP")
+        let p99Targets: [String: Double] = [
+            "diff": 15, "types": 30, "trend, limit 1000": 50, "resolve (100 candidates)": 5, "page /p/{project}": 100,
+            "page /p/{project}/types/{type}": 100, "page /p/{project}/diff": 100, "page /p/{project}/commits/{sha}": 100,
+        ]
+        let lookup = percentile(last.lookup, 0.5)
+        for (index, figure) in last.figures.enumerated() {
+            for p in [0.5, 0.99] {
+                let value = percentile(figure.values, p)
+                let before = previous.map { percentile($0.figures[index].values, p) }
+                let growth = before.map { value / $0 }
+                let targetMs = p == 0.99 ? p99Targets[figure.name] : nil
+                var target = targetMs.map { "≤ \(Int($0)) ms" } ?? ""
+                var met: Bool? = targetMs.map { value <= $0 * 1_000_000 }
+                if p == 0.99, let growth, targetMs != nil, !figure.name.hasPrefix("page") {
+                    target += ", growth < 1.5×"
+                    met = (met ?? true) && growth < 1.5
+                }
+                let baseline = [before.map { "\(formatNanoseconds($0)) at \(millions(previous!.checks))" },
+                                "lookup \(formatNanoseconds(lookup))"].compactMap { $0 }.joined(separator: "; ")
+                table.rows.append(.init(
+                    figure: "\(figure.name) p\(Int(p * 100)) at \(millions(last.checks))", value: formatNanoseconds(value),
+                    baseline: baseline, ratio: growth.map { "growth \(round2($0))×" } ?? "\(round1(value / lookup))× lookup",
+                    target: target, met: met))
+            }
         }
-        row("diff", diff, 0.5, targetMs: 5)
-        row("diff", diff, 0.99, targetMs: 15)
-        row("trend", trend, 0.5, targetMs: 10)
-        row("trend", trend, 0.99, targetMs: 30)
-        row("types", typesList, 0.5, targetMs: 10)
-        row("types", typesList, 0.99, targetMs: 30)
-        row("resolve (100 candidates)", resolve, 0.5, targetMs: 5)
-        row("dashboard /p/{project}", projectPage, 0.5, targetMs: 50)
-        row("dashboard /p/{project}", projectPage, 0.99, targetMs: 50)
-        row("dashboard /p/{project}/types/{type}", typePage, 0.5, targetMs: 50)
-        row("dashboard /p/{project}/types/{type}", typePage, 0.99, targetMs: 50)
-        row("dashboard /p/{project}/commits/{sha}", commitPage, 0.99, targetMs: 50)
-        row("dashboard /p/{project}/diff", diffPage, 0.99, targetMs: 50)
-        table.rows.append(.init(
-            figure: "database size per 1,000,000 checks", value: "\(round1(bytesPerMillion / 1_048_576)) MiB",
-            baseline: "", ratio: "", target: "", met: nil))
+        for stage in stages {
+            let perMillion = Double(stage.bytesOnDisk) / (Double(stage.checks) / 1_000_000)
+            table.rows.append(.init(figure: "database size per 1,000,000 checks at \(millions(stage.checks))",
+                                    value: "\(round1(perMillion / 1_048_576)) MiB", baseline: "", ratio: "", target: "", met: nil))
+        }
         return table
     }
 
-    /// Commits on `main`, each the first parent of the next; one run per commit and environment.
-    /// Each type leaks in a few scenarios; some keys flip now and then, so flaky history is real.
-    /// - Returns: the checks stored, and the types each environment checks.
-    private static func seed(_ store: LeakStore, shape: Shape) throws -> (checks: Int, types: [[Int]]) {
-        var random = SplitMix64(seed: 7)
-        let perRun = max(1, shape.checks / (shape.commits * environments.count))
-        // Each environment checks a fixed set of keys; about 4% of them leak.
-        let keySets = environments.map { _ in
-            (0..<perRun).map { _ in (scenario: Int(random.next(below: UInt64(scenarios))), type: Int(random.next(below: UInt64(types))),
-                                     leaks: random.next(below: 25) == 0) }
-        }
-        let timestamp = Date(timeIntervalSince1970: 1_780_000_000)
-        var stored = 0
-        for commit in 0..<shape.commits {
-            for (index, environment) in environments.enumerated() {
-                let checks = keySets[index].map { key in
-                    let flips = random.next(below: 50) == 0
-                    return CheckRecord(
-                        scenario: "Suite\(key.scenario % 100)/test\(key.scenario)()", file: "Tests\(key.scenario % 100).swift",
-                        line: key.scenario % 400, type: "App.Type\(key.type)",
-                        outcome: key.leaks != flips ? .leaked : .deallocated, waitedMs: 1, timeoutMs: 2_000,
-                        fingerprint: key.leaks ? "fp-\(key.type)" : nil, timestamp: timestamp)
-                }
-                _ = try store.ingest(RunRecord(
-                    project: "bench", commit: commitSHA(commit), branch: "main",
-                    parents: commit == 0 ? [] : [commitSHA(commit - 1)], environment: environment,
-                    runKey: "seed-\(commit)-\(index)", startedAt: timestamp, checks: checks))
-                stored += checks.count
-            }
-        }
-        return (stored, keySets.map { $0.map(\.type) })
+    private static func millions(_ checks: Int) -> String {
+        checks >= 1_000_000 ? "\(round1(Double(checks) / 1_000_000))M checks" : "\(checks) checks"
     }
 
     static func commitSHA(_ number: Int) -> String {
@@ -171,9 +217,97 @@ enum QueriesBenchmark {
         }
     }
 
-    private static func percentile(_ values: [Double], _ p: Double) -> Double {
+    static func percentile(_ values: [Double], _ p: Double) -> Double {
         let sorted = values.sorted()
         return sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+    }
+}
+
+/// Uploads a `SyntheticHistory`'s builds in the order CI ran them, each run in every
+/// environment, straight through the store, plus the large runs (`QueriesBenchmark.Shape`).
+struct RealisticSeeder {
+    let shape: QueriesBenchmark.Shape
+    let history: SyntheticHistory
+    private(set) var storedChecks = 0
+    private(set) var largeRuns = 0
+    private(set) var uploadedBuilds: [SyntheticHistory.Build] = []
+    /// Commits with a run uploaded.
+    private(set) var uploadedCommits: Set<Int> = []
+    private var nextBuild = 0
+    private var mainBuilds = 0
+    private let startedAt = Date(timeIntervalSince1970: 1_780_000_000)
+
+    static func sha(_ commit: Int) -> String { QueriesBenchmark.commitSHA(commit + 1) }
+
+    init(shape: QueriesBenchmark.Shape) {
+        self.shape = shape
+        // About 1.6 builds a main commit, ~1.07 runs a build, ~300 checks a run, in each environment.
+        let perMainCommit = 1.6 * 1.07 * Double(QueriesBenchmark.checkedKeys) * Double(QueriesBenchmark.environments.count)
+        let target = Double(shape.stages.last ?? 0) * 1.3 / perMainCommit
+        history = SyntheticHistory(options: .init(mainCommits: max(20, Int(target)), keys: QueriesBenchmark.keys,
+                                                  checkedKeys: QueriesBenchmark.checkedKeys))
+    }
+
+    /// The nearest commit with an upload along first parents from `commit` (included).
+    func nearestUploaded(from commit: Int) -> Int? {
+        var current: Int? = commit
+        while let index = current {
+            if uploadedCommits.contains(index) { return index }
+            current = history.commits[index].parents.first
+        }
+        return nil
+    }
+
+    /// Uploads builds until `target` checks are stored. The last large run of the stage lands
+    /// about 20 builds before its end: inside every sparkline, trend and first-seen window.
+    mutating func upload(to store: LeakStore, until target: Int) throws {
+        let typicalBuild = QueriesBenchmark.checkedKeys * QueriesBenchmark.environments.count
+        var stageLargeRun = false
+        while storedChecks < target, nextBuild < history.builds.count {
+            let build = history.builds[nextBuild]
+            let commit = history.commits[build.commit]
+            for (runIndex, run) in build.runs.enumerated() {
+                let checks = run.checks(history.keys)
+                for environment in QueriesBenchmark.environments {
+                    try ingest(store, build: build, key: "build-\(nextBuild)-\(runIndex)-\(environment)", environment: environment,
+                               checks: checks)
+                }
+            }
+            if !build.isPullRequest {
+                mainBuilds += 1
+                let nearEnd = !stageLargeRun && storedChecks + shape.largeRunChecks + 20 * typicalBuild >= target
+                if nearEnd || mainBuilds % shape.largeRunEvery == 0 {
+                    stageLargeRun = stageLargeRun || nearEnd
+                    try ingest(store, build: build, key: "large-\(nextBuild)", environment: QueriesBenchmark.environments[0],
+                               checks: largeRun(commit: commit.index))
+                    largeRuns += 1
+                }
+            }
+            uploadedBuilds.append(build)
+            uploadedCommits.insert(build.commit)
+            nextBuild += 1
+        }
+    }
+
+    private mutating func ingest(_ store: LeakStore, build: SyntheticHistory.Build, key: String, environment: String,
+                                 checks: [CheckRecord]) throws {
+        let commit = history.commits[build.commit]
+        _ = try store.ingest(RunRecord(
+            project: "bench", commit: Self.sha(commit.index), branch: commit.branch, parents: commit.parents.map(Self.sha),
+            environment: environment, runKey: key, startedAt: startedAt.addingTimeInterval(Double(nextBuild) * 60),
+            checks: checks))
+        storedChecks += checks.count
+    }
+
+    /// A stress suite's run: one check each of `largeRunChecks` parameterised scenarios, over
+    /// the history's types, 0.5% of them leaking.
+    private func largeRun(commit: Int) -> [CheckRecord] {
+        (0..<shape.largeRunChecks).map { index in
+            let leaked = (index + commit) % 200 == 0
+            return CheckRecord(scenario: "StressTests/case(\(index))", file: "Tests/AppTests/StressTests.swift", line: 20,
+                               type: history.keys[index % history.keys.count].type, outcome: leaked ? .leaked : .deallocated,
+                               waitedMs: leaked ? 2_000 : 2, timeoutMs: 2_000, fingerprint: leaked ? "fp-stress-\(index % 7)" : nil)
+        }
     }
 }
 

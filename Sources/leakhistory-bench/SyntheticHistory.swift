@@ -22,6 +22,10 @@ struct SyntheticHistory {
         var mainCommits = 1_000
         /// Keys checked by a full run (one check each).
         var keys = 120
+        /// When set (and below `keys`), a full run checks this many stable keys: a window that
+        /// slides over the keys as main grows, as tests are added and removed over a project's
+        /// life. Intermittent keys are always checked.
+        var checkedKeys: Int? = nil
         /// Intermittent keys, active from the first commit: two at each rate.
         var intermittentRates: [Double] = [0.05, 0.05, 0.2, 0.2, 0.5, 0.5]
         /// Intermittent keys that start at a random commit (their first leak is a first occurrence).
@@ -71,6 +75,8 @@ struct SyntheticHistory {
         var branch: String
         /// Stable keys that leak in this commit's code.
         var stableLeaks: Set<Int>
+        /// How long main was when the commit was made.
+        var mainPosition = 0
     }
 
     /// What one run of the tests did: each checked key's outcome (a missing key was not checked).
@@ -151,7 +157,7 @@ struct SyntheticHistory {
                         broughtIn.insert(key)
                     }
                     if let key = leaks.sorted().randomElement(using: &random), random.chance(options.fixPerCommit) { leaks.remove(key) }
-                    let commit = append(parents: [parent], branch: "pr-\(pullRequests)", leaks: leaks)
+                    let commit = append(parents: [parent], branch: "pr-\(pullRequests)", leaks: leaks, at: mainLine.count)
                     if !random.chance(options.skipPullRequest) {
                         addBuild(commit: commit, isPullRequest: true, mainTip: tip, mergeBase: branchPoint, &random)
                     }
@@ -160,13 +166,13 @@ struct SyntheticHistory {
                 // The merge: main's tip plus what the pull request changed since it branched.
                 let changed = commits[parent].stableLeaks, before = commits[branchPoint].stableLeaks
                 let leaks = commits[tip].stableLeaks.union(changed.subtracting(before)).subtracting(before.subtracting(changed))
-                let merge = append(parents: [tip, parent], branch: "main", leaks: leaks)
+                let merge = append(parents: [tip, parent], branch: "main", leaks: leaks, at: mainLine.count)
                 mainLine.append(merge)
             } else {
                 var leaks = commits[tip].stableLeaks
                 for key in leaks.sorted() where random.chance(options.fixPerCommit) { leaks.remove(key) }
                 if random.chance(options.introduceOnPush), let key = randomCleanStableKey(leaks, &random) { leaks.insert(key) }
-                mainLine.append(append(parents: [tip], branch: "main", leaks: leaks))
+                mainLine.append(append(parents: [tip], branch: "main", leaks: leaks, at: mainLine.count))
             }
             if !random.chance(options.skipMain) {
                 addBuild(commit: mainLine.last!, isPullRequest: false, mainTip: mainLine.last!, mergeBase: nil, &random)
@@ -174,8 +180,8 @@ struct SyntheticHistory {
         }
     }
 
-    private mutating func append(parents: [Int], branch: String, leaks: Set<Int>) -> Int {
-        commits.append(Commit(index: commits.count, parents: parents, branch: branch, stableLeaks: leaks))
+    private mutating func append(parents: [Int], branch: String, leaks: Set<Int>, at mainPosition: Int) -> Int {
+        commits.append(Commit(index: commits.count, parents: parents, branch: branch, stableLeaks: leaks, mainPosition: mainPosition))
         return commits.count - 1
     }
 
@@ -201,7 +207,9 @@ struct SyntheticHistory {
         else { shape = .full }
         let crashAt = Int(Double(keys.count) * (0.3 + 0.6 * random.unit()))
         var outcomes: [Int: CheckOutcome] = [:]
+        let window = checkedWindow(at: commit)
         for index in keys.indices {
+            if let window, keys[index].kind == .stable, !window.contains(index) { continue }
             switch shape {
             case .partial where !random.chance(0.7): continue
             case .crashed where index >= crashAt: continue
@@ -216,6 +224,13 @@ struct SyntheticHistory {
             }
         }
         return Run(shape: shape, outcomes: outcomes)
+    }
+
+    /// The stable keys a full run at the commit checks, when `checkedKeys` narrows them.
+    private func checkedWindow(at commit: Int) -> Range<Int>? {
+        guard let checked = options.checkedKeys, checked < keys.count else { return nil }
+        let offset = (keys.count - checked) * min(commits[commit].mainPosition, options.mainCommits) / max(options.mainCommits, 1)
+        return offset..<(offset + checked)
     }
 
     private func leaks(_ key: Int, at commit: Int, _ random: inout SplitMix64) -> Bool {

@@ -9,10 +9,14 @@ let usage = """
 
     SUITES:
       library   a passing expectDeallocation (report line included) vs. a bare weak-reference loop
-      ingest    uploads over HTTP (1,000-check runs: checks/s; 10-check runs: uploads/s) vs. raw SQLite inserts
+      ingest    uploads from a client process to leakhistory-server (1,000-check runs: checks/s; 10-check runs:
+                uploads/s) vs. Datasette's insert API driven by the same client (when datasette is on PATH) and
+                raw SQLite inserts; peak server RSS; small requests during a 100,000-check upload
       retain    retain-path search over 100,000 objects vs. a plain Mirror walk; the watcher's check;
                 the search from globals with 50 and 200 MB of heap vs. a plain scan of that memory
-      queries   diff, trend, types and resolve over HTTP on a seeded database vs. one indexed lookup
+      queries   diff, types, trend, resolve, scenario history and every dashboard page over HTTP on a realistic
+                history at 1M and 10M checks (LEAKHISTORY_BENCH_QUERIES_CHECKS=a,b for other sizes) vs. one
+                indexed lookup, and the growth between the sizes
       cli       leakhistory diff main..HEAD in a 10,000-commit repository vs. git rev-parse HEAD
       gate      a seeded 1,000-commit history with ground truth, every build judged by leakhistory check:
                 missed new leaks and false failures by cause
@@ -36,6 +40,10 @@ let usage = """
 var arguments = Array(CommandLine.arguments.dropFirst())
 let quick = arguments.contains("--quick")
 arguments.removeAll { $0 == "--quick" }
+if arguments.first == "ingest-client" {
+    // The ingest suite's client process (IngestClient), not a suite of its own.
+    exit(IngestClient.main(Array(arguments.dropFirst())))
+}
 if arguments == ["crash-test"] {
     do {
         let passed = try CrashTest.run()

@@ -39,6 +39,29 @@ struct TrendTests {
         #expect(elsewhere.points.isEmpty)
     }
 
+    /// The dashboard's sparklines read several trends along one walk of the branch: each the same
+    /// as the type's own trend, fingerprints left out when not asked for.
+    @Test func severalTrendsAlongOneWalkAreEachTypesTrend() throws {
+        let server = try TestServer()
+        for index in 1...6 {
+            let checks: [Check] = [index % 2 == 0 ? .leaked("A/a()", "App.A", fingerprint: "fp-a") : .clean("A/a()", "App.A"),
+                                   index > 3 ? .leaked("B/b()", "App.B", fingerprint: "fp-b") : .clean("B/b()", "App.B")]
+            try server.uploadRun(commit: sha(index), parents: index == 1 ? [] : [sha(index - 1)], checks: checks + HistoryFixture.padding)
+        }
+        let store = server.store
+        let both = try store.trends(project: "app", types: ["App.A", "App.B", "App.Never"], branch: "main", environment: "linux",
+                                    limit: 4, fingerprints: true)
+        for type in ["App.A", "App.B", "App.Never"] {
+            #expect(both[type] == (try store.trend(project: "app", type: type, branch: "main", environment: "linux", limit: 4)), "\(type)")
+        }
+        #expect(both["App.B"]?.map(\.leakedKeys) == [0, 1, 1, 1])
+        #expect(both["App.B"]?.last?.fingerprints == ["fp-b"])
+        let charts = try store.trends(project: "app", types: ["App.A"], branch: "main", environment: "linux", limit: 4,
+                                      fingerprints: false)
+        #expect(charts["App.A"]?.map(\.leakedKeys) == both["App.A"]?.map(\.leakedKeys))
+        #expect(charts["App.A"]?.allSatisfy(\.fingerprints.isEmpty) == true)
+    }
+
     /// Leaking scenarios per commit, oldest first, for three types.
     @Test func typesAtTheHeadWithTheirDirection() throws {
         let server = try TestServer()

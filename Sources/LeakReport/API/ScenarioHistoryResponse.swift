@@ -1,5 +1,5 @@
-/// `GET /v1/projects/{project}/scenarios/history?scenario=`: one scenario's keys and their
-/// states per commit, oldest first.
+/// `GET /v1/projects/{project}/scenarios/history?scenario=&limit=&cursor=`: one scenario's keys
+/// and their states per commit, oldest first; `next` pages back to older commits.
 public struct ScenarioHistoryResponse: Codable, Sendable, Hashable {
     public struct Commit: Codable, Sendable, Hashable {
         public var commit: String
@@ -28,10 +28,13 @@ public struct ScenarioHistoryResponse: Codable, Sendable, Hashable {
     public var scenario: String
     public var environment: String
     public var commits: [Commit]
+    /// Present when older commits exist: the `cursor` of the page before.
+    public var next: String?
 
-    public init(scenario: String, environment: String, commits: [Commit]) {
+    public init(scenario: String, environment: String, commits: [Commit], next: String? = nil) {
         self.scenario = scenario
         self.environment = environment
         self.commits = commits
+        self.next = next
     }
 }

@@ -54,11 +54,15 @@ public struct SuppressionRecord: Codable, Sendable, Hashable {
     }
 }
 
-/// `GET /v1/projects/{project}/suppressions`: expired rules included, oldest first.
+/// `GET /v1/projects/{project}/suppressions`: expired rules included, oldest first, a page at
+/// a time.
 public struct SuppressionList: Codable, Sendable, Hashable {
     public var suppressions: [SuppressionRecord]
+    /// Present when more rules follow: the `cursor` of the next page.
+    public var next: String?
 
-    public init(suppressions: [SuppressionRecord]) {
+    public init(suppressions: [SuppressionRecord], next: String? = nil) {
         self.suppressions = suppressions
+        self.next = next
     }
 }

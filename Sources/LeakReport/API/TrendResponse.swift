@@ -63,10 +63,13 @@ public struct TypesResponse: Codable, Sendable, Hashable {
     /// The newest commit of the branch with data, if any.
     public var head: String?
     public var types: [Summary]
+    /// Present when more types follow (sorted by name): the `cursor` of the next page.
+    public var next: String?
 
-    public init(branch: String, head: String?, types: [Summary]) {
+    public init(branch: String, head: String?, types: [Summary], next: String? = nil) {
         self.branch = branch
         self.head = head
         self.types = types
+        self.next = next
     }
 }

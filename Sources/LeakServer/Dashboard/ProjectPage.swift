@@ -5,7 +5,7 @@ import LeakStore
 /// `/p/{project}?branch=&environment=`: the types leaking at the branch head, each with a
 /// sparkline of its trend; the newest runs; the newest leaks.
 enum ProjectPage {
-    /// Types that get a sparkline (each is one trend query); the rest are listed without.
+    /// Types that get a sparkline (one walk of the branch for all of them); the rest are listed without.
     static let sparklineTypes = 12
     /// Commits a sparkline spans.
     static let sparklineCommits = 30
@@ -13,14 +13,15 @@ enum ProjectPage {
     static func render(_ request: Request, store: any LeakStorage, project: String) throws -> Response {
         let scope = try DashboardScope(request, store: store, project: project)
         let links = scope.links
-        let types = try store.leakingTypes(project: project, branch: scope.branch, environment: scope.environment)
+        // One more than it shows, so that it knows to say the list was cut.
+        let types = try store.leakingTypes(project: project, branch: scope.branch, environment: scope.environment,
+                                           after: nil, limit: DashboardPage.rowLimit + 1)
         let shownTypes = types.types.prefix(DashboardPage.rowLimit)
-        let typeRows = try shownTypes.enumerated().map { index, summary -> DashboardPage.Row in
-            let spark: HTML = index < sparklineTypes
-                ? TrendChartSVG.sparkline(try store.trend(project: project, type: summary.type, branch: scope.branch,
-                                                          environment: scope.environment, limit: sparklineCommits),
-                                          type: summary.type)
-                : ""
+        let sparklines = try store.trends(project: project, types: shownTypes.prefix(sparklineTypes).map(\.type),
+                                          branch: scope.branch, environment: scope.environment, limit: sparklineCommits,
+                                          fingerprints: false)
+        let typeRows = shownTypes.map { summary -> DashboardPage.Row in
+            let spark: HTML = sparklines[summary.type].map { TrendChartSVG.sparkline($0, type: summary.type) } ?? ""
             let direction: HTML = switch summary.direction {
             case .rising: "<span class=\"leak\">rising</span>"
             case .falling: "<span class=\"ok\">falling</span>"

@@ -14,7 +14,7 @@ enum TypePage {
         let links = scope.links
         let limit = request.query["limit"] == nil ? defaultCommits : try QueryInput.limit(request)
         let points = try store.trend(project: project, type: type, branch: scope.branch, environment: scope.environment,
-                                    limit: limit)
+                                    limit: limit, fingerprints: false)
         let leaks = try store.typeLeaks(project: project, type: type, branch: scope.branch, environment: scope.environment,
                                         limit: DashboardPage.rowLimit + 1)
         // One row per root cause: the type's leaking scenarios grouped by fingerprint, each

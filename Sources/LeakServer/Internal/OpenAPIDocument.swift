@@ -37,6 +37,11 @@ enum OpenAPIDocument {
         "name": "limit", "in": "query", "required": false,
         "description": "How many commits, newest kept.",
         "schema": { "type": "integer", "minimum": 1, "maximum": 1000, "default": 50 }
+      },
+      "pageLimit": {
+        "name": "limit", "in": "query", "required": false,
+        "description": "How many items a page holds at most; follow next for the rest.",
+        "schema": { "type": "integer", "minimum": 1, "maximum": 1000, "default": 100 }
       }
     },
     "responses": {
@@ -258,6 +263,7 @@ enum OpenAPIDocument {
         "properties": {
           "branch": { "type": "string" },
           "head": { "type": "string", "description": "The newest commit of the branch with data; absent when there is none." },
+          "next": { "type": "string", "description": "Present when more types follow: pass it as cursor for the next page." },
           "types": {
             "type": "array",
             "items": {
@@ -308,6 +314,7 @@ enum OpenAPIDocument {
         "properties": {
           "scenario": { "type": "string" },
           "environment": { "type": "string" },
+          "next": { "type": "string", "description": "Present when older commits exist: pass it as cursor for the page before." },
           "commits": {
             "type": "array",
             "items": {
@@ -369,7 +376,10 @@ enum OpenAPIDocument {
       "Suppressions": {
         "type": "object",
         "required": ["suppressions"],
-        "properties": { "suppressions": { "type": "array", "items": { "$ref": "#/components/schemas/Suppression" } } }
+        "properties": {
+          "suppressions": { "type": "array", "items": { "$ref": "#/components/schemas/Suppression" } },
+          "next": { "type": "string", "description": "Present when more rules follow: pass it as cursor for the next page." }
+        }
       },
       "Health": {
         "type": "object",
@@ -473,9 +483,9 @@ enum OpenAPIDocument {
     "/v1/projects/{project}/types": {
       "get": {
         "operationId": "types",
-        "summary": "Each type leaking at the newest commit of the branch with data, with direction. Needs a token only when the server sets requireReadToken.",
+        "summary": "Each type leaking at the newest commit of the branch with data, with direction, sorted by name, a page at a time. Needs a token only when the server sets requireReadToken.",
         "security": [{}, { "bearer": [] }],
-        "parameters": [{ "$ref": "#/components/parameters/project" }, { "$ref": "#/components/parameters/branch" }, { "$ref": "#/components/parameters/environment" }],
+        "parameters": [{ "$ref": "#/components/parameters/project" }, { "$ref": "#/components/parameters/branch" }, { "$ref": "#/components/parameters/environment" }, { "$ref": "#/components/parameters/pageLimit" }, { "name": "cursor", "in": "query", "required": false, "description": "The next of the page before: the types after it.", "schema": { "type": "string", "minLength": 1, "maxLength": 1024, "pattern": "^[^\\u0000]*$" } }],
         "responses": {
           "200": { "description": "The answer.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Types" } } } },
           "400": { "$ref": "#/components/responses/Error" },
@@ -503,9 +513,9 @@ enum OpenAPIDocument {
     "/v1/projects/{project}/scenarios/history": {
       "get": {
         "operationId": "scenarioHistory",
-        "summary": "One scenario's keys and states per commit, oldest first. Needs a token only when the server sets requireReadToken.",
+        "summary": "One scenario's keys and states per commit, oldest first, the newest limit commits; next pages back. Needs a token only when the server sets requireReadToken.",
         "security": [{}, { "bearer": [] }],
-        "parameters": [{ "$ref": "#/components/parameters/project" }, { "name": "scenario", "in": "query", "required": true, "description": "The scenario id, e.g. ProfileTests/open().", "schema": { "type": "string", "minLength": 1, "maxLength": 1024, "pattern": "^[^\\u0000]*$" } }, { "name": "branch", "in": "query", "required": false, "description": "Follow this branch's first-parent line; without it, every commit of the project.", "schema": { "type": "string", "minLength": 1, "maxLength": 1024, "pattern": "^[^\\u0000]*$" } }, { "$ref": "#/components/parameters/limit" }, { "$ref": "#/components/parameters/environment" }],
+        "parameters": [{ "$ref": "#/components/parameters/project" }, { "name": "scenario", "in": "query", "required": true, "description": "The scenario id, e.g. ProfileTests/open().", "schema": { "type": "string", "minLength": 1, "maxLength": 1024, "pattern": "^[^\\u0000]*$" } }, { "name": "branch", "in": "query", "required": false, "description": "Follow this branch's first-parent line; without it, every commit of the project.", "schema": { "type": "string", "minLength": 1, "maxLength": 1024, "pattern": "^[^\\u0000]*$" } }, { "$ref": "#/components/parameters/limit" }, { "$ref": "#/components/parameters/environment" }, { "name": "cursor", "in": "query", "required": false, "description": "The next of the page before: the commits older than it.", "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" } }],
         "responses": {
           "200": { "description": "The answer.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ScenarioHistory" } } } },
           "400": { "$ref": "#/components/responses/Error" },
@@ -535,9 +545,9 @@ enum OpenAPIDocument {
       },
       "get": {
         "operationId": "listSuppressions",
-        "summary": "The project's suppressions, expired ones included. Needs a token only when the server sets requireReadToken.",
+        "summary": "The project's suppressions, expired ones included, oldest first, a page at a time. Needs a token only when the server sets requireReadToken.",
         "security": [{}, { "bearer": [] }],
-        "parameters": [{ "$ref": "#/components/parameters/project" }],
+        "parameters": [{ "$ref": "#/components/parameters/project" }, { "$ref": "#/components/parameters/pageLimit" }, { "name": "cursor", "in": "query", "required": false, "description": "The next of the page before: the rules after it.", "schema": { "type": "integer", "minimum": 1, "maximum": 9223372036854775807 } }],
         "responses": {
           "200": { "description": "The answer.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Suppressions" } } } },
           "400": { "$ref": "#/components/responses/Error" },

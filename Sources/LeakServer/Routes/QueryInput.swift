@@ -42,6 +42,28 @@ enum QueryInput {
         return limit
     }
 
+    /// Most items a page of a list answers with (`GET /types`, `GET /suppressions`), and the default.
+    static let maxPageLimit = 1_000
+    static let defaultPageLimit = 100
+
+    /// A page's `limit`, from 1 to `maxPageLimit`, `defaultPageLimit` when left out.
+    static func pageLimit(_ request: Request) throws -> Int {
+        guard let raw = request.query["limit"] else { return defaultPageLimit }
+        guard let limit = Int(raw), (1...maxPageLimit).contains(limit) else {
+            throw HTTPFailure.badRequest("limit: expected a whole number from 1 to \(maxPageLimit), found \"\(clip(raw))\"")
+        }
+        return limit
+    }
+
+    /// `cursor`, the `next` of an earlier page of a list sorted by id: a positive whole number.
+    static func idCursor(_ request: Request) throws -> Int64? {
+        guard let raw = request.query["cursor"] else { return nil }
+        guard let id = Int64(raw), id > 0 else {
+            throw HTTPFailure.badRequest("cursor: expected the next of an earlier page (a positive whole number), found \"\(clip(raw))\"")
+        }
+        return id
+    }
+
     /// Decodes a JSON body; a decoding failure is a 400 naming the key path.
     static func decode<Body: Decodable>(_ type: Body.Type, from body: Data) throws -> Body {
         guard !body.isEmpty else { throw HTTPFailure.badRequest("the body is empty; send a JSON object") }

@@ -1,8 +1,9 @@
 import LeakReport
 import LeakStore
 
-/// `GET /v1/projects/{project}/scenarios/history?scenario=&branch=&environment=&limit=`: the
-/// scenario's keys and states per commit, oldest first (along the branch's first parents when given).
+/// `GET /v1/projects/{project}/scenarios/history?scenario=&branch=&environment=&limit=&cursor=`: the
+/// scenario's keys and states per commit, oldest first (along the branch's first parents when given) — the newest `limit` commits, or those
+/// older than `cursor` (the `next` of the page after them).
 ///
 /// The scenario is a query argument, not a path segment: scenario ids hold `/`
 /// (`ProfileTests/open()`), and libmicrohttpd decodes `%2F` before routing.
@@ -14,8 +15,10 @@ enum ScenarioHistoryRoute {
         let environment = try QueryInput.environment(request)
         let limit = try QueryInput.limit(request)
         let branch = try request.query["branch"].map { try QueryInput.text($0, field: "branch") }
+        let before = try request.query["cursor"].map { try QueryInput.commit($0, field: "cursor") }
         let history = try context.store.scenarioHistory(project: project, scenario: scenario, branch: branch,
-                                                        environment: environment, limit: limit)
+                                                        environment: environment, limit: limit,
+                                                        before: before)
         return try Response.json(ScenarioHistoryResponse(history))
     }
 }
@@ -26,6 +29,6 @@ extension ScenarioHistoryResponse {
             Commit(commit: commit.commit, keys: commit.keys.map {
                 Key(type: $0.type, state: $0.state, checked: $0.checked, leaked: $0.leaked)
             })
-        })
+        }, next: history.next)
     }
 }

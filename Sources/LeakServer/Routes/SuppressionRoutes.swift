@@ -41,11 +41,17 @@ enum SuppressionRoutes {
         return (1...12).contains(month) && (1...31).contains(day) && hour < 24 && minute < 60 && second < 60
     }
 
+    /// `GET …/suppressions?limit=&cursor=`: a page of the rules, oldest first; `next` (the
+    /// page's last id) is the cursor of the following page.
     @Sendable
     static func list(_ request: Request, _ context: RequestContext) throws -> any ResponseGenerator {
         let project = request.parameter("project")
+        let limit = try QueryInput.pageLimit(request)
+        let rules = try context.store.suppressions(project: project, after: try QueryInput.idCursor(request), limit: limit + 1)
         let now = Date()
-        return try Response.json(SuppressionList(suppressions: try context.store.suppressions(project: project).map { SuppressionRecord($0, now: now) }))
+        let page = rules.prefix(limit)
+        return try Response.json(SuppressionList(suppressions: page.map { SuppressionRecord($0, now: now) },
+                                                 next: rules.count > limit ? page.last?.id.map(String.init) : nil))
     }
 
     @Sendable

@@ -1,7 +1,8 @@
 import LeakReport
 import LeakStore
 
-/// `GET /v1/projects/{project}/types?branch=&environment=` and
+/// `GET /v1/projects/{project}/types?branch=&environment=&limit=&cursor=` (a page of the types,
+/// sorted by name; `next` is the cursor of the following page) and
 /// `GET /v1/projects/{project}/types/{type}/trend?branch=&limit=&environment=`.
 enum TypeRoutes {
     @Sendable
@@ -9,8 +10,12 @@ enum TypeRoutes {
         let project = request.parameter("project")
         let branch = try QueryInput.text(request.query["branch"], field: "branch")
         let environment = try QueryInput.environment(request)
-        let leaking = try context.store.leakingTypes(project: project, branch: branch, environment: environment)
-        return try Response.json(TypesResponse(branch: branch, head: leaking.head, types: leaking.types.map(TypesResponse.Summary.init)))
+        let limit = try QueryInput.pageLimit(request)
+        let after = try request.query["cursor"].map { try QueryInput.text($0, field: "cursor") }
+        let leaking = try context.store.leakingTypes(project: project, branch: branch, environment: environment,
+                                                     after: after, limit: limit)
+        return try Response.json(TypesResponse(branch: branch, head: leaking.head, types: leaking.types.map(TypesResponse.Summary.init),
+                                               next: leaking.next))
     }
 
     @Sendable
@@ -20,7 +25,8 @@ enum TypeRoutes {
         let branch = try QueryInput.text(request.query["branch"], field: "branch")
         let environment = try QueryInput.environment(request)
         let limit = try QueryInput.limit(request)
-        let points = try context.store.trend(project: project, type: type, branch: branch, environment: environment, limit: limit)
+        let points = try context.store.trend(project: project, type: type, branch: branch, environment: environment, limit: limit,
+                                             fingerprints: true)
         return try Response.json(TrendResponse(type: type, branch: branch, environment: environment,
                                                points: points.map(TrendResponse.Point.init)))
     }

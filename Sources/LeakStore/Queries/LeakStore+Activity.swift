@@ -7,9 +7,9 @@ extension LeakStore {
     ///
     /// Runs come newest first by the primary key: `+r.project_id` keeps SQLite off the
     /// project's indexes (which would read every run of the project and sort them), so it
-    /// walks the runs table backwards and stops at the limit; leaks come from those runs
-    /// through `checks_by_run`. Branches and environments are read by skip-scan: one index
-    /// seek per distinct name.
+    /// walks the runs table backwards and stops at the limit; leaks come from the newest leaking
+    /// runs through `checks_by_run`, run by run until the list is full. Branches and
+    /// environments are read by skip-scan: one index seek per distinct name.
     /// - Throws: `LeakStoreError.projectNotFound`.
     public func activity(project: String, limit: Int) throws -> ProjectActivity {
         try read { db in
@@ -28,21 +28,27 @@ extension LeakStore {
                     leaked: row.int(at: 6), lateRelease: row.int(at: 7), errors: row.int(at: 8),
                     suspect: row.int(at: 9) != 0))
             }
-            var leaks: [ProjectActivity.Leak] = []
+            // The newest leaking runs, newest first, then each one's leaks in upload order until
+            // the list is full: a run of 100,000 checks further back is never read.
+            var leakingRuns: [Int64] = []
             try db.query("""
-                SELECT c.sha, r.branch, r.environment, r.started_at, s.name, t.name, k.file, k.line, k.fingerprint
-                FROM (SELECT id, commit_id, branch, environment, started_at FROM runs
-                      WHERE +project_id = ? AND suspect = 0 AND leaked_count > 0 ORDER BY id DESC LIMIT ?) r
-                     JOIN commits c ON c.id = r.commit_id
-                     JOIN checks k ON k.run_id = r.id
-                     JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
-                WHERE k.outcome = 'leaked'
-                ORDER BY r.id DESC, k.id LIMIT ?
-                """, [projectID, .integer(Int64(limit + 1)), .integer(Int64(limit + 1))]) { row in
-                leaks.append(ProjectActivity.Leak(
-                    commit: row.string(at: 0) ?? "", branch: row.string(at: 1), environment: row.string(at: 2) ?? "",
-                    startedAt: row.string(at: 3) ?? "", scenario: row.string(at: 4) ?? "", type: row.string(at: 5) ?? "",
-                    file: row.string(at: 6) ?? "", line: row.int(at: 7), fingerprint: row.string(at: 8)))
+                SELECT id FROM runs WHERE +project_id = ? AND suspect = 0 AND leaked_count > 0 ORDER BY id DESC LIMIT ?
+                """, [projectID, .integer(Int64(limit + 1))]) { leakingRuns.append($0.int64(at: 0)) }
+            var leaks: [ProjectActivity.Leak] = []
+            for runID in leakingRuns where leaks.count <= limit {
+                try db.query("""
+                    SELECT c.sha, r.branch, r.environment, r.started_at, s.name, t.name, k.file, k.line, k.fingerprint
+                    FROM runs r JOIN commits c ON c.id = r.commit_id
+                         JOIN checks k ON k.run_id = r.id
+                         JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
+                    WHERE r.id = ? AND k.outcome = 'leaked'
+                    ORDER BY k.id LIMIT ?
+                    """, [.integer(runID), .integer(Int64(limit + 1 - leaks.count))]) { row in
+                    leaks.append(ProjectActivity.Leak(
+                        commit: row.string(at: 0) ?? "", branch: row.string(at: 1), environment: row.string(at: 2) ?? "",
+                        startedAt: row.string(at: 3) ?? "", scenario: row.string(at: 4) ?? "", type: row.string(at: 5) ?? "",
+                        file: row.string(at: 6) ?? "", line: row.int(at: 7), fingerprint: row.string(at: 8)))
+                }
             }
             var branches: [String] = []
             try db.query("""
@@ -80,8 +86,8 @@ extension LeakStore {
             guard let typeID = try db.scalarInt("SELECT id FROM types WHERE name = ?", [.text(type)]) else { return [] }
             let line = try history.branchCommits(branch, environment: environment, limit: Self.firstSeenCommits)
             guard let head = line.first else { return [] }
-            let leaking = try history.keyCounts(commitID: head.id, environment: environment, typeID: typeID)
-                .filter { $0.leaked > 0 }.sorted { $0.scenario < $1.scenario }.prefix(limit)
+            let leaking = try history.leakingKeyCounts(commitID: head.id, environment: environment, typeID: typeID)
+                .sorted { $0.scenario < $1.scenario }.prefix(limit)
             let checks = try history.tellingChecks(commitID: head.id, environment: environment, keys: Set(leaking.map(\.ids)))
             let since = try history.leakingSince(Set(leaking.map(\.ids)), along: line, environment: environment)
             return leaking.map { counts in

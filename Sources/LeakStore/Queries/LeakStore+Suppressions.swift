@@ -24,10 +24,13 @@ extension LeakStore {
         }
     }
 
-    /// The project's suppressions, expired ones included, oldest first.
+    /// The project's suppressions, expired ones included, oldest first: at most `limit`, those
+    /// with ids above `after`.
     /// - Throws: `LeakStoreError.projectNotFound`.
-    public func suppressions(project: String) throws -> [LeakSuppression] {
-        try read { db in try suppressionRules(db, projectID: try ProjectHistory(db, project: project).projectID) }
+    public func suppressions(project: String, after: Int64?, limit: Int) throws -> [LeakSuppression] {
+        try read { db in
+            try suppressionRules(db, projectID: try ProjectHistory(db, project: project).projectID, after: after, limit: limit)
+        }
     }
 
     /// Deletes suppression `id` of the project; false when the project has no such suppression.
@@ -44,12 +47,13 @@ extension LeakStore {
         }
     }
 
-    func suppressionRules(_ db: any SQLConnection, projectID: Int64) throws -> [LeakSuppression] {
+    func suppressionRules(_ db: any SQLConnection, projectID: Int64, after: Int64? = nil,
+                          limit: Int = Int.max) throws -> [LeakSuppression] {
         var rules: [LeakSuppression] = []
         try db.query("""
             SELECT id, type_pattern, scenario_pattern, fingerprint_pattern, reason, expires_at, created_by, created_at
-            FROM suppressions WHERE project_id = ? ORDER BY id
-            """, [.integer(projectID)]) { row in
+            FROM suppressions WHERE project_id = ? AND id > ? ORDER BY id LIMIT ?
+            """, [.integer(projectID), .integer(after ?? 0), .integer(Int64(min(limit, Int(Int64.max))))]) { row in
             rules.append(LeakSuppression(
                 id: row.int(at: 0), type: row.string(at: 1), scenario: row.string(at: 2), fingerprint: row.string(at: 3),
                 reason: row.string(at: 4) ?? "", expiresAt: row.string(at: 5).flatMap(ReportTimestamp.date(from:)),

@@ -6,30 +6,51 @@ extension LeakStore {
 
     /// One type's leaks per commit along the branch, oldest first (see `ProjectHistory.branchCommits`).
     /// - Throws: `LeakStoreError.projectNotFound`.
-    public func trend(project: String, type: String, branch: String, environment: String, limit: Int) throws -> [TrendPoint] {
+    public func trend(project: String, type: String, branch: String, environment: String, limit: Int,
+                      fingerprints withFingerprints: Bool) throws -> [TrendPoint] {
+        try trends(project: project, types: [type], branch: branch, environment: environment, limit: limit,
+                   fingerprints: withFingerprints)[type] ?? []
+    }
+
+    /// Several types' trends along the same commits, in one snapshot: the branch is walked once,
+    /// and each type's keys are one range of `leak_states_by_type` over the walk's commits. The
+    /// fingerprints of each leaking commit are read from its runs' checks, only when asked for
+    /// (a chart draws none). A type the server never saw has an empty trend.
+    /// - Throws: `LeakStoreError.projectNotFound`.
+    public func trends(project: String, types: [String], branch: String, environment: String, limit: Int,
+                       fingerprints withFingerprints: Bool) throws -> [String: [TrendPoint]] {
         try read { db in
             let history = try ProjectHistory(db, project: project)
-            guard let typeID = try db.scalarInt("SELECT id FROM types WHERE name = ?", [.text(type)]) else {
-                return []
-            }
-            return try history.branchCommits(branch, environment: environment, limit: limit).reversed().map { commit in
-                let counts = try history.keyCounts(commitID: commit.id, environment: environment, typeID: typeID)
-                let leaking = counts.filter { $0.leaked > 0 }
-                var fingerprints: [String] = []
-                // `+k.type_id` keeps SQLite off `checks_by_type`, which would visit the type's
-                // checks at every commit instead of this commit's runs.
-                if !leaking.isEmpty {
-                    try db.query("""
-                        SELECT DISTINCT k.fingerprint FROM runs r JOIN checks k ON k.run_id = r.id
-                        WHERE r.commit_id = ? AND r.environment = ? AND r.suspect = 0 AND +k.type_id = ?
-                          AND k.outcome = 'leaked' AND k.fingerprint IS NOT NULL
-                        ORDER BY k.fingerprint
-                        """, [.integer(commit.id), .text(environment), .integer(typeID)]) { fingerprints.append($0.string(at: 0) ?? "") }
+            var line: [BranchCommit]?
+            var result: [String: [TrendPoint]] = [:]
+            for type in types {
+                guard let typeID = try db.scalarInt("SELECT id FROM types WHERE name = ?", [.text(type)]) else {
+                    result[type] = []
+                    continue
                 }
-                return TrendPoint(
-                    commit: commit.sha, at: commit.at, leakedKeys: leaking.count, checkedKeys: counts.count,
-                    scenarios: leaking.map(\.scenario).sorted(), fingerprints: fingerprints)
+                if line == nil { line = try history.branchCommits(branch, environment: environment, limit: limit).reversed() }
+                let commits = line ?? []
+                let countsAt = try history.keyCounts(.type(typeID), environment: environment, at: commits.map(\.id))
+                result[type] = try commits.map { commit in
+                    let counts = countsAt[commit.id] ?? []
+                    let leaking = counts.filter { $0.leaked > 0 }
+                    var fingerprints: [String] = []
+                    // `+k.type_id` keeps SQLite off `checks_by_type`, which would visit the type's
+                    // checks at every commit instead of this commit's runs.
+                    if withFingerprints, !leaking.isEmpty {
+                        try db.query("""
+                            SELECT DISTINCT k.fingerprint FROM runs r JOIN checks k ON k.run_id = r.id
+                            WHERE r.commit_id = ? AND r.environment = ? AND r.suspect = 0 AND +k.type_id = ?
+                              AND k.outcome = 'leaked' AND k.fingerprint IS NOT NULL
+                            ORDER BY k.fingerprint
+                            """, [.integer(commit.id), .text(environment), .integer(typeID)]) { fingerprints.append($0.string(at: 0) ?? "") }
+                    }
+                    return TrendPoint(
+                        commit: commit.sha, at: commit.at, leakedKeys: leaking.count, checkedKeys: counts.count,
+                        scenarios: leaking.map(\.scenario).sorted(), fingerprints: fingerprints)
+                }
             }
+            return result
         }
     }
 
@@ -38,8 +59,13 @@ extension LeakStore {
     /// Direction compares the number of scenarios the type leaks in at the head with the mean
     /// over the `directionWindow - 1` commits before it along the branch: more is rising, fewer
     /// is falling, the same (or no earlier commit) is flat.
+    ///
+    /// Types come sorted by name, at most `limit` of them, after `after` when given (the `next`
+    /// of an earlier page); `next` names the page's last type when more follow. Only the page's
+    /// types are followed back for `firstSeen`.
     /// - Throws: `LeakStoreError.projectNotFound`.
-    public func leakingTypes(project: String, branch: String, environment: String) throws -> LeakingTypes {
+    public func leakingTypes(project: String, branch: String, environment: String, after: String?,
+                             limit: Int) throws -> LeakingTypes {
         try read { db in
             let history = try ProjectHistory(db, project: project)
             let line = try history.branchCommits(branch, environment: environment,
@@ -47,15 +73,19 @@ extension LeakStore {
             let window = line.prefix(Self.directionWindow)
             guard let head = window.first else { return LeakingTypes(head: nil, types: []) }
             var leakingAtHead: [Int64: (name: String, scenarios: [String], keys: [KeyIDs])] = [:]
-            for counts in try history.keyCounts(commitID: head.id, environment: environment) where counts.leaked > 0 {
+            for counts in try history.leakingKeyCounts(commitID: head.id, environment: environment) {
                 leakingAtHead[counts.typeID, default: (counts.type, [], [])].scenarios.append(counts.scenario)
                 leakingAtHead[counts.typeID]?.keys.append(counts.ids)
             }
+            let names = leakingAtHead.map { (id: $0.key, name: $0.value.name) }
+                .filter { after == nil || $0.name > after! }.sorted { $0.name < $1.name }
+            let page = Set(names.prefix(limit).map(\.id))
+            leakingAtHead = leakingAtHead.filter { page.contains($0.key) }
             let position = Dictionary(line.enumerated().map { ($1.sha, $0) }, uniquingKeysWith: { first, _ in first })
             var earlierTotals: [Int64: Int] = [:]
             for commit in window.dropFirst() {
-                for counts in try history.keyCounts(commitID: commit.id, environment: environment)
-                where counts.leaked > 0 && leakingAtHead[counts.typeID] != nil {
+                for counts in try history.leakingKeyCounts(commitID: commit.id, environment: environment)
+                where leakingAtHead[counts.typeID] != nil {
                     earlierTotals[counts.typeID, default: 0] += 1
                 }
             }
@@ -72,45 +102,66 @@ extension LeakStore {
                     type: leaking.name, leakingScenarios: leaking.scenarios.sorted(), firstSeen: first ?? head.sha,
                     lastSeen: head.sha, direction: direction)
             }
-            return LeakingTypes(head: head.sha, types: types.sorted { $0.type < $1.type })
+            let sorted = types.sorted { $0.type < $1.type }
+            return LeakingTypes(head: head.sha, types: sorted, next: names.count > limit ? sorted.last?.type : nil)
         }
     }
 
     /// The scenario's keys and states per commit with usable runs, oldest first: the newest
     /// `limit` such commits of `branch`'s first-parent line when given, else of the whole
-    /// project (upload order). Commits with only suspect runs do not use up the limit.
+    /// project (upload order) — older than `before` when given, the `next` of an earlier page.
+    /// Commits with only suspect runs do not use up the limit. `next` names the page's oldest
+    /// commit when there are older ones.
     /// - Throws: `LeakStoreError.projectNotFound`.
-    public func scenarioHistory(project: String, scenario: String, branch: String?, environment: String,
-                                limit: Int) throws -> ScenarioHistory {
+    public func scenarioHistory(project: String, scenario: String, branch: String?, environment: String, limit: Int,
+                                before: String?) throws -> ScenarioHistory {
         try read { db in
             let history = try ProjectHistory(db, project: project)
-            var commits: [ScenarioHistory.Commit] = []
             guard let scenarioID = try db.scalarInt("SELECT id FROM scenarios WHERE name = ?", [.text(scenario)]) else {
                 return ScenarioHistory(scenario: scenario, environment: environment, commits: [])
             }
+            var below = Int64.max
+            if let before {
+                guard let id = try history.commitID(before) else {
+                    return ScenarioHistory(scenario: scenario, environment: environment, commits: [])
+                }
+                below = id
+            }
             var commitIDs: [Int64] = []
             if let branch {
-                commitIDs = try history.branchCommits(branch, environment: environment, limit: limit).map(\.id)
+                if before == nil {
+                    commitIDs = try history.branchCommits(branch, environment: environment, limit: limit + 1).map(\.id)
+                } else {
+                    // The page before ended at `before`, which has data: walk on from it, without it.
+                    commitIDs = try history.firstParentLine(from: below, branch: branch, environment: environment, limit: limit + 2)
+                        .map(\.id).filter { $0 != below }
+                }
             } else {
                 try db.query("""
                     SELECT DISTINCT ls.commit_id FROM leak_states ls JOIN commits c ON c.id = ls.commit_id
-                    WHERE ls.scenario_id = ?1 AND ls.environment = ?2 AND c.project_id = ?3
+                    WHERE ls.scenario_id = ?1 AND ls.environment = ?2 AND c.project_id = ?3 AND ls.commit_id < ?5
                       AND EXISTS (SELECT 1 FROM runs r WHERE r.commit_id = ls.commit_id AND r.environment = ?2 AND r.suspect = 0)
                     ORDER BY ls.commit_id DESC LIMIT ?4
-                    """, [.integer(scenarioID), .text(environment), .integer(history.projectID), .integer(Int64(limit))]) {
+                    """, [.integer(scenarioID), .text(environment), .integer(history.projectID), .integer(Int64(limit) + 1),
+                          .integer(below)]) {
                     commitIDs.append($0.int64(at: 0))
                 }
             }
+            let more = commitIDs.count > limit
+            commitIDs = Array(commitIDs.prefix(limit))
+            let countsAt = try history.keyCounts(.scenario(scenarioID), environment: environment, at: commitIDs)
+            var commits: [ScenarioHistory.Commit] = []
+            var shas: [Int64: String] = [:]
             for commitID in commitIDs.reversed() {
-                let keys = try history.keyCounts(commitID: commitID, environment: environment)
-                    .filter { $0.scenarioID == scenarioID }
+                let sha = try history.commitPoint(commitID, environment: environment).sha
+                shas[commitID] = sha
+                let keys = (countsAt[commitID] ?? [])
                     .map { ScenarioHistory.Key(type: $0.type, state: $0.state, checked: $0.checked, leaked: $0.leaked) }
                 guard !keys.isEmpty else { continue }
-                commits.append(ScenarioHistory.Commit(
-                    commit: try history.commitPoint(commitID, environment: environment).sha,
-                    keys: keys.sorted { $0.type < $1.type }))
+                commits.append(ScenarioHistory.Commit(commit: sha, keys: keys.sorted { $0.type < $1.type }))
             }
-            return ScenarioHistory(scenario: scenario, environment: environment, commits: commits)
+            return ScenarioHistory(scenario: scenario, environment: environment, commits: commits,
+                                   next: more ? commitIDs.last.flatMap { shas[$0] } : nil)
         }
     }
 }

@@ -21,4 +21,6 @@ public struct LeakingTypes: Sendable, Hashable {
     public var head: String?
     /// Sorted by type.
     public var types: [Summary]
+    /// Present when more types follow: the page's last type, the `after` of the next page.
+    public var next: String?
 }

@@ -6,6 +6,8 @@ import LeakReport
 struct ProjectHistory {
     let db: any SQLConnection
     let projectID: Int64
+    /// What this snapshot already read, for the many ranges that ask the same (`suspectCommits`).
+    let memo = Memo()
 
     /// - Throws: `LeakStoreError.projectNotFound`.
     init(_ db: any SQLConnection, project: String) throws {

@@ -1,7 +1,7 @@
 import LeakReport
 
 /// One scenario's keys and their states per commit, oldest first
-/// (`LeakStorage.scenarioHistory`).
+/// (`LeakStorage.scenarioHistory`): a page of the newest commits, `next` the cursor of the older ones.
 public struct ScenarioHistory: Sendable, Hashable {
     public struct Commit: Sendable, Hashable {
         public var commit: String
@@ -18,4 +18,6 @@ public struct ScenarioHistory: Sendable, Hashable {
     public var scenario: String
     public var environment: String
     public var commits: [Commit]
+    /// Present when older commits exist: the page's oldest commit, the `before` of the page before.
+    public var next: String?
 }

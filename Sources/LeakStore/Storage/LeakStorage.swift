@@ -29,10 +29,16 @@ public protocol LeakStorage: Sendable {
     /// Every leak key of the environment classified between two commits (`LeakDiff`).
     func diff(project: String, base: String?, head: String, environment: String, mergeBase: String?,
               after: String?, tip: String?, now: Date) throws -> CommitDiff
-    /// Each type leaking at the branch's newest commit with data.
-    func leakingTypes(project: String, branch: String, environment: String) throws -> LeakingTypes
-    /// One type's leaks per commit along the branch, oldest first.
-    func trend(project: String, type: String, branch: String, environment: String, limit: Int) throws -> [TrendPoint]
+    /// Each type leaking at the branch's newest commit with data, sorted by name: at most
+    /// `limit`, those after `after` (an earlier page's `next`).
+    func leakingTypes(project: String, branch: String, environment: String, after: String?, limit: Int) throws -> LeakingTypes
+    /// One type's leaks per commit along the branch, oldest first; each point's `fingerprints`
+    /// left empty unless `fingerprints` (a chart draws none, and reading them visits checks).
+    func trend(project: String, type: String, branch: String, environment: String, limit: Int,
+               fingerprints: Bool) throws -> [TrendPoint]
+    /// Several types' trends along the same commits (the dashboard's sparklines), by type.
+    func trends(project: String, types: [String], branch: String, environment: String, limit: Int,
+                fingerprints: Bool) throws -> [String: [TrendPoint]]
     /// The keys of `type` leaking at the branch head, with their most telling check.
     func typeLeaks(project: String, type: String, branch: String, environment: String, limit: Int) throws -> [TypeLeak]
     /// The newest runs, leaks, branches and environments of a project.
@@ -40,13 +46,16 @@ public protocol LeakStorage: Sendable {
     /// A commit with its runs and their leaks; nil when nothing was uploaded for it.
     func commit(project: String, sha: String) throws -> CommitSummary?
     /// One scenario's keys and states per commit, oldest first: along `branch`'s first-parent
-    /// line when given, else every commit of the project.
-    func scenarioHistory(project: String, scenario: String, branch: String?, environment: String, limit: Int) throws -> ScenarioHistory
+    /// line when given, else every commit of the project; the newest `limit` commits, or those
+    /// older than `before` (an earlier page's `next`).
+    func scenarioHistory(project: String, scenario: String, branch: String?, environment: String, limit: Int,
+                         before: String?) throws -> ScenarioHistory
 
     // MARK: Suppressions
 
     func addSuppression(project: String, _ rule: LeakSuppression, now: Date) throws -> LeakSuppression
-    func suppressions(project: String) throws -> [LeakSuppression]
+    /// At most `limit` of the project's suppressions, oldest first, those with ids above `after`.
+    func suppressions(project: String, after: Int64?, limit: Int) throws -> [LeakSuppression]
     /// False when the project has no suppression `id`.
     func deleteSuppression(project: String, id: Int64) throws -> Bool
 
@@ -88,6 +97,25 @@ extension LeakStorage {
 
     public func compare(project: String, base: String, head: String, environment: String) throws -> RevisionComparison {
         try compare(project: project, base: base, head: head, environment: environment, depth: 100)
+    }
+
+    public func trend(project: String, type: String, branch: String, environment: String, limit: Int) throws -> [TrendPoint] {
+        try trend(project: project, type: type, branch: branch, environment: environment, limit: limit, fingerprints: true)
+    }
+
+    /// Every type leaking at the branch head.
+    public func leakingTypes(project: String, branch: String, environment: String) throws -> LeakingTypes {
+        try leakingTypes(project: project, branch: branch, environment: environment, after: nil, limit: Int.max)
+    }
+
+    public func scenarioHistory(project: String, scenario: String, branch: String? = nil, environment: String,
+                                limit: Int) throws -> ScenarioHistory {
+        try scenarioHistory(project: project, scenario: scenario, branch: branch, environment: environment, limit: limit, before: nil)
+    }
+
+    /// Every suppression of the project, oldest first.
+    public func suppressions(project: String) throws -> [LeakSuppression] {
+        try suppressions(project: project, after: nil, limit: Int.max)
     }
 
     public func addSuppression(project: String, _ rule: LeakSuppression) throws -> LeakSuppression {

@@ -45,8 +45,10 @@ struct LeakHistoryClient: Sendable {
         return try await send("GET", projectPath("diff"), query: query)
     }
 
+    /// Every page of the types.
     func types(branch: String) async throws(CommandFailure) -> TypesResponse {
-        try await send("GET", projectPath("types"), query: ["branch": branch, "environment": settings.environment])
+        try await allPages(projectPath("types"), query: ["branch": branch, "environment": settings.environment],
+                           next: \.next) { $0.types += $1.types; $0.next = $1.next }
     }
 
     func trend(type: String, branch: String, limit: Int) async throws(CommandFailure) -> TrendResponse {
@@ -59,8 +61,26 @@ struct LeakHistoryClient: Sendable {
         return try await send("POST", projectPath("suppressions"), body: body, headers: ["Content-Type": "application/json"])
     }
 
+    /// Every page of the suppressions.
     func suppressions() async throws(CommandFailure) -> SuppressionList {
-        try await send("GET", projectPath("suppressions"))
+        try await allPages(projectPath("suppressions"), query: [:], next: \.next) {
+            $0.suppressions += $1.suppressions
+            $0.next = $1.next
+        }
+    }
+
+    /// A list the server answers a page at a time (`limit`, `cursor`, `next`), whole: the pages
+    /// in turn, each appended to the first by `append`, until one comes without `next`.
+    private func allPages<Page: Decodable>(_ path: [String], query: [String: String], next: (Page) -> String?,
+                                           append: (inout Page, Page) -> Void) async throws(CommandFailure) -> Page {
+        var query = query
+        query["limit"] = "1000"
+        var all: Page = try await send("GET", path, query: query)
+        while let cursor = next(all) {
+            query["cursor"] = cursor
+            append(&all, try await send("GET", path, query: query))
+        }
+        return all
     }
 
     func removeSuppression(id: Int) async throws(CommandFailure) {

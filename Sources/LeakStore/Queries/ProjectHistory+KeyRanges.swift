@@ -1,0 +1,103 @@
+import LeakReport
+
+/// Reads of `leak_states` by index range, so that what a page or a trend costs follows the keys it
+/// shows, not the size of the commits it passes: a commit holding a 100,000-key run costs one
+/// type's or one scenario's keys there, and a branch's line of commits is one range, not a query
+/// a commit.
+extension ProjectHistory {
+    /// Keys of one type or of one scenario, each read as one index range over commits.
+    enum KeyFilter {
+        /// `leak_states_by_type`: (type, environment, commit, scenario).
+        case type(Int64)
+        /// `leak_states_by_scenario`: (scenario, environment, commit, type).
+        case scenario(Int64)
+    }
+
+    /// The counts of the filter's keys at each of `commitIDs` (commits with usable runs), as
+    /// `keyCounts(commitID:…)` gives them commit by commit, in one index range; a commit that
+    /// also holds a suspect run adds up its usable checks.
+    func keyCounts(_ filter: KeyFilter, environment: String, at commitIDs: [Int64]) throws -> [Int64: [KeyCounts]] {
+        guard let low = commitIDs.min(), let high = commitIDs.max() else { return [:] }
+        let wanted = Set(commitIDs)
+        let suspect = try suspectCommits(among: wanted, environment: environment)
+        let (index, column, id) = switch filter {
+        case let .type(id): ("leak_states_by_type", "type_id", id)
+        case let .scenario(id): ("leak_states_by_scenario", "scenario_id", id)
+        }
+        var result: [Int64: [KeyCounts]] = [:]
+        try db.query("""
+            SELECT ls.commit_id, ls.scenario_id, ls.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
+                   ls.late_release_count, ls.error_count
+            FROM leak_states ls INDEXED BY \(index) JOIN scenarios s ON s.id = ls.scenario_id
+                 JOIN types t ON t.id = ls.type_id
+            WHERE ls.\(column) = ?1 AND ls.environment = ?2 AND ls.commit_id BETWEEN ?3 AND ?4
+            """, [.integer(id), .text(environment), .integer(low), .integer(high)]) { row in
+            let commitID = row.int64(at: 0)
+            guard wanted.contains(commitID), !suspect.contains(commitID) else { return }
+            result[commitID, default: []].append(KeyCounts(
+                scenarioID: row.int64(at: 1), typeID: row.int64(at: 2), scenario: row.string(at: 3) ?? "",
+                type: row.string(at: 4) ?? "", checked: row.int(at: 5), leaked: row.int(at: 6), lateRelease: row.int(at: 7),
+                errors: row.int(at: 8)))
+        }
+        for commitID in suspect {
+            switch filter {
+            case let .type(id):
+                result[commitID] = try keyCounts(commitID: commitID, environment: environment, typeID: id)
+            case let .scenario(id):
+                result[commitID] = try keyCounts(commitID: commitID, environment: environment).filter { $0.scenarioID == id }
+            }
+        }
+        return result
+    }
+
+    /// Those of `commitIDs` that hold a suspect run in the environment: one range of
+    /// `runs_by_commit_environment` from the lowest to the highest, read once a snapshot for
+    /// each range (the type ranges of a page's trends all ask it of the same commits).
+    func suspectCommits(among commitIDs: Set<Int64>, environment: String) throws -> Set<Int64> {
+        guard let low = commitIDs.min(), let high = commitIDs.max() else { return [] }
+        let range = Memo.SuspectRange(environment: environment, low: low, high: high)
+        if let known = memo.suspect[range] { return known.intersection(commitIDs) }
+        var suspect: Set<Int64> = []
+        try db.query("""
+            SELECT DISTINCT commit_id FROM runs WHERE commit_id BETWEEN ? AND ? AND environment = ? AND suspect = 1
+            """, [.integer(low), .integer(high), .text(environment)]) { suspect.insert($0.int64(at: 0)) }
+        memo.suspect[range] = suspect
+        return suspect.intersection(commitIDs)
+    }
+
+    /// Answers one read snapshot already has: it lives as long as the `ProjectHistory` of that
+    /// read, on that read's thread.
+    final class Memo {
+        struct SuspectRange: Hashable {
+            var environment: String
+            var low: Int64
+            var high: Int64
+        }
+
+        var suspect: [SuspectRange: Set<Int64>] = [:]
+    }
+
+    /// The keys that leaked at the commit (of one type, when `typeID` is given), as
+    /// `keyCounts(commitID:environment:typeID:).filter { $0.leaked > 0 }` gives them, without
+    /// reading the keys that did not leak where `leak_states` answers alone.
+    func leakingKeyCounts(commitID: Int64, environment: String, typeID: Int64? = nil) throws -> [KeyCounts] {
+        let runs = try runCounts(commitID: commitID, environment: environment)
+        guard runs.usable > 0, runs.suspect == 0 else {
+            return try keyCounts(commitID: commitID, environment: environment, typeID: typeID).filter { $0.leaked > 0 }
+        }
+        let source = typeID == nil ? "leak_states ls" : "leak_states ls INDEXED BY leak_states_by_type"
+        var result: [KeyCounts] = []
+        try db.query("""
+            SELECT ls.scenario_id, ls.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
+                   ls.late_release_count, ls.error_count
+            FROM \(source) JOIN scenarios s ON s.id = ls.scenario_id JOIN types t ON t.id = ls.type_id
+            WHERE ls.commit_id = ?1 AND ls.environment = ?2 AND ls.leaked_count > 0\(typeID == nil ? "" : " AND ls.type_id = ?3")
+            """, [.integer(commitID), .text(environment)] + (typeID.map { [SQLValue.integer($0)] } ?? [])) { row in
+            result.append(KeyCounts(
+                scenarioID: row.int64(at: 0), typeID: row.int64(at: 1), scenario: row.string(at: 2) ?? "",
+                type: row.string(at: 3) ?? "", checked: row.int(at: 4), leaked: row.int(at: 5),
+                lateRelease: row.int(at: 6), errors: row.int(at: 7)))
+        }
+        return result
+    }
+}
