@@ -122,7 +122,7 @@ struct CheckShapeTests {
         #expect(findRetainPath(to: poller).hint?.hasPrefix("the task in FeedPoller.task captures it and is still running") == true)
         let observer = SettingsObserver(center: .default, name: "LeakCheckCorpus.hinted")
         defer { observer.token.map(NotificationCenter.default.removeObserver) }
-        #expect(findRetainPath(to: observer).hint?.hasPrefix("a NotificationCenter observer's block captures it: remove the observer") == true)
+        #expect(findRetainPath(to: observer, limits: .unhurried).hint?.hasPrefix("a NotificationCenter observer's block captures it: remove the observer") == true)
         let app = AppCoordinator(), profile = ProfileCoordinator()
         profile.parent = app
         app.children = [profile]
