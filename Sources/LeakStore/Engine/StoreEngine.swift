@@ -21,13 +21,14 @@ protocol StoreEngine: Sendable {
 /// may not exist.
 package final class WriteSession: @unchecked Sendable {
     package let connection: any SQLConnection
-    var typeIDs: [String: Int64] = [:]
-    var scenarioIDs: [String: Int64] = [:]
+    /// Ids of interned names, by table (`types`, `scenarios`, `environments`).
+    var internedNames: [String: [String: Int64]] = [:]
+    var siteIDs: [CheckSite: Int64] = [:]
 
     init(_ connection: any SQLConnection) { self.connection = connection }
 
     func forgetInterned() {
-        typeIDs.removeAll()
-        scenarioIDs.removeAll()
+        internedNames.removeAll()
+        siteIDs.removeAll()
     }
 }

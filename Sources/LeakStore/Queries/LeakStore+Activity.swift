@@ -30,12 +30,13 @@ extension LeakStore {
             }
             var leaks: [ProjectActivity.Leak] = []
             try db.query("""
-                SELECT c.sha, r.branch, r.environment, r.started_at, s.name, t.name, k.file, k.line, k.fingerprint
+                SELECT c.sha, r.branch, r.environment, r.started_at, s.name, t.name, cs.file, cs.line, k.fingerprint
                 FROM (SELECT id, commit_id, branch, environment, started_at FROM runs
                       WHERE +project_id = ? AND suspect = 0 AND leaked_count > 0 ORDER BY id DESC LIMIT ?) r
                      JOIN commits c ON c.id = r.commit_id
                      JOIN checks k ON k.run_id = r.id
                      JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
+                     JOIN check_sites cs ON cs.id = k.site_id
                 WHERE k.outcome = 'leaked'
                 ORDER BY r.id DESC, k.id LIMIT ?
                 """, [projectID, .integer(Int64(limit + 1)), .integer(Int64(limit + 1))]) { row in

@@ -36,10 +36,17 @@ public protocol LeakStorage: Sendable {
     func typeLeaks(project: String, type: String, branch: String, environment: String, limit: Int) throws -> [TypeLeak]
     /// The newest runs, leaks, branches and environments of a project.
     func activity(project: String, limit: Int) throws -> ProjectActivity
-    /// A commit with its runs and their leaks; nil when nothing was uploaded for it.
-    func commit(project: String, sha: String) throws -> CommitSummary?
+    /// A commit with its runs and one page of their leaks (at most `limit`, after `cursor`);
+    /// nil when nothing was uploaded for it.
+    func commit(project: String, sha: String, limit: Int, cursor: CommitCursor?) throws -> CommitSummary?
     /// One scenario's keys and states per commit, oldest first.
     func scenarioHistory(project: String, scenario: String, environment: String, limit: Int) throws -> ScenarioHistory
+
+    // MARK: Retention
+
+    /// Drops the full records of a batch of runs received before `cutoff`, after `afterRunID`;
+    /// the per-key states stay. `lastRunID` nil: nothing left.
+    func dropDetails(receivedBefore cutoff: Date, runs: Int, afterRunID: Int64) throws -> RetentionBatch
 
     // MARK: Suppressions
 
