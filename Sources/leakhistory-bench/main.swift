@@ -13,6 +13,8 @@ let usage = """
       retain    retain-path search over 100,000 objects vs. a plain Mirror walk; the watcher's check;
                 the search from globals with 50 and 200 MB of heap vs. a plain scan of that memory
       queries   diff, trend, types and resolve over HTTP on a seeded database vs. one indexed lookup
+      storage   bytes on disk per passing check on a realistic history at 1M and 10M checks vs. a row per
+                check; the upgrade in place of a 1M-check database
       cli       leakhistory diff main..HEAD in a 10,000-commit repository vs. git rev-parse HEAD
       gate      a seeded 1,000-commit history with ground truth, every build judged by leakhistory check:
                 missed new leaks and false failures by cause
@@ -83,8 +85,8 @@ if arguments.first == "load" {
         exit(1)
     }
 }
-guard let suite = arguments.first, arguments.count == 1, ["library", "ingest", "retain", "queries", "cli", "gate", "engines", "all"].contains(suite) else {
-    FileHandle.standardError.write(Data("Error: expected one suite: library, ingest, retain, queries, cli, gate, engines or all\n\n\(usage)\n".utf8))
+guard let suite = arguments.first, arguments.count == 1, ["library", "ingest", "retain", "queries", "storage", "cli", "gate", "engines", "all"].contains(suite) else {
+    FileHandle.standardError.write(Data("Error: expected one suite: library, ingest, retain, queries, storage, cli, gate, engines or all\n\n\(usage)\n".utf8))
     exit(2)
 }
 
@@ -122,6 +124,14 @@ if suite == "queries" || suite == "all" {
         print(try QueriesBenchmark.run(quick: quick).render())
     } catch {
         FileHandle.standardError.write(Data("Error: the queries benchmark failed: \(error)\n".utf8))
+        exit(1)
+    }
+}
+if suite == "storage" || suite == "all" {
+    do {
+        print(try StorageBenchmark.run(quick: quick).render())
+    } catch {
+        FileHandle.standardError.write(Data("Error: the storage benchmark failed: \(error)\n".utf8))
         exit(1)
     }
 }

@@ -57,7 +57,7 @@ final class RetentionSweeper: Sendable {
     func sweep() {
         let cutoff = now().addingTimeInterval(-Double(days) * 86_400)
         var after: Int64 = 0
-        var total = RetentionBatch(runs: 0, deleted: 0, stripped: 0, lastRunID: nil)
+        var total = (runs: 0, deleted: 0, stripped: 0)
         do {
             while !state.withLock({ $0.stopped }) {
                 let batch = try store.dropDetails(receivedBefore: cutoff, runs: batchRuns, afterRunID: after)

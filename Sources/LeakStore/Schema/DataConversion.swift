@@ -81,10 +81,13 @@ extension DataConversion {
     static let compactStorage = DataConversion { db, session, afterRunID, batchChecks in
         var runs: [(id: Int64, commitID: Int64, environment: String, suspect: Bool, checks: Int64)] = []
         var checks: Int64 = 0
+        var full = false
         try db.query("""
             SELECT id, commit_id, environment, suspect, check_count FROM runs WHERE id > ? ORDER BY id LIMIT 1000
             """, [.integer(afterRunID)]) { row in
-            guard runs.isEmpty || checks + row.int64(at: 4) <= Int64(batchChecks) else { return }
+            // Whole runs in id order: the first that does not fit ends the batch.
+            full = full || (!runs.isEmpty && checks + row.int64(at: 4) > Int64(batchChecks))
+            guard !full else { return }
             runs.append((row.int64(at: 0), row.int64(at: 1), row.string(at: 2) ?? "", row.int(at: 3) != 0, row.int64(at: 4)))
             checks += row.int64(at: 4)
         }

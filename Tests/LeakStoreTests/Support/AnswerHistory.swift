@@ -39,7 +39,8 @@ struct AnswerHistory {
             case 15: [sha(9), sha(14)]
             default: [sha(index - 1)]
             }
-            if random.chance(0.15), let fixed = leaking.randomElement(using: &random) { leaking.remove(fixed) }
+            // Sorted: a Set's order changes from one process to the next.
+            if random.chance(0.15), let fixed = leaking.sorted().randomElement(using: &random) { leaking.remove(fixed) }
             if random.chance(0.2) { leaking.insert(Int(random.next(below: UInt64(keyCount)))) }
             // Some commits have no upload at all.
             guard index == 0 || !random.chance(0.1) else { continue }
@@ -98,11 +99,11 @@ struct AnswerHistory {
         for run in runs { _ = try store.ingest(run) }
     }
 
-    /// Every query's answer, one block per question, in a canonical text.
-    func answers(_ store: LeakStore) throws -> String {
-        var text = ""
+    /// Every query's answer, by question, each in a canonical text.
+    func answers(_ store: LeakStore) throws -> [(question: String, answer: String)] {
+        var answers: [(question: String, answer: String)] = []
         func record(_ question: String, _ answer: Any) {
-            text += "## \(question)\n" + CanonicalText.render(answer) + "\n"
+            answers.append((question, CanonicalText.render(answer)))
         }
         let now = Date(timeIntervalSince1970: 1_900_000_000)
         let project = Self.project
@@ -146,14 +147,28 @@ struct AnswerHistory {
             record("activity \(limit)", try store.activity(project: project, limit: limit))
         }
         for (index, sha) in commits.enumerated() {
-            record("commit \(index)", try commitPage(store, sha: sha) as Any)
+            // Every page of 2 leaks put together: the answer the unpaged route gave.
+            var text = CanonicalText.render(try commitPage(store, sha: sha) as Any)
+            if text.hasSuffix("next: nil\n") { text.removeLast("next: nil\n".count) }
+            answers.append(("commit \(index)", text))
         }
-        return text
+        return answers
     }
 
-    /// The commit's whole answer.
-    func commitPage(_ store: LeakStore, sha: String) throws -> CommitSummary? {
-        try store.commit(project: Self.project, sha: sha)
+    /// The commit with the leaks of all its pages, read `pageSize` at a time.
+    func commitPage(_ store: LeakStore, sha: String, pageSize: Int = 2) throws -> CommitSummary? {
+        guard var whole = try store.commit(project: Self.project, sha: sha, limit: pageSize, cursor: nil) else { return nil }
+        var next = whole.next
+        while let cursor = next {
+            guard let page = try store.commit(project: Self.project, sha: sha, limit: pageSize, cursor: CommitCursor(cursor)) else {
+                throw TestDatabaseError("commit \(sha) vanished between two pages")
+            }
+            precondition(page.runs.reduce(0) { $0 + $1.leaks.count } <= pageSize)
+            for index in whole.runs.indices { whole.runs[index].leaks += page.runs[index].leaks }
+            next = page.next
+        }
+        whole.next = nil
+        return whole
     }
 }
 

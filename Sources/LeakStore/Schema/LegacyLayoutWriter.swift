@@ -1,28 +1,47 @@
 import Foundation
 import LeakReport
-@testable import LeakStore
 
-/// Writes uploads the way the store did before compact storage (schema 5 on SQLite, 1 on
-/// PostgreSQL): a row of `checks` for every check, and `leak_states` over every run, with the
-/// ids ingest gave them. The upgrade tests fill a database with it and open it with this build.
-struct LegacyLayoutWriter {
-    let db: any SQLConnection
+/// Writes uploads the way the store did before compact storage (SQLite schema 5, PostgreSQL 1):
+/// a row of `checks` for every check, and `leak_states` over every run, with the ids ingest gave
+/// them. The upgrade tests and `leakhistory-bench storage` fill a database with it, then open it
+/// with this build, which upgrades it in place.
+package final class LegacyLayoutWriter {
+    package let db: any SQLConnection
+    /// Seconds spent in `write`.
+    package private(set) var seconds = 0.0
     private var commitIDs: [String: Int64] = [:]
     private var names: [String: [String: Int64]] = ["scenarios": [:], "types": [:]]
-    private var states: [String: [Int64]] = [:]
     private var runID: Int64 = 0
 
-    /// Creates the schema as it was before compact storage on `db` (migrations up to the last
-    /// one before it) and the project.
-    init(_ db: any SQLConnection, engine: TestEngine, project: String) throws {
+    /// Creates the schema as it was before compact storage on `db` and the project.
+    package init(_ db: any SQLConnection, postgres: Bool, project: String) throws {
         self.db = db
-        let migrations = engine == .sqlite ? Migration.all.filter { $0.version < 6 } : Migration.postgres.filter { $0.version < 2 }
+        let migrations = postgres ? Migration.postgres.filter { $0.version < 2 } : Migration.all.filter { $0.version < 6 }
         try Migrator(migrations: migrations, location: "legacy").migrate(db) { body in try body() }
         try db.run("INSERT INTO projects (id, name, created_at) VALUES (1, ?, '2026-01-01T00:00:00.000Z')", [.text(project)])
     }
 
-    /// Stores one run with every check a row; suspect as the run tally says.
-    mutating func write(_ run: RunRecord) throws {
+    /// A new SQLite file in WAL mode, as the server opened it.
+    package static func sqlite(path: String, project: String) throws -> LegacyLayoutWriter {
+        let connection = try SQLiteConnection(path: path, mode: .readWrite)
+        _ = try connection.scalarText("PRAGMA journal_mode = WAL")
+        try connection.execute("PRAGMA synchronous = NORMAL")
+        return try LegacyLayoutWriter(connection, postgres: false, project: project)
+    }
+
+    /// Stores the runs, each in one transaction, every check a row.
+    package func write(_ runs: [RunRecord]) throws {
+        let start = ContinuousClock.now
+        for run in runs {
+            try db.execute("BEGIN")
+            try write(run)
+            try db.execute("COMMIT")
+        }
+        let elapsed = ContinuousClock.now - start
+        seconds += Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    private func write(_ run: RunRecord) throws {
         let tally = RunTally(run.checks)
         if commitIDs[run.commit] == nil {
             let id = Int64(commitIDs.count + 1)
@@ -36,8 +55,7 @@ struct LegacyLayoutWriter {
         }
         let commitID = commitIDs[run.commit]!
         for table in ["scenarios", "types"] {
-            let wanted = Set(run.checks.map { table == "types" ? $0.type : $0.scenario }).sorted()
-            for name in wanted where names[table]?[name] == nil {
+            for name in Set(run.checks.map { table == "types" ? $0.type : $0.scenario }).sorted() where names[table]?[name] == nil {
                 let id = Int64((names[table]?.count ?? 0) + 1)
                 names[table]?[name] = id
                 try db.run("INSERT INTO \(table) (id, name) VALUES (?, ?)", [.integer(id), .text(name)])
@@ -52,6 +70,7 @@ struct LegacyLayoutWriter {
                   .text(run.environment), .text(ReportTimestamp.string(from: run.startedAt)), .integer(Int64(tally.checks)),
                   .integer(Int64(tally.leaked)), .integer(Int64(tally.lateRelease)), .integer(Int64(tally.errors)),
                   .integer(tally.suspect ? 1 : 0)])
+        var states: [[Int64]: [Int64]] = [:]
         for check in run.checks {
             let scenarioID = names["scenarios"]![check.scenario]!, typeID = names["types"]![check.type]!
             try db.run("""
@@ -63,22 +82,20 @@ struct LegacyLayoutWriter {
                       .text(check.lifecycle), .text(check.fingerprint), .text(check.retainPath.map(RetainPathJSON.text)),
                       .text(check.message), .text(check.source?.rawValue), .text(ReportTimestamp.string(from: check.timestamp)),
                       check.knownIssue == true && check.outcome == .leaked ? .integer(1) : .null])
-            let key = "\(commitID) \(run.environment) \(scenarioID) \(typeID)"
             let counts: [Int64] = [1, check.outcome == .leaked ? 1 : 0, check.outcome == .lateRelease ? 1 : 0,
                                    check.outcome == .error ? 1 : 0]
-            if let existing = states[key] {
-                states[key] = zip(existing, counts).map { $0 + $1 }
-                try db.run("""
-                    UPDATE leak_states SET checked_count = ?, leaked_count = ?, late_release_count = ?, error_count = ?
-                    WHERE commit_id = ? AND environment = ? AND scenario_id = ? AND type_id = ?
-                    """, states[key]!.map(SQLValue.integer) + [.integer(commitID), .text(run.environment), .integer(scenarioID), .integer(typeID)])
-            } else {
-                states[key] = counts
-                try db.run("""
-                    INSERT INTO leak_states (commit_id, environment, scenario_id, type_id, checked_count, leaked_count,
-                        late_release_count, error_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """, [.integer(commitID), .text(run.environment), .integer(scenarioID), .integer(typeID)] + counts.map(SQLValue.integer))
-            }
+            states[[scenarioID, typeID]] = zip(states[[scenarioID, typeID]] ?? [0, 0, 0, 0], counts).map { $0 + $1 }
+        }
+        for (key, counts) in states.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+            try db.run("""
+                INSERT INTO leak_states (commit_id, environment, scenario_id, type_id, checked_count, leaked_count,
+                    late_release_count, error_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (commit_id, environment, scenario_id, type_id) DO UPDATE SET
+                    checked_count = leak_states.checked_count + excluded.checked_count,
+                    leaked_count = leak_states.leaked_count + excluded.leaked_count,
+                    late_release_count = leak_states.late_release_count + excluded.late_release_count,
+                    error_count = leak_states.error_count + excluded.error_count
+                """, [.integer(commitID), .text(run.environment), .integer(key[0]), .integer(key[1])] + counts.map(SQLValue.integer))
         }
     }
 }
