@@ -24,7 +24,7 @@ struct UpgradeInPlaceTests {
     @Test(arguments: TestEngine.all)
     func anInterruptedUpgradeResumesAndAnswersAsTheOldLayoutDid(_ engine: TestEngine) throws {
         let (database, history) = try Self.legacyDatabase(engine)
-        let options = StoreOptions(upgradeBatchChecks: 500)
+        let options = StoreOptions(upgradeBatchChecks: 100)
         let steps = Collected<UpgradeProgress>()
         // Stopped after the third batch, as a kill between two commits would stop it.
         #expect(throws: Interrupted.self) {
