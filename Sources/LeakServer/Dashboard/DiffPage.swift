@@ -34,11 +34,11 @@ enum DiffPage {
         // No base with data: the head's leaks, unverified — as the CLI lists them.
         let diff = try store.diff(project: project, base: comparison.compared, head: head, environment: scope.environment,
                                   after: comparison.after, tip: comparison.tip)
-        let groups = LeakGroup.grouping(diff.entries)
+        let groups = LeakGroup.grouping(diff.leaks.entries)
 
         // New, persisting and fixed always; the other categories when they hold something.
         let counts = HTML.joined(LeakDiff.Category.printOrder.compactMap { category -> HTML? in
-            let count = diff.counts[category.rawValue] ?? 0
+            let count = diff.leaks.counts[category] ?? 0
             guard count > 0 || [.new, .persisting, .fixed].contains(category) else { return nil }
             return "<li data-category=\"\(category.rawValue)\"><strong>\(count)</strong> \(category.countLabel)</li>"
         })
@@ -56,7 +56,8 @@ enum DiffPage {
         let here = links.diff(base: compared, head: head, environment: scope.environment)
         let body: HTML = """
             \(form)
-            \(resolution(comparison, baseText: baseText, headText: headText, compared: compared, diff: diff, links: links))
+            \(resolution(comparison, baseText: baseText, headText: headText, compared: compared, diff: diff,
+                         environment: scope.environment, links: links))
             <p class="permalink">Link for a pull request: <a href="\(here)">\(here)</a></p>
             <ul class="counts">\(counts)</ul>
             \(sections)
@@ -82,7 +83,7 @@ enum DiffPage {
     /// What each side was resolved to, in words: the branch head, the merge-base, the base
     /// compared with and how far back it is.
     private static func resolution(_ comparison: RevisionComparison, baseText: String, headText: String, compared: String,
-                                   diff: DiffResponse, links: DashboardLinks) -> HTML {
+                                   diff: CommitDiff, environment: String, links: DashboardLinks) -> HTML {
         func side(_ resolution: RevisionComparison.Resolution, _ asked: String) -> HTML {
             guard case let .found(commit, match) = resolution else { return "" }
             let link = DashboardPage.commitLink(commit, links: links)
@@ -94,7 +95,7 @@ enum DiffPage {
         }
         func runs(_ count: Int) -> HTML { "\(count) run\(count == 1 ? "" : "s")" }
         var lines: [HTML] = [
-            "<li>Head: \(side(comparison.head, headText)), \(runs(diff.head.runs)) in <code>\(diff.environment)</code></li>",
+            "<li>Head: \(side(comparison.head, headText)), \(runs(diff.head.runs)) in <code>\(environment)</code></li>",
             "<li>Base asked for: \(side(comparison.base, baseText))</li>",
         ]
         if comparison.onBaseBranch {
@@ -111,7 +112,7 @@ enum DiffPage {
         } else {
             lines.append("""
                 <li class="problem">No base: neither it nor its first-parent ancestors have a usable run in \
-                <code>\(diff.environment)</code>; what leaks at the head is listed unverified.</li>
+                <code>\(environment)</code>; what leaks at the head is listed unverified.</li>
                 """)
         }
         let warning: HTML = diff.head.runs == 0

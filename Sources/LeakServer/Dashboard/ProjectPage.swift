@@ -18,7 +18,8 @@ enum ProjectPage {
         let typeRows = try shownTypes.enumerated().map { index, summary -> DashboardPage.Row in
             let spark: HTML = index < sparklineTypes
                 ? TrendChartSVG.sparkline(try store.trend(project: project, type: summary.type, branch: scope.branch,
-                                                          environment: scope.environment, limit: sparklineCommits))
+                                                          environment: scope.environment, limit: sparklineCommits),
+                                          type: summary.type)
                 : ""
             let direction: HTML = switch summary.direction {
             case .rising: "<span class=\"leak\">rising</span>"

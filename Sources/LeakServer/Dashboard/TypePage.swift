@@ -13,7 +13,7 @@ enum TypePage {
         let scope = try DashboardScope(request, store: store, project: project)
         let links = scope.links
         let limit = request.query["limit"] == nil ? defaultCommits : try QueryInput.limit(request)
-        let trend = try store.trend(project: project, type: type, branch: scope.branch, environment: scope.environment,
+        let points = try store.trend(project: project, type: type, branch: scope.branch, environment: scope.environment,
                                     limit: limit)
         let leaks = try store.typeLeaks(project: project, type: type, branch: scope.branch, environment: scope.environment,
                                         limit: DashboardPage.rowLimit + 1)
@@ -40,11 +40,11 @@ enum TypePage {
                                      GroupCells.cells(group, links: links, branch: scope.branch, environment: scope.environment,
                                                       notes: note) + [introduced])
         }
-        let chart: HTML = trend.points.isEmpty
+        let chart: HTML = points.isEmpty
             ? "<p class=\"empty\" id=\"chart\">No commits of <code>\(scope.branch)</code> in <code>\(scope.environment)</code> have data.</p>"
             : """
-                <figure id="chart">\(TrendChartSVG.chart(trend, links: links))\
-                <figcaption class="note">Leaking scenarios per commit, oldest left; \(trend.points.count) commits. \
+                <figure id="chart">\(TrendChartSVG.chart(points, type: type, branch: scope.branch, links: links))\
+                <figcaption class="note">Leaking scenarios per commit, oldest left; \(points.count) commits. \
                 Each point links to its commit.</figcaption></figure>
                 """
         let histories = try leaks.prefix(DashboardPage.historyScenarios).map {

@@ -1,4 +1,6 @@
 import Foundation
+import LeakReport
+import LeakStore
 
 /// `GET /v1/projects/{project}/diff?base=&head=&environment=&mergeBase=&after=&tip=`: every leak key classified
 /// between the two commits. A commit with no usable runs is a side with `runs: 0`; without
@@ -15,7 +17,24 @@ enum DiffRoute {
         let tip = try request.query["tip"].map { try QueryInput.commit($0, field: "tip") }
         let mergeBase = try request.query["mergeBase"].map { try QueryInput.commit($0, field: "mergeBase") }
         let environment = try QueryInput.environment(request)
-        return try Response.json(try context.store.diff(project: project, base: base, head: head, environment: environment,
-                                                        mergeBase: mergeBase, after: after, tip: tip))
+        let diff = try context.store.diff(project: project, base: base, head: head, environment: environment,
+                                          mergeBase: mergeBase, after: after, tip: tip)
+        return try Response.json(DiffResponse(project: project, environment: environment, diff))
+    }
+}
+
+extension DiffResponse {
+    init(project: String, environment: String, _ diff: CommitDiff) {
+        self.init(project: project, environment: environment, base: diff.base.map(Side.init), head: Side(diff.head),
+                  diff: diff.leaks)
+    }
+}
+
+extension DiffResponse.Side {
+    /// A side without suspect runs has no `suspectRuns` member on the wire.
+    init(_ side: CommitDiff.Side) {
+        self.init(commit: side.commit, runs: side.runs, suspectRuns: side.suspectRuns.isEmpty ? nil : side.suspectRuns.map {
+            DiffResponse.SuspectRun(runID: $0.runID, checks: $0.checks, leaked: $0.leaked, errors: $0.errors)
+        })
     }
 }

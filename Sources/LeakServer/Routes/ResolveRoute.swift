@@ -17,6 +17,8 @@ enum ResolveRoute {
         let candidates = try body.candidates.enumerated().map { index, sha in
             try QueryInput.commit(sha, field: "candidates[\(index)]")
         }
-        return try Response.json(try context.store.resolveBase(project: project, environment: environment, candidates: candidates))
+        let found = try context.store.resolveBase(project: project, environment: environment, candidates: candidates)
+        return try Response.json(ResolveResponse(base: found.map { candidates[$0] }, distance: found,
+                                                 searched: found.map { $0 + 1 } ?? candidates.count))
     }
 }

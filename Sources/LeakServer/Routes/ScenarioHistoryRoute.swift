@@ -1,3 +1,6 @@
+import LeakReport
+import LeakStore
+
 /// `GET /v1/projects/{project}/scenarios/history?scenario=&environment=&limit=`: the
 /// scenario's keys and states per commit, oldest first.
 ///
@@ -10,7 +13,17 @@ enum ScenarioHistoryRoute {
         let scenario = try QueryInput.text(request.query["scenario"], field: "scenario")
         let environment = try QueryInput.environment(request)
         let limit = try QueryInput.limit(request)
-        return try Response.json(try context.store.scenarioHistory(
-            project: project, scenario: scenario, environment: environment, limit: limit))
+        let history = try context.store.scenarioHistory(project: project, scenario: scenario, environment: environment, limit: limit)
+        return try Response.json(ScenarioHistoryResponse(history))
+    }
+}
+
+extension ScenarioHistoryResponse {
+    init(_ history: ScenarioHistory) {
+        self.init(scenario: history.scenario, environment: history.environment, commits: history.commits.map { commit in
+            Commit(commit: commit.commit, keys: commit.keys.map {
+                Key(type: $0.type, state: $0.state, checked: $0.checked, leaked: $0.leaked)
+            })
+        })
     }
 }

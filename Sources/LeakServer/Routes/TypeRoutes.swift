@@ -1,3 +1,6 @@
+import LeakReport
+import LeakStore
+
 /// `GET /v1/projects/{project}/types?branch=&environment=` and
 /// `GET /v1/projects/{project}/types/{type}/trend?branch=&limit=&environment=`.
 enum TypeRoutes {
@@ -6,7 +9,8 @@ enum TypeRoutes {
         let project = request.parameter("project")
         let branch = try QueryInput.text(request.query["branch"], field: "branch")
         let environment = try QueryInput.environment(request)
-        return try Response.json(try context.store.leakingTypes(project: project, branch: branch, environment: environment))
+        let leaking = try context.store.leakingTypes(project: project, branch: branch, environment: environment)
+        return try Response.json(TypesResponse(branch: branch, head: leaking.head, types: leaking.types.map(TypesResponse.Summary.init)))
     }
 
     @Sendable
@@ -16,7 +20,27 @@ enum TypeRoutes {
         let branch = try QueryInput.text(request.query["branch"], field: "branch")
         let environment = try QueryInput.environment(request)
         let limit = try QueryInput.limit(request)
-        return try Response.json(try context.store.trend(
-            project: project, type: type, branch: branch, environment: environment, limit: limit))
+        let points = try context.store.trend(project: project, type: type, branch: branch, environment: environment, limit: limit)
+        return try Response.json(TrendResponse(type: type, branch: branch, environment: environment,
+                                               points: points.map(TrendResponse.Point.init)))
+    }
+}
+
+extension TypesResponse.Summary {
+    init(_ summary: LeakingTypes.Summary) {
+        let direction: TypesResponse.Direction = switch summary.direction {
+        case .rising: .rising
+        case .falling: .falling
+        case .flat: .flat
+        }
+        self.init(type: summary.type, leakingScenarios: summary.leakingScenarios, firstSeen: summary.firstSeen,
+                  lastSeen: summary.lastSeen, direction: direction)
+    }
+}
+
+extension TrendResponse.Point {
+    init(_ point: TrendPoint) {
+        self.init(commit: point.commit, at: point.at, leakedKeys: point.leakedKeys, checkedKeys: point.checkedKeys,
+                  scenarios: point.scenarios, fingerprints: point.fingerprints)
     }
 }

@@ -14,9 +14,10 @@ extension LeakStore {
     /// How far back along the head's first parents `firstSeen` looks.
     public static let firstSeenCommits = 200
 
-    /// The first candidate commit with a usable (non-suspect) run in the environment.
+    /// The index of the first candidate commit with a usable (non-suspect) run in the
+    /// environment; nil when none has one.
     /// - Throws: `LeakStoreError.projectNotFound`.
-    public func resolveBase(project: String, environment: String, candidates: [String]) throws -> ResolveResponse {
+    public func resolveBase(project: String, environment: String, candidates: [String]) throws -> Int? {
         try read { db in
             let history = try ProjectHistory(db, project: project)
             for (distance, candidate) in candidates.enumerated() {
@@ -24,11 +25,9 @@ extension LeakStore {
                     SELECT 1 FROM commits c JOIN runs r ON r.commit_id = c.id
                     WHERE c.project_id = ? AND c.sha = ? AND r.environment = ? AND r.suspect = 0 LIMIT 1
                     """, [.integer(history.projectID), .text(candidate.lowercased()), .text(environment)])
-                if found != nil {
-                    return ResolveResponse(base: candidate.lowercased(), distance: distance, searched: distance + 1)
-                }
+                if found != nil { return distance }
             }
-            return ResolveResponse(base: nil, distance: nil, searched: candidates.count)
+            return nil
         }
     }
 
@@ -54,14 +53,14 @@ extension LeakStore {
     /// - Without a base, every leak at head is `unverified`.
     /// - Throws: `LeakStoreError.projectNotFound`.
     public func diff(project: String, base: String?, head: String, environment: String, mergeBase: String?,
-                     after: String?, tip: String?, now: Date) throws -> DiffResponse {
+                     after: String?, tip: String?, now: Date) throws -> CommitDiff {
         try read { db in
             let history = try ProjectHistory(db, project: project)
             let headID = try history.commitID(head)
             let headRuns = try headID.map { try history.runCounts(commitID: $0, environment: environment) } ?? (usable: 0, suspect: 0)
             let suspectRuns = try headID.map { try history.suspectRuns(commitID: $0, environment: environment) } ?? []
-            let headSide = DiffResponse.Side(commit: head.lowercased(), runs: headRuns.usable + headRuns.suspect,
-                                             suspectRuns: suspectRuns.isEmpty ? nil : suspectRuns)
+            let headSide = CommitDiff.Side(commit: head.lowercased(), runs: headRuns.usable + headRuns.suspect,
+                                           suspectRuns: suspectRuns)
             let headCounts = try headID.map { try history.keyCounts(commitID: $0, environment: environment, includingSuspect: true) } ?? []
 
             guard let base else {
@@ -69,7 +68,7 @@ extension LeakStore {
                                                          wanted: Set(headCounts.map(\.ids)), includingSuspect: true)
                 var diff = LeakDiff(unverifiedHead: observations.byKey)
                 try annotateFirstSeen(&diff, history, headID: headID, keys: observations.idsByKey, environment: environment)
-                return DiffResponse(project: project, environment: environment, base: nil, head: headSide, diff: diff)
+                return CommitDiff(base: nil, head: headSide, leaks: diff)
             }
 
             let baseID = try history.commitID(base)
@@ -152,9 +151,7 @@ extension LeakStore {
                 }
             }
             try annotateFirstSeen(&diff, history, headID: headID, keys: idsByKey, environment: environment)
-            return DiffResponse(project: project, environment: environment,
-                                base: DiffResponse.Side(commit: base.lowercased(), runs: baseRuns),
-                                head: headSide, diff: diff)
+            return CommitDiff(base: CommitDiff.Side(commit: base.lowercased(), runs: baseRuns), head: headSide, leaks: diff)
         }
     }
 

@@ -6,13 +6,13 @@ extension LeakStore {
 
     /// One type's leaks per commit along the branch, oldest first (see `ProjectHistory.branchCommits`).
     /// - Throws: `LeakStoreError.projectNotFound`.
-    public func trend(project: String, type: String, branch: String, environment: String, limit: Int) throws -> TrendResponse {
+    public func trend(project: String, type: String, branch: String, environment: String, limit: Int) throws -> [TrendPoint] {
         try read { db in
             let history = try ProjectHistory(db, project: project)
             guard let typeID = try db.scalarInt("SELECT id FROM types WHERE name = ?", [.text(type)]) else {
-                return TrendResponse(type: type, branch: branch, environment: environment, points: [])
+                return []
             }
-            let points = try history.branchCommits(branch, environment: environment, limit: limit).reversed().map { commit in
+            return try history.branchCommits(branch, environment: environment, limit: limit).reversed().map { commit in
                 let counts = try history.keyCounts(commitID: commit.id, environment: environment, typeID: typeID)
                 let leaking = counts.filter { $0.leaked > 0 }
                 var fingerprints: [String] = []
@@ -26,11 +26,10 @@ extension LeakStore {
                         ORDER BY k.fingerprint
                         """, [.integer(commit.id), .text(environment), .integer(typeID)]) { fingerprints.append($0.string(at: 0) ?? "") }
                 }
-                return TrendResponse.Point(
+                return TrendPoint(
                     commit: commit.sha, at: commit.at, leakedKeys: leaking.count, checkedKeys: counts.count,
                     scenarios: leaking.map(\.scenario).sorted(), fingerprints: fingerprints)
             }
-            return TrendResponse(type: type, branch: branch, environment: environment, points: points)
         }
     }
 
@@ -40,13 +39,13 @@ extension LeakStore {
     /// over the `directionWindow - 1` commits before it along the branch: more is rising, fewer
     /// is falling, the same (or no earlier commit) is flat.
     /// - Throws: `LeakStoreError.projectNotFound`.
-    public func leakingTypes(project: String, branch: String, environment: String) throws -> TypesResponse {
+    public func leakingTypes(project: String, branch: String, environment: String) throws -> LeakingTypes {
         try read { db in
             let history = try ProjectHistory(db, project: project)
             let line = try history.branchCommits(branch, environment: environment,
                                                  limit: max(Self.directionWindow, Self.firstSeenCommits))
             let window = line.prefix(Self.directionWindow)
-            guard let head = window.first else { return TypesResponse(branch: branch, head: nil, types: []) }
+            guard let head = window.first else { return LeakingTypes(head: nil, types: []) }
             var leakingAtHead: [Int64: (name: String, scenarios: [String], keys: [KeyIDs])] = [:]
             for counts in try history.keyCounts(commitID: head.id, environment: environment) where counts.leaked > 0 {
                 leakingAtHead[counts.typeID, default: (counts.type, [], [])].scenarios.append(counts.scenario)
@@ -63,16 +62,16 @@ extension LeakStore {
             let earlierCount = window.count - 1
             let types = try leakingAtHead.map { typeID, leaking in
                 let now = leaking.scenarios.count * earlierCount, before = earlierTotals[typeID] ?? 0
-                let direction: TypesResponse.Direction =
+                let direction: LeakingTypes.Direction =
                     earlierCount == 0 || now == before ? .flat : (now > before ? .rising : .falling)
                 // The type leaks since the oldest start among its keys' current leaking stretches.
                 let first = try leaking.keys.compactMap { try history.leakingSince($0, along: line, environment: environment) }
                     .max { position[$0, default: 0] < position[$1, default: 0] }
-                return TypesResponse.Summary(
+                return LeakingTypes.Summary(
                     type: leaking.name, leakingScenarios: leaking.scenarios.sorted(), firstSeen: first ?? head.sha,
                     lastSeen: head.sha, direction: direction)
             }
-            return TypesResponse(branch: branch, head: head.sha, types: types.sorted { $0.type < $1.type })
+            return LeakingTypes(head: head.sha, types: types.sorted { $0.type < $1.type })
         }
     }
 

@@ -118,8 +118,8 @@ struct ProjectHistory {
     }
 
     /// The head's suspect runs in the environment, oldest first.
-    func suspectRuns(commitID: Int64, environment: String) throws -> [DiffResponse.SuspectRun] {
-        var runs: [DiffResponse.SuspectRun] = []
+    func suspectRuns(commitID: Int64, environment: String) throws -> [CommitDiff.SuspectRun] {
+        var runs: [CommitDiff.SuspectRun] = []
         try db.query("""
             SELECT id, check_count, leaked_count, error_count FROM runs
             WHERE commit_id = ? AND environment = ? AND suspect = 1 ORDER BY id

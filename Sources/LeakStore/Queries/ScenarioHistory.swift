@@ -1,14 +1,14 @@
 import LeakReport
 
-/// `GET /v1/projects/{project}/scenarios/history?scenario=`: one scenario's keys and their
-/// states per commit, oldest first.
-public struct ScenarioHistory: Sendable, Hashable, Codable {
-    public struct Commit: Sendable, Hashable, Codable {
+/// One scenario's keys and their states per commit, oldest first
+/// (`LeakStorage.scenarioHistory`).
+public struct ScenarioHistory: Sendable, Hashable {
+    public struct Commit: Sendable, Hashable {
         public var commit: String
         public var keys: [Key]
     }
 
-    public struct Key: Sendable, Hashable, Codable {
+    public struct Key: Sendable, Hashable {
         public var type: String
         public var state: KeyState
         public var checked: Int

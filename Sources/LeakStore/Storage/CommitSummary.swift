@@ -1,9 +1,9 @@
 import LeakReport
 
 /// A commit as uploads reported it, with the runs stored for it.
-public struct CommitSummary: Sendable, Hashable, Codable {
+public struct CommitSummary: Sendable, Hashable {
     /// One run at the commit, without its checks.
-    public struct Run: Sendable, Hashable, Codable {
+    public struct Run: Sendable, Hashable {
         public var runID: Int64
         public var runKey: String
         public var environment: String
@@ -18,7 +18,7 @@ public struct CommitSummary: Sendable, Hashable, Codable {
     }
 
     /// One leaked check of a run.
-    public struct Leak: Sendable, Hashable, Codable {
+    public struct Leak: Sendable, Hashable {
         public var scenario: String
         public var type: String
         public var file: String

@@ -23,15 +23,16 @@ public protocol LeakStorage: Sendable {
     /// Resolves two revisions (ids, branch names, id prefixes), their merge-base along the
     /// uploaded parents, and the nearest ancestor of it with data, within `depth`.
     func compare(project: String, base: String, head: String, environment: String, depth: Int) throws -> RevisionComparison
-    /// The first candidate commit with a usable (non-suspect) run in the environment.
-    func resolveBase(project: String, environment: String, candidates: [String]) throws -> ResolveResponse
+    /// The index of the first candidate commit with a usable (non-suspect) run in the
+    /// environment; nil when none has one.
+    func resolveBase(project: String, environment: String, candidates: [String]) throws -> Int?
     /// Every leak key of the environment classified between two commits (`LeakDiff`).
     func diff(project: String, base: String?, head: String, environment: String, mergeBase: String?,
-              after: String?, tip: String?, now: Date) throws -> DiffResponse
+              after: String?, tip: String?, now: Date) throws -> CommitDiff
     /// Each type leaking at the branch's newest commit with data.
-    func leakingTypes(project: String, branch: String, environment: String) throws -> TypesResponse
+    func leakingTypes(project: String, branch: String, environment: String) throws -> LeakingTypes
     /// One type's leaks per commit along the branch, oldest first.
-    func trend(project: String, type: String, branch: String, environment: String, limit: Int) throws -> TrendResponse
+    func trend(project: String, type: String, branch: String, environment: String, limit: Int) throws -> [TrendPoint]
     /// The keys of `type` leaking at the branch head, with their most telling check.
     func typeLeaks(project: String, type: String, branch: String, environment: String, limit: Int) throws -> [TypeLeak]
     /// The newest runs, leaks, branches and environments of a project.
@@ -86,7 +87,7 @@ extension LeakStorage {
     }
 
     public func diff(project: String, base: String?, head: String, environment: String, mergeBase: String? = nil,
-                     after: String? = nil, tip: String? = nil) throws -> DiffResponse {
+                     after: String? = nil, tip: String? = nil) throws -> CommitDiff {
         try diff(project: project, base: base, head: head, environment: environment, mergeBase: mergeBase, after: after,
                  tip: tip, now: Date())
     }
