@@ -115,8 +115,10 @@ enum ServerTool {
         let isServer = database.hasPrefix("postgres://") || database.hasPrefix("postgresql://")
         let file = database.hasPrefix("sqlite://") ? String(database.dropFirst("sqlite://".count)) : database
         let existed = isServer || FileManager.default.fileExists(atPath: file)
-        // An older database is upgraded in place first; its progress goes to standard error.
+        // An older database is upgraded in place first; its progress goes to standard error (a
+        // new database has nothing to upgrade and says nothing).
         let store = try LeakStore(database: database, options: configuration.storeOptions) { step in
+            guard step.runsTotal > 0 else { return }
             FileHandle.standardError.write(Data("leakhistory-server: \(step)\n".utf8))
         }
         if announce {

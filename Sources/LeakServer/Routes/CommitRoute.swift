@@ -15,19 +15,6 @@ enum CommitRoute {
         }
         return try Response.json(CommitResponse(commit))
     }
-}
-
-extension CommitResponse {
-    init(_ commit: CommitSummary) {
-        self.init(sha: commit.sha, branch: commit.branch, parents: commit.parents, runs: commit.runs.map { run in
-            Run(runID: run.runID, runKey: run.runKey, environment: run.environment, startedAt: run.startedAt,
-                checks: run.checks, leaked: run.leaked, lateRelease: run.lateRelease, errors: run.errors,
-                suspect: run.suspect, leaks: run.leaks.map {
-                    Leak(scenario: $0.scenario, type: $0.type, file: $0.file, line: $0.line, fingerprint: $0.fingerprint,
-                         retainPath: $0.retainPath, message: $0.message)
-                })
-        })
-    }
 
     /// `limit` and `cursor` of a commit page (the API's and the dashboard's).
     static func page(_ request: Request) throws -> (limit: Int, cursor: CommitCursor?) {
@@ -46,5 +33,18 @@ extension CommitResponse {
             return cursor
         }
         return (limit, cursor)
+    }
+}
+
+extension CommitResponse {
+    init(_ commit: CommitSummary) {
+        self.init(sha: commit.sha, branch: commit.branch, parents: commit.parents, runs: commit.runs.map { run in
+            Run(runID: run.runID, runKey: run.runKey, environment: run.environment, startedAt: run.startedAt,
+                checks: run.checks, leaked: run.leaked, lateRelease: run.lateRelease, errors: run.errors,
+                suspect: run.suspect, leaks: run.leaks.map {
+                    Leak(scenario: $0.scenario, type: $0.type, file: $0.file, line: $0.line, fingerprint: $0.fingerprint,
+                         retainPath: $0.retainPath, message: $0.message)
+                })
+        }, next: commit.next)
     }
 }
