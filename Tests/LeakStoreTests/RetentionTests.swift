@@ -14,12 +14,12 @@ struct RetentionTests {
         for (index, head) in history.commits.enumerated() where index > 0 {
             let diff = try store.diff(project: project, base: history.commits[index - 1], head: head, environment: "linux",
                                       mergeBase: nil, after: nil, tip: nil, now: now)
-            lines.append("diff \(index): " + diff.entries.map { "\($0.category) \($0.scenario) \($0.type) \($0.firstSeen ?? "-")" }
+            lines.append("diff \(index): " + diff.leaks.entries.map { "\($0.category) \($0.scenario) \($0.type) \($0.firstSeen ?? "-")" }
                 .joined(separator: ", "))
         }
         for type in history.types {
             let trend = try store.trend(project: project, type: type, branch: "main", environment: "linux", limit: 1_000)
-            lines.append("trend \(type): " + trend.points.map { "\($0.commit.suffix(3)) \($0.leakedKeys)/\($0.checkedKeys) \($0.scenarios)" }
+            lines.append("trend \(type): " + trend.map { "\($0.commit.suffix(3)) \($0.leakedKeys)/\($0.checkedKeys) \($0.scenarios)" }
                 .joined(separator: ", "))
         }
         let types = try store.leakingTypes(project: project, branch: "main", environment: "linux")

@@ -99,7 +99,10 @@ struct AnswerHistory {
         for run in runs { _ = try store.ingest(run) }
     }
 
-    /// Every query's answer, by question, each in a canonical text.
+    /// Every query's answer, by question, each in a canonical text — in the shape the routes
+    /// send it (the wire types of `LeakReport/API`, mapped from the store's domain values as the
+    /// routes map them), so that the answers compare with those recorded when the store built
+    /// the wire types itself.
     func answers(_ store: LeakStore) throws -> [(question: String, answer: String)] {
         var answers: [(question: String, answer: String)] = []
         func record(_ question: String, _ answer: Any) {
@@ -108,30 +111,40 @@ struct AnswerHistory {
         let now = Date(timeIntervalSince1970: 1_900_000_000)
         let project = Self.project
         for environment in ["linux", "macos"] {
-            record("resolve \(environment)", try store.resolveBase(project: project, environment: environment,
-                                                                   candidates: commits.reversed()))
+            let candidates = Array(commits.reversed())
+            let found = try store.resolveBase(project: project, environment: environment, candidates: candidates)
+            record("resolve \(environment)", ResolveResponse(base: found.map { candidates[$0] }, distance: found,
+                                                             searched: found.map { $0 + 1 } ?? candidates.count))
             for (index, head) in commits.enumerated() {
-                record("diff none..\(index) \(environment)", try store.diff(
-                    project: project, base: nil, head: head, environment: environment, mergeBase: nil, after: nil, tip: nil, now: now))
+                record("diff none..\(index) \(environment)", wire(try store.diff(
+                    project: project, base: nil, head: head, environment: environment, mergeBase: nil, after: nil, tip: nil, now: now), environment: environment))
                 for back in [1, 3] where index >= back {
                     let base = commits[index - back]
-                    record("diff \(index - back)..\(index) \(environment)", try store.diff(
+                    record("diff \(index - back)..\(index) \(environment)", wire(try store.diff(
                         project: project, base: base, head: head, environment: environment, mergeBase: base,
-                        after: nil, tip: nil, now: now))
+                        after: nil, tip: nil, now: now), environment: environment))
                 }
                 if index >= 6 {
-                    record("diff fell back \(index - 4)..\(index) \(environment)", try store.diff(
+                    record("diff fell back \(index - 4)..\(index) \(environment)", wire(try store.diff(
                         project: project, base: commits[index - 4], head: head, environment: environment,
-                        mergeBase: commits[index - 6], after: commits[index - 5], tip: commits.last, now: now))
+                        mergeBase: commits[index - 6], after: commits[index - 5], tip: commits.last, now: now), environment: environment))
                 }
             }
             for branch in ["main", "feature"] {
-                record("types \(branch) \(environment)", try store.leakingTypes(project: project, branch: branch, environment: environment))
+                let leaking = try store.leakingTypes(project: project, branch: branch, environment: environment)
+                record("types \(branch) \(environment)", TypesResponse(branch: branch, head: leaking.head, types: leaking.types.map {
+                    TypesResponse.Summary(type: $0.type, leakingScenarios: $0.leakingScenarios, firstSeen: $0.firstSeen,
+                                          lastSeen: $0.lastSeen, direction: TypesResponse.Direction(rawValue: "\($0.direction)")!)
+                }))
                 for type in types {
-                    record("trend \(type) \(branch) \(environment)", try store.trend(
-                        project: project, type: type, branch: branch, environment: environment, limit: 1_000))
-                    record("trend 5 \(type) \(branch) \(environment)", try store.trend(
-                        project: project, type: type, branch: branch, environment: environment, limit: 5))
+                    for limit in [1_000, 5] {
+                        let points = try store.trend(project: project, type: type, branch: branch, environment: environment, limit: limit)
+                        record("trend \(limit == 5 ? "5 " : "")\(type) \(branch) \(environment)", TrendResponse(
+                            type: type, branch: branch, environment: environment, points: points.map {
+                                TrendResponse.Point(commit: $0.commit, at: $0.at, leakedKeys: $0.leakedKeys, checkedKeys: $0.checkedKeys,
+                                                    scenarios: $0.scenarios, fingerprints: $0.fingerprints)
+                            }))
+                    }
                     record("type leaks \(type) \(branch) \(environment)", try store.typeLeaks(
                         project: project, type: type, branch: branch, environment: environment, limit: 100))
                 }
@@ -153,6 +166,17 @@ struct AnswerHistory {
             answers.append(("commit \(index)", text))
         }
         return answers
+    }
+
+    /// A diff as the route sends it.
+    private func wire(_ diff: CommitDiff, environment: String) -> DiffResponse {
+        func side(_ side: CommitDiff.Side) -> DiffResponse.Side {
+            DiffResponse.Side(commit: side.commit, runs: side.runs, suspectRuns: side.suspectRuns.isEmpty ? nil : side.suspectRuns.map {
+                DiffResponse.SuspectRun(runID: $0.runID, checks: $0.checks, leaked: $0.leaked, errors: $0.errors)
+            })
+        }
+        return DiffResponse(project: Self.project, environment: environment, base: diff.base.map(side),
+                            head: side(diff.head), diff: diff.leaks)
     }
 
     /// The commit with the leaks of all its pages, read `pageSize` at a time.
