@@ -160,5 +160,106 @@ struct LeakStoreTests {
         let error = #expect(throws: LeakStoreError.self) { try database.open() }
         #expect(error?.description.contains("was migrated by a newer build") == true)
     }
-}
 
+    /// Text that the PostgreSQL engine sends inside array literals (many rows in one statement,
+    /// many names interned at once) comes back as it went in, on every engine.
+    @Test(arguments: TestEngine.all)
+    func awkwardTextRoundTripsThroughInsertsAndInterning(_ engine: TestEngine) throws {
+        let database = try TestDatabase(engine)
+        _ = try database.open().createProject("app")
+        let awkward = ["NULL", "", "a \"quoted\" \\ back\\slash", "comma, {brace} }", "tab\tnew\nline", "ünïcødé ✓", "'single'"]
+        var run = Self.run(key: "awkward", outcomes: Array(repeating: .leaked, count: awkward.count))
+        for (index, text) in awkward.enumerated() {
+            run.checks[index].scenario = "S/\(text)"
+            run.checks[index].type = "App.\(text)"
+            run.checks[index].file = text
+            run.checks[index].message = text
+            run.checks[index].fingerprint = text
+        }
+        let first = try database.open()
+        _ = try first.ingest(run)
+        // A second store has its own sessions: every name is known to the database, not to them.
+        var again = run
+        again.runKey = "awkward-again"
+        _ = try database.open().ingest(again)
+        let commit = try #require(try first.commit(project: "app", sha: Self.commit))
+        #expect(commit.runs.count == 2)
+        for stored in commit.runs {
+            #expect(stored.leaks.map(\.scenario) == run.checks.map(\.scenario))
+            #expect(stored.leaks.map(\.type) == run.checks.map(\.type))
+            #expect(stored.leaks.map(\.file) == awkward)
+            #expect(stored.leaks.map(\.message) == awkward)
+            #expect(stored.leaks.map(\.fingerprint) == awkward)
+        }
+        let names = try first.read { db in
+            [try db.scalarInt("SELECT count(*) FROM scenarios"), try db.scalarInt("SELECT count(*) FROM types"),
+             try db.scalarInt("SELECT sum(leaked_count) FROM leak_states")]
+        }
+        #expect(names == [Int64(awkward.count), Int64(awkward.count), Int64(2 * awkward.count)])
+    }
+
+    /// Along the line, the states of many keys are read a batch of keys at a time: keys on
+    /// either side of a batch's edge get the same answers, also where a suspect run at a
+    /// commit of the line has its usable checks added up.
+    @Test(arguments: TestEngine.all)
+    func aDiffOfManyKeysAnswersAlikeForEveryBatch(_ engine: TestEngine) throws {
+        let database = try TestDatabase(engine)
+        let store = try database.open()
+        _ = try store.createProject("app")
+        let keys = 2 * ProjectHistory.keyBatch + 44
+        let sha = { (number: Int) in String(repeating: "\(number)", count: 40) }
+        // Class 0 leaks all along; class 1 is clean at 1 and 2 (where only a suspect run leaks
+        // it) and leaks from 3; class 2 leaks at 1, is clean at 2 and leaks from 3.
+        func leaks(_ key: Int, at number: Int) -> Bool {
+            switch key % 3 {
+            case 0: true
+            case 1: number >= 3
+            default: number != 2
+            }
+        }
+        // Clean checks of other keys keep the runs from looking like a broken harness; the
+        // run that leaks every key and nothing else does (it is suspect).
+        func run(_ number: Int, key runKey: String, padded: Bool = true, outcome: (Int) -> CheckOutcome) -> RunRecord {
+            var run = Self.run(key: runKey, outcomes: (0..<keys).map(outcome))
+            run.commit = sha(number)
+            run.parents = number == 1 ? [] : [sha(number - 1)]
+            for index in run.checks.indices {
+                run.checks[index].scenario = "Suite\(index / 5)/test\(index)()"
+                run.checks[index].type = "App.Type\(index % 4)"
+            }
+            if padded {
+                run.checks += (0..<keys).map { index in
+                    CheckRecord(scenario: "Clean/test\(index)()", file: "C.swift", line: index, type: "App.Clean",
+                                outcome: .deallocated, waitedMs: 1, timeoutMs: 100, timestamp: run.startedAt)
+                }
+            }
+            return run
+        }
+        for number in 1...4 {
+            _ = try store.ingest(run(number, key: "c\(number)") { leaks($0, at: number) ? .leaked : .deallocated })
+        }
+        let suspect = try store.ingest(run(2, key: "c2-broken", padded: false) { _ in .leaked })
+        #expect(suspect.suspect)
+
+        let diff = try store.diff(project: "app", base: sha(3), head: sha(4), environment: "linux")
+        #expect(diff.leaks.entries.count == keys)
+        let byClass = Dictionary(grouping: diff.leaks.entries) { entry in
+            Int(entry.scenario.split(separator: "test").last!.dropLast(2))! % 3
+        }
+        #expect(byClass[0]?.allSatisfy { $0.category == .persisting && $0.firstSeen == sha(1) } == true)
+        #expect(byClass[1]?.allSatisfy { $0.category == .persisting && $0.firstSeen == sha(3) } == true)
+        // Class 2 is intermittent along the line: whatever the rules make of it, alike for every key.
+        let classTwo = try #require(byClass[2]?.first)
+        #expect(byClass[2]?.allSatisfy { $0.category == classTwo.category && $0.firstSeen == classTwo.firstSeen } == true)
+
+        let types = try store.leakingTypes(project: "app", branch: "main", environment: "linux")
+        #expect(types.types.map(\.type) == (0..<4).map { "App.Type\($0)" })
+        #expect(types.types.allSatisfy { $0.firstSeen == sha(1) && $0.leakingScenarios.count == keys / 4 })
+        let typeLeaks = try store.typeLeaks(project: "app", type: "App.Type1", branch: "main", environment: "linux", limit: keys)
+        #expect(typeLeaks.count == keys / 4)
+        for leak in typeLeaks {
+            let key = Int(leak.scenario.split(separator: "test").last!.dropLast(2))!
+            #expect(leak.introducedBy == (key % 3 == 0 ? sha(1) : sha(3)), "\(leak.scenario)")
+        }
+    }
+}

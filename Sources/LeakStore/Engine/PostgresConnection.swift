@@ -10,6 +10,8 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
     private let handle: OpaquePointer
     /// SQL as the store writes it → the name of its prepared statement on this connection.
     private var prepared: [String: String] = [:]
+    /// A `RowInsert`'s one-row SQL → its `unnest` form (see `insert`).
+    private var arrayInserts: [String: String] = [:]
 
     /// Connects to `url` (libpq's `postgres://user@host:port/db?…` form).
     /// - Throws: `PostgresError` with `connectionLost` when the server cannot be reached.
@@ -37,6 +39,7 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
     /// - Returns: whether the connection is usable again.
     package func reset() -> Bool {
         prepared.removeAll()
+        arrayInserts.removeAll()
         PQreset(handle)
         if isConnected { PQsetNoticeProcessor(handle, { _, _ in }, nil) }
         return isConnected
@@ -58,30 +61,64 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
         try readRows(result, row)
     }
 
-    /// Rows go in batches of up to `maxRowsPerStatement` rows a statement (a prepared one for a
-    /// full batch, a one-off for the rest), within PostgreSQL's 65,535 parameters.
+    /// Every row in one statement, one round trip: `INSERT INTO <into> SELECT * FROM
+    /// unnest($1::<type>[], …) <suffix>`, each column's values sent as one array. The statement
+    /// is prepared once per connection, whatever the row count, with each column's type as
+    /// PostgreSQL infers it for the one-row `VALUES` form.
     package func insert(_ insert: RowInsert, rows: [[SQLValue]]) throws {
-        let batch = max(1, min(Self.maxRowsPerStatement, 30_000 / insert.columnCount))
-        var start = 0
-        while start < rows.count {
-            let end = min(start + batch, rows.count)
-            let values = rows[start..<end].flatMap { $0 }
-            let sql = insert.sql(rows: end - start)
-            if end - start == batch {
-                try query(sql, values) { _ in }
-            } else {
-                let text = PostgresSQL.translate(sql)
-                let result = try withParameters(values) { count, parameters in
-                    PQexecParams(handle, text, count, nil, parameters, nil, nil, 0)
-                }
-                defer { PQclear(result) }
-                try check(result, sql: sql)
+        guard !rows.isEmpty else { return }
+        var columns = Array(repeating: "{", count: insert.columnCount)
+        for (index, row) in rows.enumerated() {
+            for (column, value) in row.enumerated() {
+                if index > 0 { columns[column].append(",") }
+                PostgresArray.append(value, to: &columns[column])
             }
-            start = end
         }
+        try query(try arrayInsertSQL(insert), columns.map { .text($0 + "}") }) { _ in }
     }
 
-    static let maxRowsPerStatement = 500
+    /// Every name in one statement: the known ones read, the others inserted in the order given
+    /// (so that servers interning the same names lock them in the same order). A name another
+    /// server added after the statement's snapshot is read again.
+    package func intern(_ names: [String], in table: StaticString) throws -> [String: Int64] {
+        guard !names.isEmpty else { return [:] }
+        var ids: [String: Int64] = [:]
+        try query("""
+            WITH wanted(name, position) AS (SELECT * FROM unnest(CAST(? AS text[])) WITH ORDINALITY),
+                 found AS (SELECT t.id, t.name FROM \(table) t JOIN wanted w ON w.name = t.name),
+                 added AS (INSERT INTO \(table) (name)
+                           SELECT name FROM wanted WHERE name NOT IN (SELECT name FROM found) ORDER BY position
+                           ON CONFLICT (name) DO NOTHING RETURNING id, name)
+            SELECT id, name FROM found UNION ALL SELECT id, name FROM added
+            """, [.text(PostgresArray.literal(names))]) { ids[$0.string(at: 1) ?? ""] = $0.int64(at: 0) }
+        let missing = names.filter { ids[$0] == nil }
+        if !missing.isEmpty {
+            try query("SELECT id, name FROM \(table) WHERE name = ANY(CAST(? AS text[]))", [.text(PostgresArray.literal(missing))]) {
+                ids[$0.string(at: 1) ?? ""] = $0.int64(at: 0)
+            }
+        }
+        if let lost = names.first(where: { ids[$0] == nil }) {
+            throw LeakStoreError.unavailable("interning \(lost) in \(table) returned no id")
+        }
+        return ids
+    }
+
+    /// The `unnest` form of `insert`, made on first use.
+    private func arrayInsertSQL(_ insert: RowInsert) throws -> String {
+        let oneRow = insert.sql(rows: 1)
+        if let sql = arrayInserts[oneRow] { return sql }
+        let described = PQdescribePrepared(handle, try statementName(oneRow))
+        defer { PQclear(described) }
+        try check(described, sql: oneRow)
+        let oids = (0..<PQnparams(described)).map { String(PQparamtype(described, $0)) }
+        var types: [String] = []
+        try query("SELECT format_type(t, NULL) FROM unnest(CAST(? AS oid[])) WITH ORDINALITY AS u(t, n) ORDER BY n",
+                  [.text("{" + oids.joined(separator: ",") + "}")]) { types.append($0.string(at: 0) ?? "text") }
+        let arrays = types.enumerated().map { "$\($0.offset + 1)::\($0.element)[]" }.joined(separator: ", ")
+        let sql = "INSERT INTO \(insert.into) SELECT * FROM unnest(\(arrays))" + (insert.suffix.isEmpty ? "" : " " + insert.suffix)
+        arrayInserts[oneRow] = sql
+        return sql
+    }
 
     private func statementName(_ sql: String) throws -> String {
         if let name = prepared[sql] { return name }

@@ -55,6 +55,26 @@ package protocol SQLConnection: AnyObject {
     func query(_ sql: String, _ values: [SQLValue], row: (any SQLRow) throws -> Void) throws
     /// Inserts `rows` (each `insert.columnCount` values) in as few statements as the engine likes.
     func insert(_ insert: RowInsert, rows: [[SQLValue]]) throws
+    /// The ids of `names` in `table` (`types` or `scenarios`), inserting the missing ones in
+    /// the order given. Safe when several servers intern the same names at once: an insert
+    /// that loses does nothing, and the name is read again.
+    func intern(_ names: [String], in table: StaticString) throws -> [String: Int64]
+}
+
+extension SQLConnection {
+    /// A statement or three per name: cheap where the database is in the process (SQLite).
+    package func intern(_ names: [String], in table: StaticString) throws -> [String: Int64] {
+        var ids: [String: Int64] = [:]
+        let select = "SELECT id FROM \(table) WHERE name = ?"
+        for name in names {
+            guard let id = try scalarInt(select, [.text(name)])
+                ?? scalarInt("INSERT INTO \(table) (name) VALUES (?) ON CONFLICT (name) DO NOTHING RETURNING id", [.text(name)])
+                ?? scalarInt(select, [.text(name)])
+            else { throw LeakStoreError.unavailable("interning \(name) in \(table) returned no id") }
+            ids[name] = id
+        }
+        return ids
+    }
 }
 
 extension SQLConnection {

@@ -21,13 +21,26 @@ protocol StoreEngine: Sendable {
 /// may not exist.
 package final class WriteSession: @unchecked Sendable {
     package let connection: any SQLConnection
-    /// Ids of interned names, by table (`types`, `scenarios`, `environments`).
+    var typeIDs: [String: Int64] = [:]
+    var scenarioIDs: [String: Int64] = [:]
+    /// Ids of other interned names, by table (`environments`).
     var internedNames: [String: [String: Int64]] = [:]
     var siteIDs: [CheckSite: Int64] = [:]
 
     init(_ connection: any SQLConnection) { self.connection = connection }
 
+    /// Interns the scenario and type names this session does not know yet, each list in sorted
+    /// order, so that two servers storing runs with the same names lock rows in the same order.
+    func intern(scenarios: some Sequence<String>, types: some Sequence<String>) throws {
+        let newScenarios = Set(scenarios).subtracting(scenarioIDs.keys).sorted()
+        scenarioIDs.merge(try connection.intern(newScenarios, in: "scenarios")) { known, _ in known }
+        let newTypes = Set(types).subtracting(typeIDs.keys).sorted()
+        typeIDs.merge(try connection.intern(newTypes, in: "types")) { known, _ in known }
+    }
+
     func forgetInterned() {
+        typeIDs.removeAll()
+        scenarioIDs.removeAll()
         internedNames.removeAll()
         siteIDs.removeAll()
     }

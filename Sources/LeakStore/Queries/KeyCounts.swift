@@ -19,6 +19,10 @@ struct KeyCounts: Sendable {
     /// leaked, leaked beside a release is flaky, any late release is a late release, a release
     /// is clean, and errors alone are an error.
     var state: KeyState {
+        Self.state(checked: checked, leaked: leaked, lateRelease: lateRelease, errors: errors)
+    }
+
+    static func state(checked: Int, leaked: Int, lateRelease: Int, errors: Int) -> KeyState {
         let released = checked - leaked - errors
         if leaked > 0 { return released > 0 ? .flaky : .leaked }
         if lateRelease > 0 { return .lateRelease }

@@ -84,12 +84,13 @@ extension LeakStore {
             let leaking = try history.keyCounts(commitID: head.id, environment: environment, typeID: typeID)
                 .filter { $0.leaked > 0 }.sorted { $0.scenario < $1.scenario }.prefix(limit)
             let checks = try history.tellingChecks(commitID: head.id, environment: environment, keys: Set(leaking.map(\.ids)))
-            return try leaking.map { counts in
+            let since = try history.leakingSince(Set(leaking.map(\.ids)), along: line, environment: environment)
+            return leaking.map { counts in
                 let check = checks[counts.ids]
                 return TypeLeak(
                     scenario: counts.scenario, state: counts.state, file: check?.file ?? "", line: check?.line ?? 0,
                     fingerprint: check?.fingerprint, retainPath: check?.retainPath, message: check?.message,
-                    introducedBy: try history.leakingSince(counts.ids, along: line, environment: environment))
+                    introducedBy: since[counts.ids])
             }
         }
     }

@@ -102,8 +102,9 @@ extension LeakStore {
                 ownLine = try history.firstParentLine(from: start, branch: nil, environment: environment, limit: Self.ownLineCommits)
             }
             let linesIDs = Set(baseLine.map(\.id)).union(windowLine.map(\.id)).union(ownLine.map(\.id))
+            let lineStates = try history.keyStates(leakingAtHead, environment: environment, at: linesIDs)
             for ids in leakingAtHead {
-                let states = try history.keyStates(ids, environment: environment, at: linesIDs)
+                let states = lineStates[ids] ?? [:]
                 let line = baseLine.map { states[$0.id] }
                 if checkedAtBase[ids] == nil || checkedAtBase[ids] == .error,
                    let index = line.prefix(Self.fallbackCommits).firstIndex(where: { $0 != nil && $0 != .error }),
@@ -186,9 +187,12 @@ extension LeakStore {
         let headSha = try history.commitPoint(headID, environment: environment).sha
         var line = try history.firstParentLine(from: headID, branch: nil, environment: environment, limit: Self.firstSeenCommits)
         if line.first?.id != headID { line.insert(BranchCommit(id: headID, sha: headSha, at: ""), at: 0) }
-        for index in diff.entries.indices where leakingCategories.contains(diff.entries[index].category) {
+        let leaking = diff.entries.indices.filter { leakingCategories.contains(diff.entries[$0].category) }
+        let since = try history.leakingSince(Set(leaking.compactMap { keys[diff.entries[$0].key] }), along: line,
+                                             environment: environment, allRunsAt: headID)
+        for index in leaking {
             guard let ids = keys[diff.entries[index].key] else { continue }
-            diff.entries[index].firstSeen = try history.leakingSince(ids, along: line, environment: environment, allRunsAt: headID)
+            diff.entries[index].firstSeen = since[ids]
         }
     }
 }

@@ -60,12 +60,13 @@ extension LeakStore {
                 }
             }
             let earlierCount = window.count - 1
-            let types = try leakingAtHead.map { typeID, leaking in
+            let since = try history.leakingSince(Set(leakingAtHead.values.flatMap(\.keys)), along: line, environment: environment)
+            let types = leakingAtHead.map { typeID, leaking in
                 let now = leaking.scenarios.count * earlierCount, before = earlierTotals[typeID] ?? 0
                 let direction: LeakingTypes.Direction =
                     earlierCount == 0 || now == before ? .flat : (now > before ? .rising : .falling)
                 // The type leaks since the oldest start among its keys' current leaking stretches.
-                let first = try leaking.keys.compactMap { try history.leakingSince($0, along: line, environment: environment) }
+                let first = leaking.keys.compactMap { since[$0] }
                     .max { position[$0, default: 0] < position[$1, default: 0] }
                 return LeakingTypes.Summary(
                     type: leaking.name, leakingScenarios: leaking.scenarios.sorted(), firstSeen: first ?? head.sha,

@@ -81,40 +81,79 @@ struct ProjectHistory {
         return merged.values.sorted { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
     }
 
-    /// One key's state at each of `commitIDs` that checked it, from its usable runs (every run
-    /// at `allRunsAt`, a head): one index range of `leak_states` by the key's scenario, plus the
-    /// head's suspect runs' records when it has any.
-    func keyStates(_ ids: KeyIDs, environment: String, at commitIDs: Set<Int64>, allRunsAt head: Int64? = nil) throws -> [Int64: KeyState] {
-        guard let low = commitIDs.min(), let high = commitIDs.max() else { return [:] }
-        var counts: [Int64: KeyCounts] = [:]
-        func add(_ commitID: Int64, _ row: any SQLRow) {
-            var sum = counts[commitID] ?? KeyCounts(scenarioID: ids.scenarioID, typeID: ids.typeID, scenario: "", type: "",
-                                                   checked: 0, leaked: 0, lateRelease: 0, errors: 0)
-            sum.checked += row.int(at: 1)
-            sum.leaked += row.int(at: 2)
-            sum.lateRelease += row.int(at: 3)
-            sum.errors += row.int(at: 4)
-            counts[commitID] = sum
+    /// How many keys one statement of `keyStates` asks for: a diff's many keys cost a few
+    /// round trips, not a few per key.
+    static let keyBatch = 128
+
+    /// Each key's state at each of `commitIDs` that checked it, from its usable runs (every run
+    /// at `allRunsAt`, a head): index ranges of `leak_states` by the keys' scenarios, plus the
+    /// head's suspect runs' records when it has any. Keys go `keyBatch` to a statement.
+    func keyStates(_ keys: Set<KeyIDs>, environment: String, at commitIDs: Set<Int64>,
+                   allRunsAt head: Int64? = nil) throws -> [KeyIDs: [Int64: KeyState]] {
+        guard !keys.isEmpty, let low = commitIDs.min(), let high = commitIDs.max() else { return [:] }
+        var counts: [KeyIDs: [Int64: (checked: Int, leaked: Int, lateRelease: Int, errors: Int)]] = [:]
+        func add(_ ids: KeyIDs, _ commitID: Int64, _ row: any SQLRow, from column: Int32) {
+            let sum = counts[ids]?[commitID] ?? (0, 0, 0, 0)
+            counts[ids, default: [:]][commitID] = (sum.checked + row.int(at: column), sum.leaked + row.int(at: column + 1),
+                                                   sum.lateRelease + row.int(at: column + 2), sum.errors + row.int(at: column + 3))
         }
-        try db.query("""
-            SELECT commit_id, checked_count, leaked_count, late_release_count, error_count
-            FROM leak_states INDEXED BY leak_states_by_scenario
-            WHERE scenario_id = ? AND environment_id = (SELECT id FROM environments WHERE name = ?)
-              AND commit_id BETWEEN ? AND ? AND type_id = ?
-            """, [.integer(ids.scenarioID), .text(environment), .integer(low), .integer(high), .integer(ids.typeID)]) { row in
-            let commitID = row.int64(at: 0)
-            if commitIDs.contains(commitID) { add(commitID, row) }
-        }
-        if let head, commitIDs.contains(head) {
+        let batches = Self.keyBatches(keys)
+        for batch in batches {
             try db.query("""
-                SELECT r.commit_id, count(*), coalesce(sum(k.outcome = 'leaked'), 0), coalesce(sum(k.outcome = 'lateRelease'), 0),
-                       coalesce(sum(k.outcome = 'error'), 0)
+                SELECT scenario_id, type_id, commit_id, checked_count, leaked_count, late_release_count, error_count
+                FROM leak_states INDEXED BY leak_states_by_scenario
+                WHERE scenario_id IN (\(KeyBatch.scenarioSlots(from: 4)))
+                  AND environment_id = (SELECT id FROM environments WHERE name = ?1) AND commit_id BETWEEN ?2 AND ?3
+                  AND type_id IN (\(KeyBatch.typeSlots(from: 4)))
+                """, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
+                let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1)), commitID = row.int64(at: 2)
+                guard batch.keys.contains(ids), commitIDs.contains(commitID) else { return }
+                add(ids, commitID, row, from: 3)
+            }
+            guard let head, commitIDs.contains(head) else { continue }
+            try db.query("""
+                SELECT k.scenario_id, k.type_id, count(*), coalesce(sum(k.outcome = 'leaked'), 0),
+                       coalesce(sum(k.outcome = 'lateRelease'), 0), coalesce(sum(k.outcome = 'error'), 0)
                 FROM runs r JOIN checks k ON k.run_id = r.id
-                WHERE r.commit_id = ? AND r.environment = ? AND r.suspect = 1 AND k.scenario_id = ? AND k.type_id = ?
-                GROUP BY r.commit_id
-                """, [.integer(head), .text(environment), .integer(ids.scenarioID), .integer(ids.typeID)]) { add(head, $0) }
+                WHERE r.commit_id = ?1 AND r.environment = ?2 AND r.suspect = 1
+                  AND k.scenario_id IN (\(KeyBatch.scenarioSlots(from: 3))) AND k.type_id IN (\(KeyBatch.typeSlots(from: 3)))
+                GROUP BY k.scenario_id, k.type_id
+                """, [.integer(head), .text(environment)] + batch.values) { row in
+                let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1))
+                if batch.keys.contains(ids) { add(ids, head, row, from: 2) }
+            }
         }
-        return counts.filter { $0.value.checked > 0 }.mapValues(\.state)
+        return counts.mapValues { byCommit in
+            byCommit.filter { $0.value.checked > 0 }.mapValues {
+                KeyCounts.state(checked: $0.checked, leaked: $0.leaked, lateRelease: $0.lateRelease, errors: $0.errors)
+            }
+        }
+    }
+
+    /// Keys `keyBatch` at a time, each batch's scenario and type ids padded with its last key,
+    /// so that every batch is the same statement.
+    private static func keyBatches(_ keys: Set<KeyIDs>) -> [KeyBatch] {
+        let sorted = keys.sorted { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
+        return stride(from: 0, to: sorted.count, by: keyBatch).map { start in
+            let chunk = Array(sorted[start..<min(start + keyBatch, sorted.count)])
+            let padded = chunk + Array(repeating: chunk[chunk.count - 1], count: keyBatch - chunk.count)
+            return KeyBatch(keys: Set(chunk), values: padded.map { .integer($0.scenarioID) } + padded.map { .integer($0.typeID) })
+        }
+    }
+
+    private struct KeyBatch {
+        var keys: Set<KeyIDs>
+        /// `keyBatch` scenario ids, then `keyBatch` type ids: the statement's parameters after its own.
+        var values: [SQLValue]
+
+        /// `?first, …`: the scenario ids' parameters when the statement's own come before `first`.
+        static func scenarioSlots(from first: Int) -> String {
+            (first..<(first + ProjectHistory.keyBatch)).map { "?\($0)" }.joined(separator: ", ")
+        }
+
+        static func typeSlots(from first: Int) -> String {
+            scenarioSlots(from: first + ProjectHistory.keyBatch)
+        }
     }
 
     /// The head's suspect runs in the environment, oldest first.
@@ -237,12 +276,13 @@ struct ProjectHistory {
         var steps = 0
         let maxSteps = max(limit * 20, 1_000)
         // Each segment is one recursive query along known first parents; it yields the usable
-        // commits and, last, the commit where the known chain ends. SQLite stops the recursion
-        // at the LIMIT. The outer query is a plain scan of the walk (no join), so that rows come
-        // in the order the recursion made them, newest first, on both engines.
+        // commits and, last, the commit where the known chain ends with the branch's commit
+        // before it in upload order (where the walk goes on, unless it was seen). SQLite stops
+        // the recursion at the LIMIT. The outer query is a plain scan of the walk (no join), so
+        // that rows come in the order the recursion made them, newest first, on both engines.
         while let from = segmentStart, result.count < limit, steps < maxSteps {
             segmentStart = nil
-            var end: (id: Int64, depth: Int)?
+            var end: (id: Int64, depth: Int, previous: Int64?)?
             try db.query("""
                 WITH RECURSIVE line(id, depth) AS (
                     SELECT CAST(?1 AS BIGINT), 0
@@ -251,7 +291,10 @@ struct ProjectHistory {
                     JOIN commit_parents p ON p.commit_id = line.id AND p.position = 0
                     JOIN commits c ON c.project_id = ?2 AND c.sha = p.parent_sha
                     WHERE line.depth < ?3)
-                SELECT id, depth, sha, at, known_parent FROM (
+                SELECT id, depth, sha, at, known_parent,
+                       CASE WHEN known_parent = 0 THEN (SELECT max(b.id) FROM commits b
+                                                        WHERE b.project_id = ?2 AND b.branch = ?6 AND b.id < walk.id) END
+                FROM (
                     SELECT line.id, line.depth,
                            (SELECT c.sha FROM commits c WHERE c.id = line.id) AS sha,
                            (SELECT min(r.started_at) FROM runs r
@@ -262,18 +305,21 @@ struct ProjectHistory {
                 WHERE at IS NOT NULL OR known_parent = 0 OR depth = ?3
                 LIMIT ?5
                 """, [.integer(from), .integer(projectID), .integer(Int64(maxSteps - steps - 1)), .text(environment),
-                      .integer(Int64(limit - result.count + 1))]) { row in
+                      .integer(Int64(limit - result.count + 1)), .text(branch)]) { row in
                 let id = row.int64(at: 0)
                 if let at = row.string(at: 3), result.count < limit, listed.insert(id).inserted {
                     result.append(BranchCommit(id: id, sha: row.string(at: 2) ?? "", at: at))
                 }
-                if row.int(at: 4) == 0 || row.int(at: 1) == maxSteps - steps - 1 { end = (id, row.int(at: 1)) }
+                if row.int(at: 4) == 0 || row.int(at: 1) == maxSteps - steps - 1 {
+                    end = (id, row.int(at: 1), row.isNull(at: 5) ? nil : row.int64(at: 5))
+                }
             }
             guard result.count < limit, let end else { break }
             steps += end.depth + 1
             walked.insert(end.id)
-            if let branch, let next = try previousInUploadOrder(end.id, branch: branch, avoiding: walked.union(listed)) {
-                segmentStart = next
+            if let branch, let previous = end.previous {
+                let seen = walked.union(listed)
+                segmentStart = seen.contains(previous) ? try previousInUploadOrder(previous, branch: branch, avoiding: seen) : previous
             }
         }
         return result
@@ -303,18 +349,21 @@ struct ProjectHistory {
     /// commits where the key errored or was not checked are stepped over). Nil when it does not
     /// leak there. The one rule for `firstSeen` and "introduced by", so that the CLI, the API and
     /// the dashboard name the same commit.
-    func leakingSince(_ ids: KeyIDs, along line: [BranchCommit], environment: String,
-                      allRunsAt head: Int64? = nil) throws -> String? {
-        let states = try keyStates(ids, environment: environment, at: Set(line.map(\.id)), allRunsAt: head)
-        var first: String?
-        for commit in line {
-            switch states[commit.id] {
-            case .leaked?, .flaky?: first = commit.sha
-            case .clean?, .lateRelease?: return first
-            case .error?, nil: continue
+    func leakingSince(_ keys: Set<KeyIDs>, along line: [BranchCommit], environment: String,
+                      allRunsAt head: Int64? = nil) throws -> [KeyIDs: String] {
+        let states = try keyStates(keys, environment: environment, at: Set(line.map(\.id)), allRunsAt: head)
+        return keys.reduce(into: [:]) { since, ids in
+            let states = states[ids] ?? [:]
+            var first: String?
+            walk: for commit in line {
+                switch states[commit.id] {
+                case .leaked?, .flaky?: first = commit.sha
+                case .clean?, .lateRelease?: break walk
+                case .error?, nil: continue
+                }
             }
+            since[ids] = first
         }
-        return first
     }
 }
 

@@ -78,11 +78,12 @@ extension LeakStore {
             throw DatabaseCopyError(description: "the target \(target.location) already holds \(targetRows) project(s); "
                 + "migrate copies into an empty database only")
         }
-        let batchRows = 2_000
+        let batchRows = 5_000
         let continuesIDs = target.engine is PostgresEngine
         let copied = try read { source in
             try target.write { writer in
                 let db = writer.connection
+                let restoreKeys = continuesIDs ? try Self.dropKeysAndIndexes(db) : []
                 var counts: [(String, Int64)] = []
                 for table in CopiedTable.all {
                     let insert = RowInsert(into: "\(table.name) (\(table.columns.map(\.name).joined(separator: ", ")))",
@@ -109,6 +110,7 @@ extension LeakStore {
                     counts.append((table.name, count))
                     progress(table.name, count)
                 }
+                for statement in restoreKeys { try db.execute(statement) }
                 return counts
             }
         }
@@ -119,5 +121,33 @@ extension LeakStore {
             throw DatabaseCopyError(description: "table \(table): copied \(rows) rows but the target holds \(found)")
         }
         return copied.map { (table: $0.0, rows: $0.1) }
+    }
+
+    /// PostgreSQL checks keys and updates indexes row by row as rows arrive — most of a copy's
+    /// time. The copy drops the schema's constraints (foreign keys first) and its other indexes;
+    /// the statements returned add them back at the end, in the same transaction, where each
+    /// index is built once and each key checked once over the whole table.
+    private static func dropKeysAndIndexes(_ db: any SQLConnection) throws -> [String] {
+        var drops: [String] = [], indexes: [String] = [], constraints: [String] = []
+        try db.query("""
+            SELECT quote_ident(i.relname), pg_get_indexdef(i.oid) FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
+            WHERE i.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
+              AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid AND c.contype IN ('p', 'u'))
+            ORDER BY i.relname
+            """) { row in
+            drops.append("DROP INDEX \(row.string(at: 0) ?? "")")
+            indexes.append(row.string(at: 1) ?? "")
+        }
+        try db.query("""
+            SELECT conrelid::regclass::text, quote_ident(conname), pg_get_constraintdef(oid) FROM pg_constraint
+            WHERE contype IN ('f', 'p', 'u') AND connamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
+            ORDER BY contype = 'f' DESC, conrelid, conname
+            """) { row in
+            let table = row.string(at: 0) ?? "", name = row.string(at: 1) ?? ""
+            drops.append("ALTER TABLE \(table) DROP CONSTRAINT \(name)")
+            constraints.append("ALTER TABLE \(table) ADD CONSTRAINT \(name) \(row.string(at: 2) ?? "")")
+        }
+        for drop in drops { try db.execute(drop) }
+        return indexes + constraints.reversed()
     }
 }

@@ -88,11 +88,10 @@ extension LeakStore {
                               retainPaths: [String?]) throws {
         // Names are interned in sorted order, so that two servers storing runs with the same
         // names lock rows in the same order.
-        for name in Set(run.checks.map(\.scenario)).sorted() { _ = try writer.intern(name, in: "scenarios") }
-        for name in Set(run.checks.map(\.type)).sorted() { _ = try writer.intern(name, in: "types") }
-        let incoming = try run.checks.enumerated().map { index, check in
+        try writer.intern(scenarios: run.checks.map(\.scenario), types: run.checks.map(\.type))
+        let incoming = run.checks.enumerated().map { index, check in
             IncomingCheck(
-                scenarioID: try writer.intern(check.scenario, in: "scenarios"), typeID: try writer.intern(check.type, in: "types"),
+                scenarioID: writer.scenarioIDs[check.scenario] ?? 0, typeID: writer.typeIDs[check.type] ?? 0,
                 outcome: check.outcome, waitedMs: check.waitedMs, timeoutMs: Int64(check.timeoutMs), file: check.file,
                 line: Int64(check.line), lifecycle: check.lifecycle, fingerprint: check.fingerprint,
                 retainPath: retainPaths[index], message: check.message, source: check.source?.rawValue,
