@@ -182,7 +182,7 @@ struct LeakStoreTests {
         var again = run
         again.runKey = "awkward-again"
         _ = try database.open().ingest(again)
-        let commit = try #require(try first.commit(project: "app", sha: Self.commit))
+        let commit = try #require(try first.commit(project: "app", sha: Self.commit, limit: 100, cursor: nil))
         #expect(commit.runs.count == 2)
         for stored in commit.runs {
             #expect(stored.leaks.map(\.scenario) == run.checks.map(\.scenario))
