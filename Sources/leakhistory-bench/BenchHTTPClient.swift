@@ -15,6 +15,11 @@ struct BenchHTTPClient {
 
     /// Sends the request and throws unless the answer is a 200.
     func expect200(_ method: String, _ path: String, body: Data? = nil) throws {
+        _ = try body200(method, path, body: body)
+    }
+
+    /// Sends the request and returns the body of its 200 answer (throws on any other).
+    func body200(_ method: String, _ path: String, body: Data? = nil) throws -> Data {
         let fd = try LoopbackSocket.connect(port: port)
         defer { close(fd) }
         var request = Data("\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n".utf8)
@@ -42,5 +47,7 @@ struct BenchHTTPClient {
         guard head.hasPrefix("HTTP/1.1 200") else {
             throw Failure(description: "\(method) \(path) answered: \(String(decoding: answer.prefix(400), as: UTF8.self))")
         }
+        let separator = Data("\r\n\r\n".utf8)
+        return answer.range(of: separator).map { answer[$0.upperBound...] } ?? Data()
     }
 }

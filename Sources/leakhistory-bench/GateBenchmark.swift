@@ -62,6 +62,7 @@ enum GateBenchmark {
         var suspectAt: Set<Int> = []
         var everLeaked: Set<Int> = []
         var everLeakedOnMain: Set<Int> = []
+        var leakedAt: [Int: [Int]] = [:]            // commits whose usable runs leaked each key, in build order
         let clock = ContinuousClock()
         let start = clock.now
         for (buildIndex, build) in history.builds.enumerated() {
@@ -111,6 +112,8 @@ enum GateBenchmark {
                                 current = history.commits[at].parents.first
                             }
                             text += "  key #\(key): \(line.joined(separator: " "))\n"
+                            let earlier = (leakedAt[key] ?? []).suffix(12).map { "\($0)(\(history.commits[$0].branch))" }
+                            text += "    leaked before at: \(earlier.isEmpty ? "none" : earlier.joined(separator: " "))\n"
                         }
                         FileHandle.standardError.write(Data(text.utf8))
                     }
@@ -122,12 +125,14 @@ enum GateBenchmark {
                     let leaked = run.outcomes.filter { $0.value == .leaked }.map(\.key)
                     everLeaked.formUnion(leaked)
                     if !build.isPullRequest { everLeakedOnMain.formUnion(leaked) }
+                    for key in leaked where leakedAt[key]?.last != build.commit { leakedAt[key, default: []].append(build.commit) }
                     checkedUsable[build.commit, default: []].formUnion(run.outcomes.filter { $0.value != .error }.map(\.key))
                     leakedUsable[build.commit, default: []].formUnion(leaked)
                 }
             }
         }
         let elapsed = (clock.now - start).nanoseconds
+        let serverTime = try serverSeconds(port: port)
 
         let judged = score.judgedBuilds
         var table = BenchmarkTable(title: """
@@ -135,6 +140,14 @@ enum GateBenchmark {
             \(score.totalChecks) leakhistory check runs of \(history.options.keys) checks; \
             every verdict from the real CLI (\(formatNanoseconds(elapsed / Double(max(score.totalChecks, 1)))) a check)
             """)
+        // Where a check's time goes: the server's answers (upload, resolve, diff), the rest is the
+        // CLI process, its git calls and the HTTP round trips.
+        let perCheck = { (seconds: Double) in formatNanoseconds(seconds * 1e9 / Double(max(score.totalChecks, 1))) }
+        let serverTotal = serverTime.values.reduce(0, +)
+        table.rows.append(.init(
+            figure: "a check's time in the server (upload / resolve / diff)",
+            value: "\(perCheck(serverTotal)) (\(serverTime.sorted { $0.key < $1.key }.map { "\($0.key) \(perCheck($0.value))" }.joined(separator: ", ")))",
+            baseline: "", ratio: "", target: "", met: nil))
         table.rows.append(.init(figure: "builds judged (pull request / main)",
                                 value: "\(score.builds["pull request"] ?? 0) / \(score.builds["main"] ?? 0)",
                                 baseline: "", ratio: "", target: "", met: nil))
@@ -159,6 +172,22 @@ enum GateBenchmark {
                                     baseline: "", ratio: "", target: "all", met: counts.wrong == 0))
         }
         return table
+    }
+
+    /// The seconds the server spent answering each API route so far, from its `/metrics`.
+    static func serverSeconds(port: Int) throws -> [String: Double] {
+        let text = String(decoding: try BenchHTTPClient(port: port).body200("GET", "/metrics"), as: UTF8.self)
+        var seconds: [String: Double] = [:]
+        let prefix = "leakhistory_http_request_duration_seconds_sum{route=\""
+        for line in text.split(separator: "\n") where line.hasPrefix(prefix) {
+            let rest = line.dropFirst(prefix.count)
+            guard let quote = rest.firstIndex(of: "\""), let value = rest.split(separator: " ").last.flatMap({ Double($0) }) else { continue }
+            let route = String(rest[..<quote])
+            // The API's routes by their last part: /v1/projects/{project}/runs → runs.
+            guard route.hasPrefix("/v1/"), let name = route.split(separator: "/").last else { continue }
+            seconds[String(name), default: 0] += value
+        }
+        return seconds
     }
 
     /// The part of `check --format json` the score reads.

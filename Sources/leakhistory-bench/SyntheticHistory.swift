@@ -6,7 +6,8 @@ import LeakReport
 /// runs it uploaded (re-runs, partial and crashed runs, errored checks, broken-harness runs,
 /// commits without uploads).
 ///
-/// The same seed gives the same history. `gate` judges every build with the real CLI; a
+/// The same seed gives the same history (every draw walks sets in sorted order: a `Set`'s own
+/// order changes from one process to the next). `gate` judges every build with the real CLI; a
 /// realistic queries benchmark can upload the same runs (`Build.runs`) and query them.
 ///
 /// ```swift
@@ -141,7 +142,7 @@ struct SyntheticHistory {
                 var broughtIn: Set<Int> = []
                 for _ in 0..<(1 + Int(random.next(below: 3))) {
                     var leaks = commits[parent].stableLeaks
-                    for key in broughtIn where random.chance(options.fixInPullRequest) {
+                    for key in broughtIn.sorted() where random.chance(options.fixInPullRequest) {
                         leaks.remove(key)
                         broughtIn.remove(key)
                     }
@@ -149,7 +150,7 @@ struct SyntheticHistory {
                         leaks.insert(key)
                         broughtIn.insert(key)
                     }
-                    if let key = leaks.randomElement(using: &random), random.chance(options.fixPerCommit) { leaks.remove(key) }
+                    if let key = leaks.sorted().randomElement(using: &random), random.chance(options.fixPerCommit) { leaks.remove(key) }
                     let commit = append(parents: [parent], branch: "pr-\(pullRequests)", leaks: leaks)
                     if !random.chance(options.skipPullRequest) {
                         addBuild(commit: commit, isPullRequest: true, mainTip: tip, mergeBase: branchPoint, &random)
@@ -163,7 +164,7 @@ struct SyntheticHistory {
                 mainLine.append(merge)
             } else {
                 var leaks = commits[tip].stableLeaks
-                for key in leaks where random.chance(options.fixPerCommit) { leaks.remove(key) }
+                for key in leaks.sorted() where random.chance(options.fixPerCommit) { leaks.remove(key) }
                 if random.chance(options.introduceOnPush), let key = randomCleanStableKey(leaks, &random) { leaks.insert(key) }
                 mainLine.append(append(parents: [tip], branch: "main", leaks: leaks))
             }

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 @testable import LeakCheck
 import LeakReport
@@ -33,6 +34,18 @@ final class ServiceContainer: DependencyResolving {
         guard let made = factories[key]?() as? Service else { return nil }
         if scoped.contains(key) { resolvedInScope[key] = made }
         return made
+    }
+}
+
+final class HintedSession {}
+nonisolated(unsafe) var hintedSessions: [HintedSession] = []
+
+/// A possible path (no hint): a QoS handler's block is not read by its layout.
+enum QoSHeartbeatHolder {
+    static func make() -> QoSHeartbeat {
+        let heartbeat = QoSHeartbeat()
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { heartbeat.timer?.cancel() }
+        return heartbeat
     }
 }
 
@@ -75,6 +88,50 @@ struct CheckShapeTests {
             == "ServiceContainer.resolvedInScope[\"APIClient\"] → LiveAPIClient")
     }
 
+    @Test func hintFollowsTheProvenPath() async {
+        let records = await capturingRecords {
+            await withKnownIssue {
+                await expectDeallocation(timeout: briefly, gracePeriod: .zero) { ProfileViewModel() }
+            } matching: { issue in
+                "\(issue)".contains("To release it: ProfileViewModel.onDone is a closure that captures it strongly: capture it weakly ([weak self]), or set onDone to nil when it is done.")
+                    && !"\(issue)".contains("What usually keeps an object alive")
+            }
+        }
+        #expect(records.count == 1)
+    }
+
+    /// Each proven path's hint names what its kind calls for; none says "closure" unless the
+    /// path goes through one.
+    @Test func hintsFollowThePathKind() async {
+        let session = HintedSession()
+        hintedSessions = [session]
+        defer { hintedSessions = [] }
+        #expect(findRetainPath(to: session).hint
+            == "the global hintedSessions keeps it: remove it from there when it is done, or keep it weakly.")
+        #expect(findRetainPath(to: ProfileViewModel()).hint?.hasPrefix("ProfileViewModel.onDone is a closure that captures it strongly") == true)
+        let heartbeat = Heartbeat()
+        defer { heartbeat.timer?.cancel() }
+        #expect(findRetainPath(to: heartbeat).hint?.hasPrefix("a dispatch source's handler captures it: cancel the source") == true)
+        let ticker = Ticker()
+        defer { ticker.timer?.invalidate() }
+        #expect(findRetainPath(to: ticker).hint?.hasPrefix("a Timer's block captures it: invalidate the timer") == true)
+        let poller = FeedPoller()
+        poller.start()
+        defer { poller.task?.cancel() }
+        try? await Task.sleep(for: .milliseconds(30))
+        #expect(findRetainPath(to: poller).hint?.hasPrefix("the task in FeedPoller.task captures it and is still running") == true)
+        let observer = SettingsObserver(center: .default, name: "LeakCheckCorpus.hinted")
+        defer { observer.token.map(NotificationCenter.default.removeObserver) }
+        #expect(findRetainPath(to: observer).hint?.hasPrefix("a NotificationCenter observer's block captures it: remove the observer") == true)
+        let app = AppCoordinator(), profile = ProfileCoordinator()
+        profile.parent = app
+        app.children = [profile]
+        defer { profile.parent = nil }
+        #expect(findRetainPath(to: app).hint?.hasPrefix("the references on this path form a cycle: make one of them weak") == true)
+        #expect(findRetainPath(to: profile.viewModel, roots: [profile]).hint?.hasPrefix("ProfileCoordinator keeps it") == true)
+        #expect(findRetainPath(to: QoSHeartbeatHolder.make()).hint == nil)
+    }
+
     @Test func coordinatorTree() async {
         let records = await capturingRecords {
             await withKnownIssue {
@@ -87,7 +144,9 @@ struct CheckShapeTests {
                 }
             } matching: { issue in
                 "\(issue)".contains("What holds LeakCheckCorpusTests.CoordinatedViewModel: ProfileCoordinator.viewModel → CoordinatedViewModel")
-                    && !"\(issue)".contains("is a closure")
+                    && "\(issue)".contains("To release it: ProfileCoordinator keeps it, and ProfileCoordinator is alive")
+                    && "\(issue)".contains("To release it: the references on this path form a cycle")
+                    && !"\(issue)".contains("is a closure") && !"\(issue)".contains("weak self")
             }
         }
         let paths = records.map { record in record.retainPath.map { RetainPathStep.readable($0, leakedType: record.type) } }
@@ -113,16 +172,17 @@ struct CheckShapeTests {
     }
 
     @Test func aPossiblePathIsInTheMessageNotInTheReportPath() async {
-        var kept: Heartbeat?
+        var kept: QoSHeartbeat?
         let records = await capturingRecords {
             await withKnownIssue {
-                await expectDeallocation(timeout: briefly, gracePeriod: .zero) { () -> Heartbeat in
-                    let heartbeat = Heartbeat()
+                await expectDeallocation(timeout: briefly, gracePeriod: .zero) { () -> QoSHeartbeat in
+                    let heartbeat = QoSHeartbeat()
                     kept = heartbeat
                     return heartbeat
                 }
             } matching: { issue in
-                "\(issue)".contains("What holds it: Heartbeat.timer (closure) → captures Heartbeat (possible: ")
+                "\(issue)".contains("What holds it: QoSHeartbeat.timer (closure) → captures QoSHeartbeat (possible: ")
+                    && "\(issue)".contains("What usually keeps an object alive")
             }
         }
         kept?.timer?.cancel()

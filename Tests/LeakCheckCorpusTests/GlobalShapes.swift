@@ -1,5 +1,5 @@
 import Foundation
-import LeakCheck
+@testable import LeakCheck
 import LeakReport
 import Testing
 
@@ -23,8 +23,9 @@ final class SessionCache: @unchecked Sendable {
 final class SettingsObserver: @unchecked Sendable {
     var token: NSObjectProtocol?
     var changes = 0
-    init(center: NotificationCenter) {
-        token = center.addObserver(forName: Notification.Name("LeakCheckCorpus.settings"), object: nil, queue: nil) { _ in
+    /// Each test observes its own name, so the tests may run in parallel.
+    init(center: NotificationCenter, name: String = "LeakCheckCorpus.settings") {
+        token = center.addObserver(forName: Notification.Name(name), object: nil, queue: nil) { _ in
             self.changes += 1
         }
     }
@@ -63,13 +64,63 @@ struct GlobalShapeTests {
         let observer = SettingsObserver(center: .default)
         defer { observer.token.map(NotificationCenter.default.removeObserver) }
         let report = findRetainPath(to: observer)
-        // The center keeps its observers behind a `Mutex`, whose type the runtime does not build:
-        // that one hop is read as words, so the path is possible, not proven.
+        // The center keeps its observers behind a `Mutex`, read as the value its storage is laid
+        // out like: every hop typed.
         #expect(report.origin == .global)
-        #expect(report.readable == "FoundationEssentials._defaultCenter → NotificationCenter.registrar[\"LeakCheckCorpus.settings\"][nil].storage[0] (closure) → captures SettingsObserver"
-            + " (possible: a reference on it was read from memory without its type, and may be weak)")
-        #expect(report.isProven == false)
+        #expect(report.readable == "FoundationEssentials._defaultCenter → NotificationCenter.registrar[\"LeakCheckCorpus.settings\"][nil].storage[0] (closure) → captures SettingsObserver")
+        #expect(report.isProven)
+        #expect(report.steps?.map(\.kind) == [.global, .closure])
     }
+}
+
+/// Held by a global behind other objects, for the backward scan's differential test.
+final class ScannedLeaf {}
+final class ScannedBranch {
+    var leaves: [ScannedLeaf] = []
+    var byName: [String: ScannedBranch] = [:]
+}
+nonisolated(unsafe) var scannedTree: ScannedBranch?
+
+@Suite("The backward scan")
+struct BackwardScanTests {
+    /// The search that scans memory backwards names the same path as the plain forward walk
+    /// from every global.
+    @Test func findsThePathsTheForwardWalkFinds() {
+        let leaf = ScannedLeaf()
+        let inner = ScannedBranch()
+        inner.leaves = [ScannedLeaf(), leaf]
+        let root = ScannedBranch()
+        root.byName["inner"] = inner
+        scannedTree = root
+        defer { scannedTree = nil }
+        let observer = SettingsObserver(center: .default, name: "LeakCheckCorpus.scanned")
+        defer { observer.token.map(NotificationCenter.default.removeObserver) }
+        for object in [leaf, inner, observer] as [AnyObject] {
+            var scanning = RetainPathSearch(target: object, limits: RetainPathLimits())
+            var forward = RetainPathSearch(target: object, limits: RetainPathLimits(), scansBackwards: false)
+            let scanned = scanning.run(roots: []), walked = forward.run(roots: [])
+            #expect(scanned.steps == walked.steps, "\(type(of: object))")
+            #expect(scanned.isProven && walked.isProven, "\(type(of: object))")
+        }
+        #expect(findRetainPath(to: leaf).readable
+            == "LeakCheckCorpusTests.scannedTree → ScannedBranch.byName[\"inner\"] → ScannedBranch.leaves[1] → ScannedLeaf")
+    }
+
+    /// An object no global holds: the scan finds no root, and the forward walk from every global
+    /// (which it then falls back to, within the budget) finds none either.
+    @Test func anObjectNoGlobalHoldsHasNoPath() {
+        let loose = ScannedLeaf()
+        let report = findRetainPath(to: loose)
+        #expect(report.steps == nil)
+        #expect(report.suspects.isEmpty)
+        withExtendedLifetime(loose) {}
+    }
+}
+
+/// The watcher's own cache, apart from `SessionCache` so the suites may run in parallel.
+final class WatchedSessionCache: @unchecked Sendable {
+    static let shared = WatchedSessionCache()
+    var sessions: [CachedSession] = []
 }
 
 @Suite("The watcher's search")
@@ -77,8 +128,8 @@ struct WatcherSearchTests {
     @Test func watcherNamesTheSamePathsAsTheChecks() {
         let watcher = LeakWatcher(configuration: .init(strikes: 1, report: nil))
         let session = CachedSession()
-        SessionCache.shared.sessions = [session]
-        defer { SessionCache.shared.sessions = [] }
+        WatchedSessionCache.shared.sessions = [session]
+        defer { WatchedSessionCache.shared.sessions = [] }
         let viewModel = ProfileViewModel()
         watcher.watch(viewModel, name: "Profile")
         watcher.watch(session, name: "Session")
@@ -86,11 +137,11 @@ struct WatcherSearchTests {
         let paths = Set(findings.compactMap { $0.retainPath?.readable })
         #expect(paths == [
             "ProfileViewModel.onDone (closure) → captures ProfileViewModel",
-            "SessionCache.shared → SessionCache.sessions[0] → CachedSession",
+            "WatchedSessionCache.shared → WatchedSessionCache.sessions[0] → CachedSession",
         ])
         #expect(Set(findings.compactMap(\.record.message)) == [
             "ProfileViewModel is still alive after 1 check: ProfileViewModel.onDone (closure) → captures ProfileViewModel",
-            "CachedSession is still alive after 1 check: SessionCache.shared → SessionCache.sessions[0] → CachedSession",
+            "CachedSession is still alive after 1 check: WatchedSessionCache.shared → WatchedSessionCache.sessions[0] → CachedSession",
         ])
     }
 }

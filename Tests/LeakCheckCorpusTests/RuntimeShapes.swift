@@ -5,8 +5,9 @@ import LeakReport
 import Testing
 
 // Leaks through holders the runtime owns: a running task (its closure context found where the
-// runtime keeps it, then read by type: proven), a dispatch timer (libdispatch's structures have no
-// Swift types and are read as words: possible).
+// runtime keeps it, then read by type), a dispatch timer (its handler found through libdispatch's
+// structures, by their layout, then read by type), a Foundation timer (its block is a stored
+// closure). Every path is proven.
 
 final class FeedPoller: @unchecked Sendable {
     var task: Task<Void, Never>?
@@ -33,6 +34,29 @@ final class Heartbeat: @unchecked Sendable {
     }
 }
 
+/// A dispatch timer whose handler was set with a QoS: libdispatch wraps it in a block of its own
+/// (`DispatchWorkItem`), whose layout LeakCheck does not read: the path is only possible.
+final class QoSHeartbeat: @unchecked Sendable {
+    var timer: (any DispatchSourceTimer)?
+    var beats = 0
+    init() {
+        let timer = DispatchSource.makeTimerSource()
+        timer.schedule(deadline: .now() + 3600, repeating: 3600)
+        timer.setEventHandler(qos: .utility, flags: []) { self.beats += 1 }
+        timer.activate()
+        self.timer = timer
+    }
+}
+
+/// A scheduled Foundation timer whose block captures its owner, which keeps the timer.
+final class Ticker: @unchecked Sendable {
+    var timer: Timer?
+    var ticks = 0
+    init() {
+        timer = Timer.scheduledTimer(withTimeInterval: 3600, repeats: true) { _ in self.ticks += 1 }
+    }
+}
+
 let possible = " (possible: a reference on it was read from memory without its type, and may be weak)"
 
 @Suite("Runtime-owned leak shapes")
@@ -52,6 +76,21 @@ struct RuntimeShapeTests {
         let heartbeat = Heartbeat()
         defer { heartbeat.timer?.cancel() }
         let report = findRetainPath(to: heartbeat)
-        #expect(report.readable == "Heartbeat.timer (closure) → captures Heartbeat" + possible)
+        #expect(report.readable == "Heartbeat.timer.eventHandler (closure) → captures Heartbeat")
+        #expect(report.isProven)
+        #expect(report.origin == .cycle)
+        #expect(report.steps == [RetainPathStep(holder: "LeakCheckCorpusTests.Heartbeat", property: "timer.eventHandler", kind: .closure)])
+    }
+
+    @Test func scheduledTimer() {
+        let ticker = Ticker()
+        defer { ticker.timer?.invalidate() }
+        let report = findRetainPath(to: ticker)
+        #expect(report.readable == "Ticker.timer → Timer._fire (closure) → captures Ticker")
+        #expect(report.isProven)
+        #expect(report.steps == [
+            RetainPathStep(holder: "LeakCheckCorpusTests.Ticker", property: "timer", kind: .strong),
+            RetainPathStep(holder: "Foundation.Timer", property: "_fire", kind: .closure),
+        ])
     }
 }

@@ -40,6 +40,14 @@ let short = Duration.milliseconds(30)
             }
         }
 
+        /// What the failure's hint must say, following the path's kind.
+        var hint: String {
+            switch self {
+            case .closureCapturingSelf: "capture it weakly ([weak self])"
+            case .strongDelegate, .parentChildArray: "form a cycle: make one of them weak"
+            }
+        }
+
         /// What the failure must say holds the object.
         var explanation: String {
             switch self {
@@ -59,7 +67,7 @@ let short = Duration.milliseconds(30)
                     && issue.severity == .error
                     && "\(issue)".contains("was not deallocated")
                     && "\(issue)".contains("LeakCheckTests.")
-                    && "\(issue)".contains("[weak self]")
+                    && "\(issue)".contains(shape.hint)
                     && "\(issue)".contains("What holds it: ")
                     && "\(issue)".contains(shape.explanation)
             }

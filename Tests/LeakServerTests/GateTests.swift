@@ -38,6 +38,11 @@ struct GateTests {
         HistoryCase(name: "base errored: the ancestor says leaked", main: "cLLe", expected: .persisting, baseStateFrom: 3),
         HistoryCase(name: "commits without uploads are walked through", main: "cLL--.", expected: .persisting, baseStateFrom: 3),
         HistoryCase(name: "no ancestor checked it: new", main: "...", expected: .new),
+        HistoryCase(name: "leaked at the first upload only, then clean: flaky", main: "Lccc", expected: .flaky),
+        HistoryCase(name: "a long leak fixed for two commits, then back: new", main: "c" + String(repeating: "L", count: 12) + "cc",
+                    expected: .new),
+        HistoryCase(name: "a long leak with a one-commit gap: flaky", main: "c" + String(repeating: "L", count: 12) + "c",
+                    expected: .flaky),
     ]
 
     @Test(arguments: histories)
@@ -157,6 +162,63 @@ struct GateTests {
         try server.uploadRun(commit: HistoryFixture.sha(10), branch: "feature", parents: [HistoryFixture.sha(3)], checks: Self.key("leaked"))
         #expect(try server.diff(base: 3, head: 10).entry(Self.scenario, Self.type)?.category == .new)
         #expect(try server.diff(base: 3, head: 10, tip: 5).entry(Self.scenario, Self.type)?.category == .flaky)
+    }
+
+    @Test func aPullRequestIsJudgedAlongItsOwnAncestry() throws {
+        let server = try TestServer()
+        // main: clean at 1, leaking at 2-5, fixed at 6 and 7 (the merge-base); the pull request's
+        // first commit 8 is clean too, so along the head's ancestry the fix held three commits.
+        let leaking: [[Check]?] = Array(repeating: Self.key("leaked"), count: 4)
+        try server.uploadLine(from: 1, [Self.key("deallocated")] + leaking + [Self.key("deallocated"), Self.key("deallocated")])
+        try server.uploadLine(from: 8, branch: "feature", parentOfFirst: 7, [Self.key("deallocated"), Self.key("leaked")])
+        #expect(try server.diff(base: 7, head: 9, tip: 7).entry(Self.scenario, Self.type)?.category == .new)
+        // The pull request's first commit alone: a two-commit clean spell between leaks.
+        try server.uploadRun(commit: HistoryFixture.sha(20), branch: "other", parents: [HistoryFixture.sha(7)], checks: Self.key("leaked"))
+        #expect(try server.diff(base: 7, head: 20).entry(Self.scenario, Self.type)?.category == .flaky)
+    }
+
+    @Test func aMergeThatLostItsBranchsLeakIsEvidenceOfIntermittence() throws {
+        let server = try TestServer()
+        // main 1 clean; branch commit 2 leaks; merged at 3, clean; main 4 clean; head 5 leaks.
+        try server.uploadRun(commit: HistoryFixture.sha(1), checks: Self.key("deallocated"))
+        try server.uploadRun(commit: HistoryFixture.sha(2), branch: "feature", parents: [HistoryFixture.sha(1)], checks: Self.key("leaked"))
+        try server.uploadRun(commit: HistoryFixture.sha(3), parents: [HistoryFixture.sha(1), HistoryFixture.sha(2)], checks: Self.key("deallocated"))
+        try server.uploadLine(from: 4, parentOfFirst: 3, [Self.key("deallocated"), Self.key("leaked")])
+        #expect(try server.diff(base: 4, head: 5).entry(Self.scenario, Self.type)?.category == .flaky)
+    }
+
+    @Test func aMergeBaseWithoutUploadsTakesItsNearestAncestorsState() throws {
+        let server = try TestServer()
+        // main 1 clean, 2 without an upload; the branch from 2 leaks at 3; merged at 4, clean; head 5 leaks.
+        try server.uploadRun(commit: HistoryFixture.sha(1), checks: Self.key("deallocated"))
+        try server.uploadRun(commit: HistoryFixture.sha(3), branch: "feature", parents: [HistoryFixture.sha(2)], checks: Self.key("leaked"))
+        try server.uploadRun(commit: HistoryFixture.sha(4), parents: [HistoryFixture.sha(2), HistoryFixture.sha(3)], checks: Self.key("deallocated"))
+        try server.uploadRun(commit: HistoryFixture.sha(5), parents: [HistoryFixture.sha(4)], checks: Self.key("leaked"))
+        #expect(try server.diff(base: 4, head: 5).entry(Self.scenario, Self.type)?.category == .flaky)
+    }
+
+    @Test func aMergeOfABranchThatInheritedTheLeakIsNoEvidence() throws {
+        let server = try TestServer()
+        // main leaks at 2 and 3 and is fixed at 4; a branch started at 3 still leaks at 5; the merge
+        // 6 is clean because main fixed it; main stays clean at 7-9; head 10 leaks: a regression.
+        try server.uploadLine(from: 1, [Self.key("deallocated"), Self.key("leaked"), Self.key("leaked"), Self.key("deallocated")])
+        try server.uploadRun(commit: HistoryFixture.sha(5), branch: "feature", parents: [HistoryFixture.sha(3)], checks: Self.key("leaked"))
+        try server.uploadRun(commit: HistoryFixture.sha(6), parents: [HistoryFixture.sha(4), HistoryFixture.sha(5)], checks: Self.key("deallocated"))
+        try server.uploadLine(from: 7, parentOfFirst: 6, [Self.key("deallocated"), Self.key("deallocated"), Self.key("deallocated"),
+                                                          Self.key("leaked")])
+        #expect(try server.diff(base: 9, head: 10).entry(Self.scenario, Self.type)?.category == .new)
+    }
+
+    @Test func aLeakThatHeldAlongThePullRequestOutweighsOneEpisode() throws {
+        let server = try TestServer()
+        // main: one brief leak at 3, clean since; the pull request leaks at both its commits.
+        try server.uploadLine(from: 1, [Self.key("deallocated"), Self.key("deallocated"), Self.key("leaked"),
+                                        Self.key("deallocated"), Self.key("deallocated"), Self.key("deallocated")])
+        try server.uploadLine(from: 10, branch: "feature", parentOfFirst: 6, [Self.key("leaked"), Self.key("leaked")])
+        #expect(try server.diff(base: 6, head: 10).entry(Self.scenario, Self.type)?.category == .flaky,
+                "its first leak: one recent brief leak on main is evidence")
+        #expect(try server.diff(base: 6, head: 11).entry(Self.scenario, Self.type)?.category == .new,
+                "leaking at every commit of the pull request: a real leak")
     }
 
     @Test func badCommitParametersAreRefusedByName() throws {

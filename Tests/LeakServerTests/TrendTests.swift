@@ -141,4 +141,21 @@ struct TrendTests {
         #expect(last.map { $0["type"] as? String } == ["App.A", "App.B"])
         #expect(last.map { $0["state"] as? String } == ["leaked", "clean"])
     }
+    /// With `branch`, the history follows the branch's first parents: a feature branch's commits
+    /// uploaded in between are not main's history.
+    @Test func aScenarioHistoryOfABranchFollowsItsFirstParents() throws {
+        let server = try TestServer()
+        try server.uploadRun(commit: sha(1), checks: [.clean("A/a()", "App.A")])
+        try server.uploadRun(commit: sha(2), branch: "feature", parents: [sha(1)], checks: [.leaked("A/a()", "App.A")])
+        try server.uploadRun(commit: sha(3), parents: [sha(1)], checks: [.clean("A/a()", "App.A")])
+        let scenario = "A/a()".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let commits = { (query: String) throws -> [String?] in
+            let reply = try server.client.get("/v1/projects/app/scenarios/history?scenario=\(scenario)&environment=linux\(query)")
+            #expect(reply.status == 200, "\(reply.text)")
+            return try #require(reply.json["commits"] as? [[String: Any]]).map { $0["commit"] as? String }
+        }
+        #expect(try commits("&branch=main") == [sha(1), sha(3)])
+        #expect(try commits("&branch=feature") == [sha(1), sha(2)])
+        #expect(try commits("") == [sha(1), sha(2), sha(3)], "without a branch: every commit of the project")
+    }
 }

@@ -26,7 +26,7 @@ struct RetentionTests {
         lines.append("types: " + types.types.map { "\($0.type) \($0.leakingScenarios) \($0.firstSeen) \($0.direction)" }.joined(separator: ", "))
         for scenario in history.scenarios {
             lines.append("history \(scenario): " + CanonicalText.render(try store.scenarioHistory(
-                project: project, scenario: scenario, environment: "linux", limit: 1_000)))
+                project: project, scenario: scenario, branch: nil, environment: "linux", limit: 1_000)))
         }
         return lines
     }

@@ -161,4 +161,23 @@ import LeakReport
         #expect(result.stdout.contains("App.ImageCache  in CacheTests/fill()"))
         _ = c3
     }
+    /// Nothing on main after the merge-base has data, but the merge-base (without an upload) merged
+    /// a branch whose upload shows the leak: it came in with that merge.
+    @Test func aLeakABranchMergedWithoutUploadsBroughtInIsInherited() throws {
+        try commit("c1", [Self.profile(.deallocated), Self.cache(.deallocated)])
+        try repository.git("checkout", "-q", "-b", "topic")
+        let t1 = try commit("t1", [Self.profile(.leaked), Self.cache(.deallocated)])
+        try repository.git("checkout", "-q", "main")
+        try repository.git("merge", "-q", "--no-ff", "-m", "merge topic", "topic")      // the merge-base: no upload
+        try repository.git("checkout", "-q", "-b", "feature")
+        try repository.commit("f1")
+        let result = try runCheck([Self.profile(.leaked), Self.cache(.leaked)], format: "json")
+        #expect(result.status == 1, "\(result.stdout)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let entries = try #require(object["entries"] as? [[String: Any]])
+        let profile = entries.first { $0["type"] as? String == Self.profile.1 }
+        #expect(profile?["category"] as? String == "inherited")
+        #expect(profile?["inheritedFrom"] as? String == t1)
+        #expect(entries.first { $0["type"] as? String == Self.cache.1 }?["category"] as? String == "new")
+    }
 }

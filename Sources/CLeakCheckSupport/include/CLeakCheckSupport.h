@@ -20,6 +20,28 @@ typedef void (*lc_segment_visitor)(void *context, const char *path, uintptr_t ba
 /// Lists the writable PT_LOAD segments of every loaded image. Returns 0 where unsupported.
 int lc_writable_segments(void *context, lc_segment_visitor visitor);
 
+/// Scans every resident private writable mapping of this process (the main thread's stack
+/// excepted) for words equal to one of `targets` (Swift's spare pointer bits ignored): each hit's
+/// address (`slots`), word (`values`) and, when its mapping is made of glibc's mmapped chunks, the
+/// block that holds it (`blocks`, else 0), at most `max_hits` of them (4096 at most), copied out
+/// when the scan is done. The scan's own state
+/// lives in a mapping it skips. Stops after `budget_ns` nanoseconds (0 for no limit). Returns the
+/// number of hits (more than `max_hits` when some were left out), -2 - hits when the deadline
+/// stopped it, -1 where unsupported. `scanned_bytes` receives how much memory was compared.
+long lc_scan_writable_memory(const uintptr_t *targets, size_t count, uintptr_t *slots, uintptr_t *values,
+                             uintptr_t *blocks, size_t max_hits, uint64_t budget_ns, uint64_t *scanned_bytes);
+
+/// The start of the malloc block (glibc) that holds `slot`: the nearest 16-byte aligned address at
+/// or below it, at most `max_distance` bytes away, whose chunk header is sane and whose chunk covers
+/// `slot`. 0 when none is found. A guess to be validated by what lies at the start.
+uintptr_t lc_block_start(uintptr_t slot, size_t max_distance);
+
+/// The address of a loaded image's exported symbol (`_NSConcreteMallocBlock`), or null.
+const void *lc_symbol_address(const char *name);
+
+/// The file of the image that holds `address` and its load address (`base`); null if none.
+const char *lc_image_path(uintptr_t address, uintptr_t *base);
+
 /// 1 when `address` lies inside a loaded image (code or data), 0 otherwise.
 int lc_in_image(uintptr_t address);
 

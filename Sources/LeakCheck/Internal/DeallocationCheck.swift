@@ -48,7 +48,7 @@ enum DeallocationCheck {
         _ fates: [ReleasePoller.Fate], of references: [WeakReference], context: CheckContext, roots: [Any],
         testCase: AnyObject?
     ) -> (records: [CheckRecord], leakMessage: String?) {
-        var survivors: [(typeName: String, waited: Duration, retainPath: String?)] = []
+        var survivors: [(typeName: String, waited: Duration, retainPath: String?, hint: String?)] = []
         // Each survivor is searched for from the others too: one leaked object often holds the rest.
         let alive = zip(references, fates).compactMap { reference, fate -> AnyObject? in
             if case .leaked = fate { return reference.object }
@@ -67,13 +67,15 @@ enum DeallocationCheck {
             case let .leaked(waited):
                 record.outcome = .leaked
                 var explanation: String?
+                var hint: String?
                 if let survivor = reference.object {
                     let path = findRetainPath(to: survivor, roots: roots + alive.filter { $0 !== survivor })
                     record.retainPath = path.reportedSteps
                     record.fingerprint = path.fingerprint
                     explanation = path.readable + (path.limitReached.map { " (search \($0))" } ?? "")
+                    hint = path.hint
                 }
-                survivors.append((reference.typeName, waited, explanation))
+                survivors.append((reference.typeName, waited, explanation, hint))
             }
             records.append(record)
         }

@@ -7,8 +7,12 @@ package enum LeakMessage {
         observer that was never removed; a Task that is still running and captures it.
         """
 
-    /// One survivor, or a group's survivors, after the timeout and grace period.
-    static func leaked(_ survivors: [(typeName: String, waited: Duration, retainPath: String?)], groupSize: Int, timeouts: DeallocationTimeouts) -> String {
+    /// One survivor, or a group's survivors, after the timeout and grace period. Each proven path
+    /// comes with its own hint; the usual holders are listed only when some survivor has none.
+    static func leaked(
+        _ survivors: [(typeName: String, waited: Duration, retainPath: String?, hint: String?)], groupSize: Int,
+        timeouts: DeallocationTimeouts
+    ) -> String {
         let waited = survivors.map(\.waited).max() ?? .zero
         var text: String
         if groupSize == 1, let only = survivors.first {
@@ -25,7 +29,11 @@ package enum LeakMessage {
             if let path = survivor.retainPath {
                 text += "\nWhat holds \(groupSize == 1 ? "it" : survivor.typeName): \(path)"
             }
+            if let hint = survivor.hint {
+                text += "\n  To release it: \(hint)"
+            }
         }
+        if survivors.allSatisfy({ $0.hint != nil }) { return text }
         return text + "\n" + usualHolders
     }
 

@@ -11,11 +11,14 @@ import LeakReport
 ///
 /// The search reads stored properties from the runtime's field metadata (classes and structs;
 /// `Mirror` only where the metadata cannot be read), leaves out `weak` and `unowned` references,
-/// and follows stored closures into their contexts. When the object is in no cycle and no root
-/// holds it, it searches from the process's global and static variables (Linux). Holders without
-/// Swift types (a running task's memory, a dispatch source, a `Mutex`) are read as words: such a
-/// path is marked possible (`isProven` false). Only when no path is found are stored closures that
-/// capture something strongly, running tasks, timers and dispatch sources named as suspects.
+/// and follows stored closures into their contexts, a running task's closure, a dispatch source's
+/// handlers and a `Mutex`'s value by their layouts. When the object is in no cycle and no root
+/// holds it, it searches from the process's global and static variables (Linux): first backwards,
+/// scanning memory for what holds the object up to the globals that do, then forward and typed
+/// from those globals through those holders only (from every global when that finds nothing).
+/// Holders it cannot lay out are read as words: such a path is marked possible (`isProven`
+/// false). Only when no path is found are stored closures that capture something strongly,
+/// running tasks and dispatch sources named as suspects.
 /// Like `Mirror`, it reads stored properties without synchronisation: call it while the objects
 /// it reaches are not being mutated on other threads.
 ///

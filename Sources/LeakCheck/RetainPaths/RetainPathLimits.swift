@@ -10,8 +10,9 @@ public struct RetainPathLimits: Sendable, Hashable {
     /// The most objects the search may look at. Values inside objects (structs, collection
     /// elements) are bounded as well, at 16 for each object allowed.
     public var maxVisited: Int
-    /// How long the search from the process's globals and statics may take, once the object is
-    /// in no cycle and held by none of the roots passed.
+    /// How long the search from the process's globals and statics may take (the backward scan
+    /// of memory and the walk from the globals together), once the object is in no cycle and held
+    /// by none of the roots passed.
     public var timeBudget: Duration
     /// False to search only cycles and the roots passed, not the process's globals and statics.
     public var searchesGlobals: Bool

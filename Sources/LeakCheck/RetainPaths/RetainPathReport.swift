@@ -25,8 +25,8 @@ public struct RetainPathReport: Sendable, Hashable {
     /// Holders are module-qualified.
     public var steps: [RetainPathStep]?
     public var origin: Origin
-    /// When no path was found: the stored closures, tasks, timers and dispatch sources on the
-    /// object and on objects it reaches, each as a sentence.
+    /// When no path was found: the stored closures, tasks and dispatch sources on the object and
+    /// on objects it reaches that may hold something strongly, each as a sentence.
     public var suspects: [String]
     /// The bound the search reached, if any: `stopped after 100000 objects`, `stopped at depth 12`.
     public var limitReached: String?
@@ -40,6 +40,8 @@ public struct RetainPathReport: Sendable, Hashable {
     /// The `LeakFingerprint` of the type and the normalised path, or of the type and the
     /// suspects when there is no path.
     public var fingerprint: String
+    /// A step of the path is a dispatch source's handler (for the hint).
+    var throughDispatchSource = false
 
     public init(
         steps: [RetainPathStep]?, origin: Origin, suspects: [String], limitReached: String?,

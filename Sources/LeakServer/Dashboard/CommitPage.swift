@@ -27,7 +27,7 @@ enum CommitPage {
         let leakingScenarios = Array(Set(commit.runs.flatMap { $0.leaks.map(\.scenario) })).sorted()
         let histories = try environments.first.map { environment in
             try leakingScenarios.prefix(DashboardPage.historyScenarios).map {
-                try store.scenarioHistory(project: project, scenario: $0, environment: environment, limit: DashboardPage.historyCommits)
+                try store.scenarioHistory(project: project, scenario: $0, branch: nil, environment: environment, limit: DashboardPage.historyCommits)
             }
         } ?? []
         let history: HTML = histories.isEmpty ? "" : """

@@ -9,7 +9,7 @@ import LeakStore
 /// CLI's order. Without both revisions it shows the form that asks for them.
 enum DiffPage {
     static func render(_ request: Request, store: any LeakStorage, project: String) throws -> Response {
-        let scope = try DashboardScope(request, store: store, project: project, head: request.query["head"])
+        var scope = try DashboardScope(request, store: store, project: project, head: request.query["head"])
         let links = scope.links
         let crumbs: [DashboardPage.Crumb] = [
             .init(label: "Projects", href: DashboardLinks.projects),
@@ -27,8 +27,16 @@ enum DiffPage {
         }
         let baseText = try QueryInput.text(request.query["base"], field: "base")
         let headText = try QueryInput.text(request.query["head"], field: "head")
-        let comparison = try store.compare(project: project, base: baseText, head: headText, environment: scope.environment)
+        var comparison = try store.compare(project: project, base: baseText, head: headText, environment: scope.environment)
         let head = try commit(comparison.head, asked: headText, field: "head", project: project)
+        // Left to choose, the environment is one the head has usable runs in: the branch's newest run
+        // may be at another commit (a tip reset to an older one), whose environment the head lacks.
+        if request.query["environment"] == nil, let runs = try store.commit(project: project, sha: head, limit: 1, cursor: nil)?.runs,
+           !runs.contains(where: { $0.environment == scope.environment && !$0.suspect }),
+           let chosen = runs.last(where: { !$0.suspect })?.environment {
+            scope.environment = chosen
+            comparison = try store.compare(project: project, base: baseText, head: headText, environment: chosen)
+        }
         let base = try commit(comparison.base, asked: baseText, field: "base", project: project)
         let compared = comparison.compared ?? comparison.mergeBase ?? base
         // No base with data: the head's leaks, unverified — as the CLI lists them.

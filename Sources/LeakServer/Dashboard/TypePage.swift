@@ -48,7 +48,7 @@ enum TypePage {
                 Each point links to its commit.</figcaption></figure>
                 """
         let histories = try leaks.prefix(DashboardPage.historyScenarios).map {
-            try store.scenarioHistory(project: project, scenario: $0.scenario, environment: scope.environment,
+            try store.scenarioHistory(project: project, scenario: $0.scenario, branch: scope.branch, environment: scope.environment,
                                       limit: DashboardPage.historyCommits)
         }
         let history: HTML = histories.isEmpty ? "" : """

@@ -506,7 +506,7 @@ enum OpenAPIDocument {
         "operationId": "scenarioHistory",
         "summary": "One scenario's keys and states per commit, oldest first. Needs a token only when the server sets requireReadToken.",
         "security": [{}, { "bearer": [] }],
-        "parameters": [{ "$ref": "#/components/parameters/project" }, { "name": "scenario", "in": "query", "required": true, "description": "The scenario id, e.g. ProfileTests/open().", "schema": { "type": "string", "minLength": 1, "maxLength": 1024, "pattern": "^[^\\u0000]*$" } }, { "$ref": "#/components/parameters/limit" }, { "$ref": "#/components/parameters/environment" }],
+        "parameters": [{ "$ref": "#/components/parameters/project" }, { "name": "scenario", "in": "query", "required": true, "description": "The scenario id, e.g. ProfileTests/open().", "schema": { "type": "string", "minLength": 1, "maxLength": 1024, "pattern": "^[^\\u0000]*$" } }, { "name": "branch", "in": "query", "required": false, "description": "Follow this branch's first-parent line; without it, every commit of the project.", "schema": { "type": "string", "minLength": 1, "maxLength": 1024, "pattern": "^[^\\u0000]*$" } }, { "$ref": "#/components/parameters/limit" }, { "$ref": "#/components/parameters/environment" }],
         "responses": {
           "200": { "description": "The answer.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ScenarioHistory" } } } },
           "400": { "$ref": "#/components/responses/Error" },

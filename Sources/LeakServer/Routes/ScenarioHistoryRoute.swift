@@ -1,8 +1,8 @@
 import LeakReport
 import LeakStore
 
-/// `GET /v1/projects/{project}/scenarios/history?scenario=&environment=&limit=`: the
-/// scenario's keys and states per commit, oldest first.
+/// `GET /v1/projects/{project}/scenarios/history?scenario=&branch=&environment=&limit=`: the
+/// scenario's keys and states per commit, oldest first (along the branch's first parents when given).
 ///
 /// The scenario is a query argument, not a path segment: scenario ids hold `/`
 /// (`ProfileTests/open()`), and libmicrohttpd decodes `%2F` before routing.
@@ -13,7 +13,9 @@ enum ScenarioHistoryRoute {
         let scenario = try QueryInput.text(request.query["scenario"], field: "scenario")
         let environment = try QueryInput.environment(request)
         let limit = try QueryInput.limit(request)
-        let history = try context.store.scenarioHistory(project: project, scenario: scenario, environment: environment, limit: limit)
+        let branch = try request.query["branch"].map { try QueryInput.text($0, field: "branch") }
+        let history = try context.store.scenarioHistory(project: project, scenario: scenario, branch: branch,
+                                                        environment: environment, limit: limit)
         return try Response.json(ScenarioHistoryResponse(history))
     }
 }

@@ -39,12 +39,14 @@ extension LeakStore {
     /// - A key that leaks at head and that the base did not check (or only errored on) takes its
     ///   state from the nearest of `fallbackCommits` usable first-parent ancestors of the base
     ///   that checked it (`baseStateFrom`).
-    /// - A key that leaks at head is flaky when the base's first-parent line of
-    ///   `flakyWindowCommits` usable commits (from `tip`, the base branch's newest upload, when
-    ///   given), followed by the head's leak, shows it intermittent — or the head's own line of
-    ///   `ownLineCommits` does (what a merge brings in, or a pull request's earlier commits)
-    ///   (`Intermittence.shows`). A leak that was fixed and stayed fixed for `Intermittence.fixHeldCommits`
-    ///   usable commits, then comes back, is new.
+    /// - A key that leaks at head is flaky when its history shows intermittence (`Intermittence`):
+    ///   episodes along the head's ancestry (the base's first-parent line of `flakyWindowCommits`
+    ///   usable commits, then a pull request's earlier commits, then the head's leak; a line that
+    ///   reaches the project's first upload starts the key's history), along what a merge head
+    ///   brings in (its second parent's line of `ownLineCommits`), along the base branch after the
+    ///   base up to `tip` (its newest upload, when given), and branches merged into that window
+    ///   whose merge lost their leak. Two episodes, or one recent one unless the head's leak has
+    ///   held along its own line. A leak that was fixed and stayed fixed, then comes back, is new.
     /// - `after`, the base branch's nearest upload after `mergeBase`: a would-be-new key that
     ///   leaks there is inherited when the base's data ran out — the base is not the merge-base
     ///   (it fell back past commits without uploads; assumed when `mergeBase` is not given), or
@@ -96,12 +98,29 @@ extension LeakStore {
             let checkedAtBase = Dictionary(baseCounts.map { ($0.ids, $0.state) }, uniquingKeysWith: { first, _ in first })
             // The head's own line: what a merge brings in (its second parent), else the head's first
             // parent when that is not the base (a pull request's earlier commits).
+            let headIsMerge = try headID.map { try history.parent(of: $0, position: 1) != nil } ?? false
             var ownLine: [BranchCommit] = []
             if let headID, let start = try history.parent(of: headID, position: 1) ?? history.parent(of: headID, position: 0),
                start != baseID {
                 ownLine = try history.firstParentLine(from: start, branch: nil, environment: environment, limit: Self.ownLineCommits)
             }
-            let linesIDs = Set(baseLine.map(\.id)).union(windowLine.map(\.id)).union(ownLine.map(\.id))
+            // The lines the head's leak is judged along, oldest first. The head's ancestry: the base's
+            // line, then (not for a merge) the pull request's earlier commits, then the head's leak.
+            let onBaseLine = Set(baseLine.map(\.id))
+            // The head's own commits: a pull request's earlier ones, or those a merge brings in.
+            let ownPart = Array(ownLine.prefix { !onBaseLine.contains($0.id) }.reversed())
+            let ancestry = baseLine.reversed() + (headIsMerge ? [] : ownPart)
+            // What a merge brings in, then the head's leak.
+            let mergedIn = headIsMerge ? Array(ownLine.reversed()) : []
+            // The base branch after the base, up to its newest upload (not the head's ancestry: no head
+            // leak after it), from the base on.
+            let onWindow = Set(windowLine.map(\.id))
+            let later = windowLine.prefix { !onBaseLine.contains($0.id) }.reversed() as [BranchCommit]
+            let afterBase = later.isEmpty ? [] : Array(baseLine.prefix(1)) + later
+            // The branches merged into the window: a merge that lost its branch's leak is evidence too.
+            let merged = try history.mergedBranches(into: windowLine, steps: Self.ownLineCommits)
+            let recentMerges = Set(windowLine.prefix(Intermittence.recentCommits).map(\.id))
+            let linesIDs = onBaseLine.union(onWindow).union(ownLine.map(\.id)).union(merged.flatMap { [$0.tip, $0.mergeBase] })
             let lineStates = try history.keyStates(leakingAtHead, environment: environment, at: linesIDs)
             for ids in leakingAtHead {
                 let states = lineStates[ids] ?? [:]
@@ -114,9 +133,20 @@ extension LeakStore {
                     baseCounts.removeAll { $0.ids == ids }
                     baseCounts.append(KeyCounts(standingFor: state, ids: ids, scenario: name.scenario, type: name.type))
                 }
-                // The head's own leak ends each line: a brief clean spell between leaks is intermittence.
-                if Intermittence.shows(windowLine.reversed().map { states[$0.id] } + [.leaked])
-                    || Intermittence.shows(ownLine.reversed().map { states[$0.id] } + [.leaked]) {
+                // The head's own leak ends the head's lines: a brief clean spell between leaks is intermittence.
+                let ancestryStates = ancestry.map { states[$0.id] } + [.leaked]
+                let mergedInStates = mergedIn.map { states[$0.id] } + [.leaked]
+                var evidence = Intermittence.evidence(ancestryStates, fromStart: baseLine.count < Self.flakyWindowCommits)
+                    + Intermittence.evidence(afterBase.map { states[$0.id] })
+                if headIsMerge { evidence = evidence + Intermittence.evidence(mergedInStates) }
+                for branch in merged {
+                    evidence = evidence + Intermittence.evidence(
+                        mergedBranch: states[branch.mergeBase], tip: states[branch.tip], merge: states[branch.merge],
+                        recent: recentMerges.contains(branch.merge))
+                }
+                // Held along the head's own commits, not a leak the base had already.
+                let headHeld = Intermittence.leakHeld(ownPart.map { states[$0.id] } + [.leaked])
+                if evidence.showsIntermittence(headHeld: headHeld) {
                     flaky.insert(ids)
                 }
             }

@@ -76,10 +76,12 @@ extension LeakStore {
         }
     }
 
-    /// The scenario's keys and states per commit with usable runs, oldest first, the newest
-    /// `limit` such commits (upload order): commits with only suspect runs do not use up the limit.
+    /// The scenario's keys and states per commit with usable runs, oldest first: the newest
+    /// `limit` such commits of `branch`'s first-parent line when given, else of the whole
+    /// project (upload order). Commits with only suspect runs do not use up the limit.
     /// - Throws: `LeakStoreError.projectNotFound`.
-    public func scenarioHistory(project: String, scenario: String, environment: String, limit: Int) throws -> ScenarioHistory {
+    public func scenarioHistory(project: String, scenario: String, branch: String?, environment: String,
+                                limit: Int) throws -> ScenarioHistory {
         try read { db in
             let history = try ProjectHistory(db, project: project)
             var commits: [ScenarioHistory.Commit] = []
@@ -87,14 +89,18 @@ extension LeakStore {
                 return ScenarioHistory(scenario: scenario, environment: environment, commits: [])
             }
             var commitIDs: [Int64] = []
-            try db.query("""
-                SELECT DISTINCT ls.commit_id FROM leak_states ls JOIN commits c ON c.id = ls.commit_id
-                WHERE ls.scenario_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
-                  AND c.project_id = ?3
-                  AND EXISTS (SELECT 1 FROM runs r WHERE r.commit_id = ls.commit_id AND r.environment = ?2 AND r.suspect = 0)
-                ORDER BY ls.commit_id DESC LIMIT ?4
-                """, [.integer(scenarioID), .text(environment), .integer(history.projectID), .integer(Int64(limit))]) {
-                commitIDs.append($0.int64(at: 0))
+            if let branch {
+                commitIDs = try history.branchCommits(branch, environment: environment, limit: limit).map(\.id)
+            } else {
+                try db.query("""
+                    SELECT DISTINCT ls.commit_id FROM leak_states ls JOIN commits c ON c.id = ls.commit_id
+                    WHERE ls.scenario_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
+                      AND c.project_id = ?3
+                      AND EXISTS (SELECT 1 FROM runs r WHERE r.commit_id = ls.commit_id AND r.environment = ?2 AND r.suspect = 0)
+                    ORDER BY ls.commit_id DESC LIMIT ?4
+                    """, [.integer(scenarioID), .text(environment), .integer(history.projectID), .integer(Int64(limit))]) {
+                    commitIDs.append($0.int64(at: 0))
+                }
             }
             for commitID in commitIDs.reversed() {
                 let keys = try history.keyCounts(commitID: commitID, environment: environment)

@@ -333,6 +333,46 @@ struct ProjectHistory {
             """, [.integer(projectID), .integer(commitID), .integer(Int64(position))])
     }
 
+    /// The branches merged into `line` (a first-parent line, as `firstParentLine` walks it): for
+    /// each of its merges whose second parent the server knows, that tip and the commit of `line`
+    /// where the branch started (its merge-base), reached along the tip's first parents in at
+    /// most `steps` commits. Where the walk reaches a commit without an upload (the merge-base,
+    /// or a branch commit before it), the newest commit of `line` uploaded before the branch's
+    /// oldest known commit stands in for the merge-base.
+    func mergedBranches(into line: [BranchCommit], steps: Int) throws -> [MergedBranch] {
+        guard let low = line.map(\.id).min(), let high = line.map(\.id).max() else { return [] }
+        let position = Dictionary(line.enumerated().map { ($0.element.id, $0.offset) }, uniquingKeysWith: { first, _ in first })
+        // First and second parents of every commit of the project uploaded in the line's span (the
+        // merged branches' commits were uploaded in between), by sha, with their ids when uploaded.
+        var firstParent: [Int64: (sha: String, id: Int64?)] = [:], secondParent: [Int64: Int64] = [:]
+        try db.query("""
+            SELECT p.commit_id, p.position, p.parent_sha, pc.id FROM commits child
+            JOIN commit_parents p ON p.commit_id = child.id AND p.position < 2
+            LEFT JOIN commits pc ON pc.project_id = child.project_id AND pc.sha = p.parent_sha
+            WHERE child.project_id = ? AND child.id BETWEEN ? AND ?
+            """, [.integer(projectID), .integer(low), .integer(high)]) { row in
+            let parentID = row.isNull(at: 3) ? nil : row.int64(at: 3)
+            if row.int(at: 1) == 0 { firstParent[row.int64(at: 0)] = (row.string(at: 2) ?? "", parentID) }
+            else if let parentID { secondParent[row.int64(at: 0)] = parentID }
+        }
+        return line.compactMap { merge in
+            guard let tip = secondParent[merge.id] else { return nil }
+            var current = tip
+            for _ in 0..<steps {
+                guard let parent = firstParent[current] else { return nil }
+                guard let parentID = parent.id else {
+                    let before = current
+                    return line.first { $0.id < before }.map { MergedBranch(merge: merge.id, tip: tip, mergeBase: $0.id) }
+                }
+                if let at = position[parentID], at > position[merge.id]! {
+                    return MergedBranch(merge: merge.id, tip: tip, mergeBase: parentID)
+                }
+                current = parentID
+            }
+            return nil
+        }
+    }
+
     private func previousInUploadOrder(_ commitID: Int64, branch: String, avoiding visited: Set<Int64>) throws -> Int64? {
         var below = commitID
         while let previous = try db.scalarInt("""
@@ -373,4 +413,12 @@ struct BranchCommit: Sendable {
     var sha: String
     /// When its first usable run started, ISO 8601.
     var at: String
+}
+
+/// A branch merged into a first-parent line: the merge, the branch's tip (the merge's second
+/// parent) and the line's commit it started from.
+struct MergedBranch: Sendable {
+    var merge: Int64
+    var tip: Int64
+    var mergeBase: Int64
 }

@@ -40,8 +40,9 @@ public protocol LeakStorage: Sendable {
     /// A commit with its runs and one page of their leaks (at most `limit`, after `cursor`);
     /// nil when nothing was uploaded for it.
     func commit(project: String, sha: String, limit: Int, cursor: CommitCursor?) throws -> CommitSummary?
-    /// One scenario's keys and states per commit, oldest first.
-    func scenarioHistory(project: String, scenario: String, environment: String, limit: Int) throws -> ScenarioHistory
+    /// One scenario's keys and states per commit, oldest first: along `branch`'s first-parent
+    /// line when given, else every commit of the project.
+    func scenarioHistory(project: String, scenario: String, branch: String?, environment: String, limit: Int) throws -> ScenarioHistory
 
     // MARK: Retention
 

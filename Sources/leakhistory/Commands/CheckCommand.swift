@@ -37,12 +37,16 @@ struct CheckCommand: Command {
     }
 
     func run() async throws(CommandFailure) -> ExitCode {
-        let (receipt, run, settings) = try await UploadCommand.upload(arguments, context: context)
+        // One look for the checkout: the upload takes the commit's parents from it, the comparison the base.
+        let checkout = try? GitRepository.containing(context.workingDirectory)
+        let (receipt, run, settings) = try await UploadCommand.upload(arguments, context: context, repository: checkout)
         let format = OutputFormat(arguments)
         if format == .text || format == .github {
             context.print(UploadCommand.summary(receipt, run: run, settings: settings) + "\n")
         }
-        let repository = try GitRepository.containing(context.workingDirectory)
+        // Not in a checkout: uploaded, and now the error that says so.
+        let repository: GitRepository
+        if let checkout { repository = checkout } else { repository = try GitRepository.containing(context.workingDirectory) }
         let base = arguments.value("--base") ?? defaultBase
         let flow = DiffFlow(
             client: LeakHistoryClient(settings: settings), repository: repository, depth: depth,

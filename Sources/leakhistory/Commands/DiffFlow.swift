@@ -45,8 +45,19 @@ struct DiffFlow: Sendable {
             if !later.isEmpty {
                 after = try await client.resolve(ResolveRequest(environment: environment, candidates: later)).base
             }
-            if !later.isEmpty {
+            // None of them has data: no newest either. One of them: the same.
+            if after != nil, later.count > 1 {
                 tip = try await client.resolve(ResolveRequest(environment: environment, candidates: later.reversed())).base
+            } else {
+                tip = after
+            }
+        }
+        // Nothing uploaded after the merge-base, and the base fell back past commits without data:
+        // the branches those commits merged show what they brought in (their newest upload).
+        if !onBaseBranch, after == nil, base != mergeBase {
+            let merged = try repository.commits(of: mergeBase, notIn: base, limit: depth)
+            if !merged.isEmpty {
+                after = try await client.resolve(ResolveRequest(environment: environment, candidates: merged)).base
             }
         }
         let answer = try await client.diff(base: base, head: headCommit, mergeBase: onBaseBranch ? nil : mergeBase,

@@ -29,7 +29,8 @@ struct UploadCommand: Command {
     }
 
     func run() async throws(CommandFailure) -> ExitCode {
-        let (receipt, run, settings) = try await Self.upload(arguments, context: context)
+        let repository = try? GitRepository.containing(context.workingDirectory)
+        let (receipt, run, settings) = try await Self.upload(arguments, context: context, repository: repository)
         if arguments.value("--format") == "json" {
             context.printJSON(receipt)
         } else {
@@ -38,9 +39,10 @@ struct UploadCommand: Command {
         return .success
     }
 
-    /// Reads the reports and uploads them; shared with `check`.
-    static func upload(_ arguments: ParsedArguments, context: CommandContext) async throws(CommandFailure) -> (UploadReceipt, RunRecord, ClientSettings) {
-        let repository = try? GitRepository.containing(context.workingDirectory)
+    /// Reads the reports and uploads them; shared with `check`. `repository`: the git checkout
+    /// the command runs in, if any.
+    static func upload(_ arguments: ParsedArguments, context: CommandContext,
+                       repository: GitRepository?) async throws(CommandFailure) -> (UploadReceipt, RunRecord, ClientSettings) {
         let settings = try ClientSettings.resolve(arguments, environment: context.environment, repositoryRoot: repository?.directory)
         let paths = ReportFiles.paths(arguments.positionals, context: context)
         let contents = try ReportFiles.read(paths)

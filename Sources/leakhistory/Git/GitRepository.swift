@@ -47,6 +47,12 @@ struct GitRepository: Sendable {
         return all.count <= 2 * limit ? all : Array(all.prefix(limit) + all.suffix(limit))
     }
 
+    /// The commits reachable from `tip` and not from `ancestor`, every parent followed (what
+    /// `tip` merged in too), newest first, at most `limit`.
+    func commits(of tip: String, notIn ancestor: String, limit: Int) throws(CommandFailure) -> [String] {
+        try run(["rev-list", "--max-count=\(limit)", tip, "^\(ancestor)"]).split(separator: "\n").map(String.init)
+    }
+
     /// The parents of `commit`, first parent first; empty when it is not in this clone.
     func parents(of commit: String) -> [String] {
         guard let line = try? run(["rev-list", "--parents", "-n", "1", commit]) else { return [] }

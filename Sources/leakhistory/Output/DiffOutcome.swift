@@ -8,7 +8,8 @@ struct DiffOutcome: Sendable {
         /// First-parent steps from the merge-base; 0 is the merge-base itself.
         var distance: Int
         var mergeBase: String?
-        /// The base branch's nearest upload after the merge-base, asked about inherited leaks.
+        /// The base branch's nearest upload after the merge-base (else, when the base fell back, the
+        /// newest upload of a branch that the commits without data merged), asked about inherited leaks.
         var after: String?
         /// True on the base branch itself: `mergeBase` is HEAD's first parent.
         var onBaseBranch: Bool?

@@ -88,6 +88,21 @@ struct DashboardPageTests {
         }
     }
 
+    /// The diff page's head is the branch's newest commit; left to choose, the environment is one
+    /// that commit has runs in, also when the branch's newest run is elsewhere (its tip was reset
+    /// to an older commit, which ran again in another environment).
+    @Test func theDiffPageTakesAnEnvironmentTheHeadHasRunsIn() throws {
+        let server = try TestServer()
+        try Fixture.seed(server)
+        let clean = [HistoryFixture.Check.clean("A/a()", "App.A")]
+        try server.uploadRun(commit: Fixture.sha(20), branch: "reset", parents: [Fixture.sha(1)], environment: "mac", checks: clean)
+        try server.uploadRun(commit: Fixture.sha(21), branch: "reset", parents: [Fixture.sha(20)], environment: "mac", checks: clean)
+        try server.uploadRun(commit: Fixture.sha(20), branch: "reset", parents: [Fixture.sha(1)], environment: "linux", checks: clean)
+        let diff = try server.client.get("/p/app/diff?base=\(Fixture.sha(1))&head=reset").text
+        #expect(diff.contains("&amp;head=\(Fixture.sha(21))&amp;environment=mac\""), "\(diff.prefix(3000))")
+        #expect(!diff.contains("The head has no usable runs in this environment"))
+    }
+
     @Test func pagesNeedAReadTokenWhenTheServerSaysSo() throws {
         let server = try TestServer { $0.requireReadToken = true }
         // A browser without a token is sent to the sign-in form, which brings it back.

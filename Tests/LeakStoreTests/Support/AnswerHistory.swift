@@ -151,9 +151,9 @@ struct AnswerHistory {
             }
             for scenario in scenarios {
                 record("history \(scenario) \(environment)", try store.scenarioHistory(
-                    project: project, scenario: scenario, environment: environment, limit: 1_000))
+                    project: project, scenario: scenario, branch: nil, environment: environment, limit: 1_000))
                 record("history 4 \(scenario) \(environment)", try store.scenarioHistory(
-                    project: project, scenario: scenario, environment: environment, limit: 4))
+                    project: project, scenario: scenario, branch: nil, environment: environment, limit: 4))
             }
         }
         for limit in [5, 1_000] {

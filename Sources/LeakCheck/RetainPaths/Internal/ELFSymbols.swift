@@ -13,19 +13,28 @@ struct ELFSymbols: Sendable {
     }
 
     let variables: [Variable]
+    /// The mangled names the compiler emits for `~Copyable` field types (a reference to an
+    /// accessor that gives `()`, for reflection), labelled by local symbols named
+    /// `get_type_metadata <mangled type> noncopyable.N`: the real type's mangling, by the name's
+    /// offset from the load bias.
+    let noncopyableFieldTypes: [UInt: String]
 
     /// Swift variable storage symbols (`…vp`, `…vpZ` for statics) of the image at `path`; empty
     /// when the file cannot be read or is not a 64-bit little-endian ELF file.
     init(path: String) {
         guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else {
             variables = []
+            noncopyableFieldTypes = [:]
             return
         }
-        variables = Self.read(data)
+        (variables, noncopyableFieldTypes) = Self.read(data)
     }
 
-    private static func read(_ data: Data) -> [Variable] {
-        data.withUnsafeBytes { (file: UnsafeRawBufferPointer) -> [Variable] in
+    private static let accessorPrefix = Array("get_type_metadata ".utf8)
+    private static let accessorSuffix = Array(" noncopyable".utf8)
+
+    private static func read(_ data: Data) -> ([Variable], [UInt: String]) {
+        data.withUnsafeBytes { (file: UnsafeRawBufferPointer) -> ([Variable], [UInt: String]) in
             func u16(_ at: Int) -> Int? { at >= 0 && at + 2 <= file.count ? Int(file.loadUnaligned(fromByteOffset: at, as: UInt16.self)) : nil }
             func u32(_ at: Int) -> Int? { at >= 0 && at + 4 <= file.count ? Int(file.loadUnaligned(fromByteOffset: at, as: UInt32.self)) : nil }
             func u64(_ at: Int) -> Int? {
@@ -37,24 +46,38 @@ struct ELFSymbols: Sendable {
             guard file.count > 64, file[0] == 0x7F, file[1] == 0x45, file[2] == 0x4C, file[3] == 0x46,
                   file[4] == 2, file[5] == 1,
                   let sectionTable = u64(0x28), let entrySize = u16(0x3A), let count = u16(0x3C), entrySize >= 64
-            else { return [] }
+            else { return ([], [:]) }
             struct Section { let type: Int, offset: Int, size: Int, link: Int, entrySize: Int }
             var sections: [Section] = []
             for index in 0..<count {
                 let at = sectionTable + index * entrySize
                 guard let type = u32(at + 4), let offset = u64(at + 24), let size = u64(at + 32),
-                      let link = u32(at + 40), let entry = u64(at + 56) else { return [] }
+                      let link = u32(at + 40), let entry = u64(at + 56) else { return ([], [:]) }
                 sections.append(Section(type: type, offset: offset, size: size, link: link, entrySize: entry))
             }
             // SHT_SYMTAB (2), else SHT_DYNSYM (11).
             guard let table = sections.first(where: { $0.type == 2 }) ?? sections.first(where: { $0.type == 11 }),
                   table.entrySize >= 24, table.link < sections.count
-            else { return [] }
+            else { return ([], [:]) }
             let strings = sections[table.link]
-            guard strings.offset + strings.size <= file.count, table.offset + table.size <= file.count else { return [] }
+            guard strings.offset + strings.size <= file.count, table.offset + table.size <= file.count else { return ([], [:]) }
             var variables: [Variable] = []
+            var accessors: [UInt: String] = [:]
             for index in 0..<(table.size / table.entrySize) {
                 let at = table.offset + index * table.entrySize
+                // The name of a `~Copyable` field's type (a local data symbol).
+                if let nameOffset = u32(at), nameOffset < strings.size, let value = u64(at + 8), u16(at + 6) != 0,
+                   file[strings.offset + nameOffset] == accessorPrefix[0] {
+                    let start = strings.offset + nameOffset
+                    var end = start
+                    while end < strings.offset + strings.size, file[end] != 0 { end += 1 }
+                    let name = Array(UnsafeRawBufferPointer(rebasing: file[start..<end]))
+                    if name.starts(with: accessorPrefix), let suffix = name.lastIndex(of: UInt8(ascii: " ")),
+                       suffix > accessorPrefix.count, name[suffix...].starts(with: accessorSuffix) {
+                        accessors[UInt(value)] = String(decoding: name[accessorPrefix.count..<suffix], as: UTF8.self)
+                        continue
+                    }
+                }
                 // STT_OBJECT (1), defined (section index not 0), at least a word.
                 guard let nameOffset = u32(at), file[at + 4] & 0xF == 1, u16(at + 6) != 0,
                       let value = u64(at + 8), let size = u64(at + 16), size >= 8, nameOffset < strings.size
@@ -67,7 +90,7 @@ struct ELFSymbols: Sendable {
                 guard name.hasSuffix("vp") || name.hasSuffix("vpZ") else { continue }
                 variables.append(Variable(offset: UInt(value), size: size, mangledName: name))
             }
-            return variables
+            return (variables, accessors)
         }
     }
 }

@@ -32,6 +32,29 @@ struct FieldLayout {
         let name: String
         let offset: Int
         let size: Int
+        /// When the range is a `Mutex` of a standard collection, declared so: the one word at
+        /// `offset` is the collection's storage, of this type (`Swift._DictionaryStorage<`), and a
+        /// strong reference. Nil for a range of unknown words.
+        var collectionStorage: String?
+    }
+
+    /// `Mutex<Value>` (Synchronization) with a standard collection for `Value`, from the field's
+    /// declared mangling: where the collection's word lies in the mutex and its storage's type.
+    /// Mutex.swift: `handle` (a `_MutexHandle`, on Linux an `Atomic<UInt32>`), then `value`, a
+    /// `_Cell<Value>` laid out like `Value`, so at the next word.
+    private static func mutexCollection(_ mangling: String) -> (offset: Int, storage: String)? {
+        let mutex = "15Synchronization5MutexVy"
+        guard mangling.hasPrefix(mutex), mangling.hasSuffix("G") else { return nil }
+        #if os(Linux)
+        let offset = MemoryLayout<UInt>.size
+        #else
+        return nil
+        #endif
+        let value = mangling.dropFirst(mutex.count)
+        if value.hasPrefix("SD") { return (offset, "Swift._DictionaryStorage<") }
+        if value.hasPrefix("Sa") { return (offset, "Swift._ContiguousArrayStorage<") }
+        if value.hasPrefix("Sh") { return (offset, "Swift._SetStorage<") }
+        return nil
     }
 
     private(set) var opaqueRanges: [OpaqueRange] = []
@@ -55,6 +78,19 @@ struct FieldLayout {
             ownership += stored
         }
         self.init(type, options: Self.classType, ownership: ownership, nesting: 0)
+    }
+
+    /// Where the stored field `name` of `type` itself (a class's, not its superclass's) lies in
+    /// an instance or value, from the runtime's field metadata.
+    static func offset(ofField name: String, in type: Any.Type) -> Int? {
+        guard #available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *) else { return nil }
+        var offset: Int?
+        let options: _EachFieldOptions = TypeMetadata.kind(of: type) == .class ? classType : []
+        _ = _forEachField(of: type, options: options) { fieldName, fieldOffset, _, _ in
+            if String(cString: fieldName) == name { offset = fieldOffset }
+            return offset == nil
+        }
+        return offset
     }
 
     /// The stored fields of a struct.
@@ -89,6 +125,10 @@ struct FieldLayout {
             if ObjectIdentifier(field.type) == ObjectIdentifier(Void.self), held.typeName.plain != Array("yt".utf8), nesting < 4 {
                 if let inner = Self.fieldsInPlace(of: held.typeName, in: type, named: field.name, at: field.offset, nesting: nesting) {
                     fields += inner
+                } else if let mangling = TypeMetadata.noncopyableFieldMangling(held.typeName),
+                          let mutex = Self.mutexCollection(mangling) {
+                    opaque.append(OpaqueRange(name: RetainPathNames.property(field.name), offset: field.offset + mutex.offset,
+                                              size: MemoryLayout<UInt>.size, collectionStorage: mutex.storage))
                 } else {
                     let end = listed.map(\.offset).filter { $0 > field.offset }.min() ?? Self.size(of: type)
                     if end > field.offset {
@@ -126,8 +166,13 @@ struct FieldLayout {
         // elsewhere, so only non-generic classes resolve here.
         let arguments = TypeMetadata.kind(of: container) == .struct ? metadata + 2 * MemoryLayout<UInt>.size : nil
         guard let type = typeName.resolved(context: TypeMetadata.nominalDescriptor(of: container), arguments: arguments),
-              ObjectIdentifier(type) != ObjectIdentifier(Void.self), let inner = FieldLayout(struct: type, nesting: nesting + 1)
-        else { return nil }
+              ObjectIdentifier(type) != ObjectIdentifier(Void.self) else { return nil }
+        // `Mutex`'s storage, `_Cell<Value>`, has no fields: it is laid out like its `Value`.
+        if let value = TypeMetadata.cellValueType(of: type) {
+            guard TypeMetadata.isCopyable(value), ValueRole(value) != .plain else { return [] }
+            return [Field(name: RetainPathNames.property(name), offset: offset, type: value)]
+        }
+        guard let inner = FieldLayout(struct: type, nesting: nesting + 1) else { return nil }
         return inner.fields.map { Field(name: RetainPathNames.property(name), offset: offset + $0.offset, type: $0.type) }
     }
 }

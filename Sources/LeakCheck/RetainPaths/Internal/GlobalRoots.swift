@@ -19,8 +19,9 @@ enum GlobalRoots {
         let value: Any
     }
 
-    /// The roots of every accepted image, in image and symbol order.
-    static func collect() -> [Root] {
+    /// The roots of every accepted image, in image and symbol order; with `slots`, only the
+    /// variables whose storage holds one of those addresses (what a backward scan found).
+    static func collect(holding slots: [UInt]? = nil) -> [Root] {
         guard ProcessMemory.isSupported else { return [] }
         var images: [String: (bias: UInt, segments: [ProcessMemory.Segment])] = [:]
         var order: [String] = []
@@ -38,6 +39,7 @@ enum GlobalRoots {
                 let address = image.bias &+ variable.offset
                 guard image.segments.contains(where: { address >= $0.start && address + UInt(variable.size) <= $0.start + UInt($0.size) })
                 else { continue }
+                if let slots, !slots.contains(where: { $0 >= address && $0 < address + UInt(variable.size) }) { continue }
                 roots += self.roots(in: address, size: variable.size, named: variable.mangledName)
             }
         }
@@ -76,7 +78,8 @@ enum GlobalRoots {
     private static let symbolCache = NSLock()
     nonisolated(unsafe) private static var symbolTables: [String: ELFSymbols] = [:]
 
-    private static func symbols(of path: String) -> ELFSymbols {
+    /// The symbols of the image file at `path`, read once.
+    static func symbols(of path: String) -> ELFSymbols {
         symbolCache.lock()
         defer { symbolCache.unlock() }
         if let known = symbolTables[path] { return known }
@@ -124,16 +127,22 @@ enum LiveObject {
     /// The object at `address`, retained, if it is one: its metadata a Swift class's (kind 0,
     /// a class descriptor inside an image), its reference count not deinitialising. Nil otherwise.
     static func validated(at address: UInt) -> AnyObject? {
+        guard isObject(at: address) else { return nil }
+        return Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).takeUnretainedValue()
+    }
+
+    /// Whether `address` holds a live Swift object, as `validated(at:)` checks it, without
+    /// forming a reference to it.
+    static func isObject(at address: UInt) -> Bool {
         guard address >= 0x10000, address % 8 == 0, let metadata = ProcessMemory.word(at: address),
               let counts = ProcessMemory.word(at: address + 8),
               metadata >= 0x10000, metadata % 8 == 0, ProcessMemory.word(at: metadata) == 0,
               let descriptor = ProcessMemory.word(at: metadata + 40), descriptor % 4 == 0,
               let flags = ProcessMemory.word(at: descriptor), UInt32(truncatingIfNeeded: flags) & 0x1F == 16,
               lc_in_image(UInt(descriptor)) == 1
-        else { return nil }
+        else { return false }
         // Inline counts (top bit clear): bit 32 is IsDeiniting.
-        if counts >> 63 == 0, (counts >> 32) & 1 == 1 { return nil }
-        return Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).takeUnretainedValue()
+        return !(counts >> 63 == 0 && (counts >> 32) & 1 == 1)
     }
 
     /// Whether `address` holds a closure context (HeapLocalVariable metadata, kind 0x400, emitted

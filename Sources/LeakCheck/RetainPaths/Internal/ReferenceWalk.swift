@@ -27,6 +27,8 @@ struct ReferenceWalk {
     /// Above zero while walking what was found without type information: its edges are not proven.
     var untypedDepth = 0
     private var structLayouts: [ObjectIdentifier: FieldLayout?] = [:]
+    /// The steps (holder, then property) that are a dispatch source's handlers, read so far.
+    private(set) var dispatchHandlerSteps: Set<[String]> = []
 
     init(valueBudget: Int, readsFieldMetadata: Bool = true) {
         self.valueBudget = valueBudget
@@ -47,6 +49,14 @@ struct ReferenceWalk {
             }
             for range in layout.opaqueRanges {
                 let start = UInt(bitPattern: base) + UInt(range.offset)
+                if let storage = range.collectionStorage {
+                    // A collection declared in a `Mutex`: its storage, typed by the declaration.
+                    if let address = ProcessMemory.word(at: start), let found = LiveObject.validated(at: address),
+                       _typeName(type(of: found), qualified: true).hasPrefix(storage) {
+                        walk(LiveObject.value(of: found), holder: holder, path: range.name, kind: .strong, nesting: 1, into: &edges)
+                    }
+                    continue
+                }
                 for word in stride(from: start, to: start + UInt(range.size), by: MemoryLayout<UInt>.size) {
                     guard let address = ProcessMemory.word(at: word), let found = LiveObject.validated(at: address) else { continue }
                     untypedDepth += 1
@@ -117,17 +127,28 @@ struct ReferenceWalk {
                 break
             }
             return
-        case .timer:
-            suspect(holder, path, .timer)
-            return
         case .dispatchSource:
-            // Its handlers live in libdispatch's C structures, behind the wrapped source.
+            // Its handlers live in libdispatch's C structures, behind the wrapped source: read by
+            // their layout where it checks out, else as words.
             let found = edges.count
             let object = value as AnyObject
-            scanUntyped(UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque()), holder: holder, path: path,
-                        as: .closure, depth: 5, into: &edges)
-            withExtendedLifetime(object) {}
-            if edges.count == found { suspect(holder, path, .dispatchSource) }
+            // Unread handlers may hold anything; read ones only if they capture something strongly.
+            var holdsStrongly = true
+            withExtendedLifetime(object) {
+                if let handlers = DispatchSourceMemory.handlers(of: object) {
+                    holdsStrongly = false
+                    for handler in handlers where handler.closureContext != 0 {
+                        let handlerPath = Self.extend(path, handler.name, kind)
+                        dispatchHandlerSteps.insert([holder, handlerPath])
+                        holdsStrongly = walkContext(handler.closureContext, holder: holder, path: handlerPath,
+                                                    nesting: nesting + 1, into: &edges) || holdsStrongly
+                    }
+                } else {
+                    scanUntyped(UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque()), holder: holder, path: path,
+                                as: .closure, depth: 5, into: &edges)
+                }
+            }
+            if edges.count == found, holdsStrongly { suspect(holder, path, .dispatchSource) }
             return
         case .task:
             // A task's closure context and its suspended frames live in its own allocation.

@@ -24,10 +24,26 @@ struct RetainPathSearch {
     /// Whether the path found was read with types all the way.
     private var foundProven = true
     private var deadline: ContinuousClock.Instant?
+    /// The holders a backward scan found on the way from the globals to the target, while the
+    /// walk is restricted to them.
+    private var holders: Set<UInt>?
+    /// The bound the backward scan reached, if any.
+    private var scanBound: String?
+    /// How many of the walk's suspects were found before the search from the globals.
+    private var ownSuspects: Int?
+    private static let maxScanDepth = 8
+    private static let maxScanHolders = 512
 
-    /// - Parameter readsFieldMetadata: False to search as on a platform whose field metadata
-    ///   cannot be read, where every step is `unknown`.
-    init(target: AnyObject, limits: RetainPathLimits, readsFieldMetadata: Bool = true) {
+    /// False to search the globals forward only, as where memory cannot be scanned (the plain
+    /// path the backward scan is tested against).
+    private let scansBackwards: Bool
+
+    /// - Parameters:
+    ///   - readsFieldMetadata: False to search as on a platform whose field metadata cannot be
+    ///     read, where every step is `unknown`.
+    ///   - scansBackwards: False to search the globals forward only.
+    init(target: AnyObject, limits: RetainPathLimits, readsFieldMetadata: Bool = true, scansBackwards: Bool = true) {
+        self.scansBackwards = scansBackwards
         self.target = target
         self.targetType = String(reflecting: type(of: target))
         self.limits = limits
@@ -48,9 +64,30 @@ struct RetainPathSearch {
             if foundProven { return report(steps: path, origin: .root) }
             possible = possible ?? (path, .root)
         }
-        if limits.searchesGlobals, !walk.budgetExhausted, !visitsReached, let path = searchGlobals() {
-            if foundProven { return report(steps: path, origin: .global) }
-            possible = possible ?? (path, .global)
+        if limits.searchesGlobals, !walk.budgetExhausted, !visitsReached {
+            // Suspects are what the object reaches, not what the globals reach.
+            ownSuspects = walk.suspects.count
+            deadline = ContinuousClock.now + limits.timeBudget
+            defer { deadline = nil }
+            // Backwards first: the globals that hold the object, and the holders on the way, so
+            // the typed walk reads only those. Else (nothing found, or a holder without Swift
+            // types on the way) forward from every global, within what is left of the budget.
+            var path: [RetainPathStep]?
+            if scansBackwards, HolderScan.isSupported, let deadline {
+                let scan = HolderScan.run(
+                    from: address(of: target), maxDepth: min(limits.maxDepth, Self.maxScanDepth),
+                    maxHolders: Self.maxScanHolders, deadline: deadline)
+                scanBound = scan.boundReached
+                if !scan.rootSlots.isEmpty {
+                    path = searchGlobals(holding: scan.rootSlots, through: scan.holders)
+                    if path != nil, !foundProven { path = nil }
+                }
+            }
+            if path == nil, ContinuousClock.now < deadline! { path = searchGlobals() }
+            if let path {
+                if foundProven { return report(steps: path, origin: .global) }
+                possible = possible ?? (path, .global)
+            }
         }
         if let possible {
             foundProven = false
@@ -98,19 +135,20 @@ struct RetainPathSearch {
         return breadthFirst()
     }
 
-    /// From every global and static variable of the process at once, breadth first: the
-    /// shortest path from any of them, within the time budget.
-    private mutating func searchGlobals() -> [RetainPathStep]? {
+    /// From every global and static variable of the process at once (or those holding `slots`,
+    /// through the `holders` only), breadth first: the shortest path from any of them, within the
+    /// time budget.
+    private mutating func searchGlobals(holding slots: [UInt]? = nil, through holders: Set<UInt>? = nil) -> [RetainPathStep]? {
         reset()
-        let clock = ContinuousClock()
-        deadline = clock.now + limits.timeBudget
+        self.holders = holders
+        defer { self.holders = nil }
         seen.insert(ObjectIdentifier(target))
-        for root in GlobalRoots.collect() {
+        for root in GlobalRoots.collect(holding: slots) {
             if TypeMetadata.kind(of: type(of: root.value)) == .class {
                 let object = root.value as AnyObject
                 let step = RetainPathStep(holder: root.name, property: "", kind: .global)
                 if object === target { return [step] }
-                guard seen.insert(ObjectIdentifier(object)).inserted else { continue }
+                guard isOnTheWay(object), seen.insert(ObjectIdentifier(object)).inserted else { continue }
                 nodes.append(Node(object: object, parent: -1, step: step, depth: 1))
                 walk.know(object)
                 continue
@@ -121,12 +159,11 @@ struct RetainPathSearch {
                     foundProven = edge.proven
                     return [step]
                 }
-                guard seen.insert(ObjectIdentifier(edge.target)).inserted else { continue }
+                guard isOnTheWay(edge.target), seen.insert(ObjectIdentifier(edge.target)).inserted else { continue }
                 nodes.append(Node(object: edge.target, parent: -1, step: step, depth: 1, proven: edge.proven))
                 walk.know(edge.target)
             }
         }
-        defer { deadline = nil }
         return breadthFirst()
     }
 
@@ -158,7 +195,7 @@ struct RetainPathSearch {
                     if possible == nil { possible = path(to: next - 1) + [step] }
                     continue
                 }
-                guard seen.insert(ObjectIdentifier(edge.target)).inserted else { continue }
+                guard isOnTheWay(edge.target), seen.insert(ObjectIdentifier(edge.target)).inserted else { continue }
                 guard nodes.count < limits.maxVisited else {
                     visitsReached = true
                     foundProven = false
@@ -171,6 +208,17 @@ struct RetainPathSearch {
         }
         foundProven = false
         return possible
+    }
+
+    /// Whether the walk goes on through `object`: always, unless a backward scan said which
+    /// holders lead to the target.
+    private func isOnTheWay(_ object: AnyObject) -> Bool {
+        guard let holders else { return true }
+        return holders.contains(address(of: object))
+    }
+
+    private func address(of object: AnyObject) -> UInt {
+        UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
     }
 
     private func path(to index: Int) -> [RetainPathStep] {
@@ -190,10 +238,10 @@ struct RetainPathSearch {
     }
 
     private func report(steps: [RetainPathStep]?, origin: RetainPathReport.Origin) -> RetainPathReport {
-        let suspects = steps == nil ? walk.suspects : []
+        let suspects = steps == nil ? Array(walk.suspects.prefix(ownSuspects ?? walk.suspects.count)) : []
         var limit: String?
         if steps == nil {
-            if timeReached {
+            if timeReached || scanBound == "the time budget" {
                 limit = "stopped the search from globals after \(limits.timeBudget)"
             } else if visitsReached {
                 limit = "stopped after \(limits.maxVisited) objects"
@@ -201,6 +249,8 @@ struct RetainPathSearch {
                 limit = "stopped after \(walk.valueBudget) values"
             } else if depthReached {
                 limit = "stopped at depth \(limits.maxDepth)"
+            } else if let scanBound {
+                limit = "stopped the backward search at \(scanBound)"
             }
         }
         let fingerprint: LeakFingerprint
@@ -212,11 +262,13 @@ struct RetainPathSearch {
         default:
             fingerprint = .unexplained(type: targetType, suspects: suspects.map { $0.holder + "." + $0.property })
         }
-        return RetainPathReport(
+        var report = RetainPathReport(
             steps: steps, origin: origin, suspects: suspects.map(\.sentence), limitReached: limit,
             readable: readable(steps: steps, suspects: suspects, limit: limit),
             fingerprint: fingerprint.value, isProven: steps.map(isProven) ?? false
         )
+        report.throughDispatchSource = steps?.contains { walk.dispatchHandlerSteps.contains([$0.holder, $0.property]) } ?? false
+        return report
     }
 
     private func isProven(_ steps: [RetainPathStep]) -> Bool {

@@ -1,6 +1,6 @@
 /// A stored value that may hold an object without a reference `Mirror` can show.
 struct RetainSuspect: Hashable {
-    enum Kind { case closure, task, timer, dispatchSource }
+    enum Kind { case closure, task, dispatchSource }
 
     /// Module-qualified, as in `RetainPathStep.holder`.
     let holder: String
@@ -15,8 +15,6 @@ struct RetainSuspect: Hashable {
             return "\(name) is a closure; a closure that captures self strongly keeps it alive"
         case .task:
             return "\(name) is a Task; a task that captures self keeps it alive until the task ends"
-        case .timer:
-            return "\(name) is a Timer; a scheduled timer keeps its target or block alive until it is invalidated"
         case .dispatchSource:
             return "\(name) is a dispatch source; its handlers keep what they capture alive until it is cancelled"
         }

@@ -1,3 +1,6 @@
+import CLeakCheckSupport
+import Foundation
+
 /// What the Swift runtime's type metadata says about a type, read the way the runtime lays it
 /// out (docs/ABI/TypeMetadata.rst in the Swift repository).
 ///
@@ -128,6 +131,42 @@ enum TypeMetadata {
         return descriptor
     }
 
+    /// `Value` of Synchronization's `_Cell<Value>` (the storage of `Mutex` and `Atomic`), which is
+    /// declared `@_rawLayout(like: Value)`: its bytes are a `Value` at offset 0 (Cell.swift in
+    /// stdlib/public/Synchronization). Checked by the descriptor's name and module and by the
+    /// sizes agreeing; nil for any other type.
+    static func cellValueType(of type: Any.Type) -> Any.Type? {
+        guard _typeName(type, qualified: true).hasPrefix("Synchronization._Cell<"),
+              let descriptor = nominalDescriptor(of: type), descriptor.load(as: UInt32.self) & 0x80 != 0,  // IsGeneric
+              let parent = relativeIndirectable(descriptor + 4), parent.load(as: UInt32.self) & 0x1F == 0,  // Module
+              let moduleName = relative(parent + 8),
+              String(cString: moduleName.assumingMemoryBound(to: CChar.self)) == "Synchronization"
+        else { return nil }
+        // A struct's generic arguments follow its kind and descriptor words.
+        let argument = metadataPointer(type).load(fromByteOffset: 2 * MemoryLayout<UInt>.size, as: UnsafeRawPointer?.self)
+        guard let argument else { return nil }
+        let value = unsafeBitCast(argument, to: Any.Type.self)
+        guard layout(of: value).size == layout(of: type).size else { return nil }
+        return value
+    }
+
+    /// The declared type of a `~Copyable` field, mangled, whose field record names it by a
+    /// reference (0x09) to an accessor that gives `()`: the local symbol on that name,
+    /// `get_type_metadata <mangling> noncopyable.N`, read from the image's symbol table, spells
+    /// the real type (`15Synchronization5MutexVySDy…GG`). The runtime does not build such a type
+    /// from its text, so callers read the mangling. Nil when the name is not such a reference or
+    /// has no symbol.
+    static func noncopyableFieldMangling(_ name: MangledName) -> String? {
+        let bytes = name.start.assumingMemoryBound(to: UInt8.self)
+        guard name.length == 5, bytes[0] == 0x09 else { return nil }
+        let address = UInt(bitPattern: name.start)
+        var base: UInt = 0
+        guard let path = lc_image_path(address, &base), address > base else { return nil }
+        let file = String(cString: path)
+        let symbols = GlobalRoots.symbols(of: file.isEmpty ? "/proc/self/exe" : file)
+        return symbols.noncopyableFieldTypes[address - base]
+    }
+
     /// Only Swift class metadata has a descriptor: not the wrapper of an Objective-C class
     /// (kind 0x305), nor, where Objective-C exists, a class whose data word lacks the Swift bits.
     private static func isSwiftClass(_ metadata: UnsafeRawPointer) -> Bool {
@@ -165,6 +204,14 @@ enum TypeMetadata {
         }
         if let dot = bare.lastIndex(of: ".") { bare = String(bare[bare.index(after: dot)...]) }
         return bare
+    }
+
+    /// A relative pointer whose low bit says it points at the address of its target (a GOT slot).
+    private static func relativeIndirectable(_ field: UnsafeRawPointer) -> UnsafeRawPointer? {
+        let offset = field.load(as: Int32.self)
+        guard offset != 0 else { return nil }
+        let target = field + Int(offset & ~1)
+        return offset & 1 == 0 ? target : target.load(as: UnsafeRawPointer?.self)
     }
 
     private static func relative(_ field: UnsafeRawPointer) -> UnsafeRawPointer? {

@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 
 /// How the walk treats values of one type.
 enum ValueRole {
@@ -7,16 +6,15 @@ enum ValueRole {
     case object
     /// Holds no references (POD, or a `String`).
     case plain
-    case closure, timer, dispatchSource, task
+    case closure, dispatchSource, task
     /// A struct, enum, tuple or container to look inside.
     case value
 
     init(_ type: Any.Type) {
         switch TypeMetadata.kind(of: type) {
         case .class:
-            if type is Timer.Type {
-                self = .timer
-            } else if type is DispatchSourceProtocol.Type {
+            // A `Timer` is walked as any object: it keeps its block in a stored closure.
+            if type is DispatchSourceProtocol.Type {
                 self = .dispatchSource
             } else {
                 self = .object
