@@ -17,6 +17,8 @@ public final class LeakServer: Sendable {
     /// Every route the server answers, as registered.
     public let router: Router
     private let http: MicroHTTPDServer
+    /// Drops old check records in the background when `retentionDays` is set.
+    private let retention: RetentionSweeper?
 
     /// Builds the routes; nothing listens until `start()`.
     public init(configuration: ServerConfiguration, store: any LeakStorage) {
@@ -25,6 +27,7 @@ public final class LeakServer: Sendable {
         var router = Router()
         Routes.register(in: &router)
         self.router = router
+        retention = configuration.retentionDays.map { RetentionSweeper(store: store, days: $0) }
         let metrics = ServerMetrics()
         let context = RequestContext(store: store, configuration: configuration, metrics: metrics,
                                      sessions: DashboardSessions())
@@ -47,12 +50,15 @@ public final class LeakServer: Sendable {
     /// - Throws: `ServerStartError` when the address cannot be bound.
     @discardableResult
     public func start() throws -> Int {
-        Int(try http.start())
+        let port = Int(try http.start())
+        retention?.start()
+        return port
     }
 
     /// Stops accepting connections, lets requests in flight finish (up to `grace`), stops, and
     /// closes the store (SQLite checkpoints its write-ahead log into the database file).
     public func stop(grace: Duration = .seconds(10)) {
+        retention?.stop()
         http.stop(grace: grace)
         do {
             try store.close()

@@ -31,7 +31,7 @@ extension ServerConfiguration {
     }
 
     /// Applies `LEAKHISTORY_HOST`, `_PORT`, `_DATABASE`, `_SYNCHRONOUS`, `_REQUIRE_READ_TOKEN`,
-    /// `_THREADS`, `_MAX_BODY_BYTES`.
+    /// `_THREADS`, `_MAX_BODY_BYTES`, `_RETENTION_DAYS` (0 or empty: keep everything).
     public mutating func applyEnvironment(_ environment: [String: String]) throws {
         func integer(_ name: String) throws -> Int? {
             guard let text = environment[name] else { return nil }
@@ -56,6 +56,11 @@ extension ServerConfiguration {
         }
         if let value = try integer("LEAKHISTORY_THREADS") { threads = value }
         if let value = try integer("LEAKHISTORY_MAX_BODY_BYTES") { limits.maxBodyBytes = value }
+        if environment["LEAKHISTORY_RETENTION_DAYS"]?.isEmpty == true {
+            retentionDays = nil
+        } else if let value = try integer("LEAKHISTORY_RETENTION_DAYS") {
+            retentionDays = value == 0 ? nil : value
+        }
     }
 
     /// Refuses values that cannot work, naming the setting.
@@ -71,6 +76,9 @@ extension ServerConfiguration {
                               ("responseBytesPerClient", responseBytesPerClient), ("responseBytesTotal", responseBytesTotal)]
         where value < 1 {
             throw ConfigurationError("\(name) \(value): expected at least 1")
+        }
+        if let retentionDays, retentionDays < 1 {
+            throw ConfigurationError("retentionDays \(retentionDays): expected at least 1, or leave it out to keep every record")
         }
         guard connectionMemoryBytes >= 4_096 else {
             throw ConfigurationError("connectionMemoryBytes \(connectionMemoryBytes): expected at least 4096 (headers must fit)")

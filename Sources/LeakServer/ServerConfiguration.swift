@@ -52,6 +52,10 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// request rate would make the log the thing being measured. Problems are logged either way.
     public var logRequests = true
     public var limits = IngestLimits()
+    /// Retention: the full records of checks (each leak's file, line, retain path and message)
+    /// of runs received more than this many days ago are dropped in the background; the
+    /// per-key states that diffs, trends and first-seen read stay. Nil keeps everything.
+    public var retentionDays: Int?
 
     public init() {}
 
@@ -73,6 +77,7 @@ extension ServerConfiguration: Codable {
         case threads, workers, queueLimit, perClientWorkers, perClientQueue, readerConnections
         case connectionLimit, perClientConnectionLimit, connectionMemoryBytes, connectionTimeoutSeconds
         case requestDeadlineSeconds, queryTimeoutMs, responseBytesPerClient, responseBytesTotal, limits, logRequests
+        case retentionDays
     }
 
     public init(from decoder: any Decoder) throws {
@@ -102,5 +107,6 @@ extension ServerConfiguration: Codable {
         responseBytesTotal = try c.decodeIfPresent(Int.self, forKey: .responseBytesTotal) ?? d.responseBytesTotal
         limits = try c.decodeIfPresent(IngestLimits.self, forKey: .limits) ?? d.limits
         logRequests = try c.decodeIfPresent(Bool.self, forKey: .logRequests) ?? d.logRequests
+        retentionDays = try c.decodeIfPresent(Int.self, forKey: .retentionDays) ?? d.retentionDays
     }
 }

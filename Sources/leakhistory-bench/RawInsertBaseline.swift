@@ -3,8 +3,9 @@ import LeakReport
 import LeakStore
 
 /// The floor under ingest: the same rows (commit, run, checks) inserted through one prepared
-/// statement each, one transaction a run, into the same schema with the same `synchronous`
-/// setting — no HTTP, no JSON, no validation, no leak-state bookkeeping.
+/// statement each, one transaction a run, with the same `synchronous` setting — no HTTP, no
+/// JSON, no validation, no leak-state bookkeeping. Every check is a row of `raw_checks`, the
+/// plain one-row-per-check table the store had before compact storage.
 final class RawInsertBaseline {
     private let connection: SQLiteConnection
     private var typeIDs: [String: Int64] = [:]
@@ -18,6 +19,14 @@ final class RawInsertBaseline {
         _ = try store.createProject("bench")
         connection = try SQLiteConnection(path: path, mode: .readWrite)
         try connection.execute("PRAGMA synchronous = NORMAL")
+        try connection.execute("""
+            CREATE TABLE raw_checks (
+                id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id), scenario_id INTEGER NOT NULL,
+                type_id INTEGER NOT NULL, outcome TEXT NOT NULL, waited_ms REAL NOT NULL, timeout_ms INTEGER NOT NULL,
+                file TEXT NOT NULL, line INTEGER NOT NULL, lifecycle TEXT NOT NULL, fingerprint TEXT, retain_path TEXT,
+                message TEXT, source TEXT, checked_at TEXT NOT NULL);
+            CREATE INDEX raw_checks_by_run ON raw_checks(run_id);
+            """)
     }
 
     /// Inserts every run; returns the seconds the inserts took. Type and scenario names are
@@ -39,7 +48,7 @@ final class RawInsertBaseline {
             VALUES (1, ?, '', ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, 0)
             """
         let checkSQL = """
-            INSERT INTO checks (run_id, scenario_id, type_id, outcome, waited_ms, timeout_ms, file, line,
+            INSERT INTO raw_checks (run_id, scenario_id, type_id, outcome, waited_ms, timeout_ms, file, line,
                 lifecycle, fingerprint, retain_path, message, source, checked_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """

@@ -17,6 +17,8 @@ let usage = """
       queries   diff, types, trend, resolve, scenario history and every dashboard page over HTTP on a realistic
                 history at 1M and 10M checks (LEAKHISTORY_BENCH_QUERIES_CHECKS=a,b for other sizes) vs. one
                 indexed lookup, and the growth between the sizes
+      storage   bytes on disk per passing check on a realistic history at 1M and 10M checks vs. a row per
+                check; the upgrade in place of a 1M-check database
       cli       leakhistory diff main..HEAD in a 10,000-commit repository vs. git rev-parse HEAD
       gate      a seeded 1,000-commit history with ground truth, every build judged by leakhistory check:
                 missed new leaks and false failures by cause
@@ -91,8 +93,8 @@ if arguments.first == "load" {
         exit(1)
     }
 }
-guard let suite = arguments.first, arguments.count == 1, ["library", "ingest", "retain", "queries", "cli", "gate", "engines", "all"].contains(suite) else {
-    FileHandle.standardError.write(Data("Error: expected one suite: library, ingest, retain, queries, cli, gate, engines or all\n\n\(usage)\n".utf8))
+guard let suite = arguments.first, arguments.count == 1, ["library", "ingest", "retain", "queries", "storage", "cli", "gate", "engines", "all"].contains(suite) else {
+    FileHandle.standardError.write(Data("Error: expected one suite: library, ingest, retain, queries, storage, cli, gate, engines or all\n\n\(usage)\n".utf8))
     exit(2)
 }
 
@@ -130,6 +132,14 @@ if suite == "queries" || suite == "all" {
         print(try QueriesBenchmark.run(quick: quick).render())
     } catch {
         FileHandle.standardError.write(Data("Error: the queries benchmark failed: \(error)\n".utf8))
+        exit(1)
+    }
+}
+if suite == "storage" || suite == "all" {
+    do {
+        print(try StorageBenchmark.run(quick: quick).render())
+    } catch {
+        FileHandle.standardError.write(Data("Error: the storage benchmark failed: \(error)\n".utf8))
         exit(1)
     }
 }

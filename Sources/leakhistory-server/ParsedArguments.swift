@@ -6,6 +6,7 @@ struct ParsedArguments {
     var host: String?
     var port: Int?
     var database: String?
+    var retentionDays: Int?
     /// `migrate --from <database> --to <database>`.
     var from: String?
     var to: String?
@@ -13,7 +14,7 @@ struct ParsedArguments {
     var help = false
     var command: [String] = []
 
-    private static let valueOptions = ["--config", "--host", "--port", "--database", "--from", "--to"]
+    private static let valueOptions = ["--config", "--host", "--port", "--database", "--from", "--to", "--retention-days"]
 
     init(_ arguments: [String]) throws {
         var index = 0
@@ -37,6 +38,9 @@ struct ParsedArguments {
                 case "--database": database = value
                 case "--from": from = value
                 case "--to": to = value
+                case "--retention-days":
+                    guard let days = Int(value) else { throw UsageError("'--retention-days \(value)': expected a number of days") }
+                    retentionDays = days
                 default:
                     guard let number = Int(value) else { throw UsageError("'--port \(value)': expected a number") }
                     port = number
@@ -63,6 +67,7 @@ struct ParsedArguments {
         if let host { configuration.host = host }
         if let port { configuration.port = port }
         if let database { configuration.database = database }
+        if let retentionDays { configuration.retentionDays = retentionDays == 0 ? nil : retentionDays }
         try configuration.validate()
         return configuration
     }

@@ -8,6 +8,7 @@ enum ServerTool {
         OVERVIEW: Ingests leak reports over HTTP into SQLite (the default) or PostgreSQL.
 
         USAGE: leakhistory-server [--config <path>] [--host <address>] [--port <port>] [--database <path>]
+                                  [--retention-days <days>]
                leakhistory-server projects create <name>
                leakhistory-server tokens create <project> [--read]
                leakhistory-server tokens list <project>
@@ -23,6 +24,11 @@ enum ServerTool {
                                The SQLite file (default ./leakhistory.sqlite; also sqlite:///path),
                                or a PostgreSQL URL, postgres://user@host:port/db, which any number
                                of servers can share.
+          --retention-days <days>
+                               Drop the check records (file, line, retain path, message of each
+                               leak) of runs older than this in the background; the per-key states
+                               that diffs, trends and first-seen read stay. 0: keep everything
+                               (the default).
           --read               With `tokens create`: a read-only token.
           --from, --to <database>
                                With `migrate`: copy the whole of one database (projects, tokens,
@@ -32,8 +38,8 @@ enum ServerTool {
 
         ENVIRONMENT:
           LEAKHISTORY_HOST, LEAKHISTORY_PORT, LEAKHISTORY_DATABASE, LEAKHISTORY_SYNCHRONOUS,
-          LEAKHISTORY_REQUIRE_READ_TOKEN, LEAKHISTORY_THREADS, LEAKHISTORY_MAX_BODY_BYTES
-          override the file; flags override both.
+          LEAKHISTORY_REQUIRE_READ_TOKEN, LEAKHISTORY_THREADS, LEAKHISTORY_MAX_BODY_BYTES,
+          LEAKHISTORY_RETENTION_DAYS override the file; flags override both.
 
         EXAMPLES:
           leakhistory-server --port 0 --database /tmp/leaks.sqlite
@@ -109,7 +115,12 @@ enum ServerTool {
         let isServer = database.hasPrefix("postgres://") || database.hasPrefix("postgresql://")
         let file = database.hasPrefix("sqlite://") ? String(database.dropFirst("sqlite://".count)) : database
         let existed = isServer || FileManager.default.fileExists(atPath: file)
-        let store = try LeakStore(database: database, options: configuration.storeOptions)
+        // An older database is upgraded in place first; its progress goes to standard error (a
+        // new database has nothing to upgrade and says nothing).
+        let store = try LeakStore(database: database, options: configuration.storeOptions) { step in
+            guard step.runsTotal > 0 else { return }
+            FileHandle.standardError.write(Data("leakhistory-server: \(step)\n".utf8))
+        }
         if announce {
             let location = isServer ? store.location : URL(fileURLWithPath: file).standardizedFileURL.path
             FileHandle.standardError.write(Data((existed ? "Database: \(location)\n"

@@ -32,6 +32,19 @@ struct ConfigurationTests {
         #expect(configuration.limits.maxStringLength == IngestLimits().maxStringLength)
     }
 
+    @Test func retentionComesFromTheFileTheEnvironmentOrTheFlagAndMustBePositive() throws {
+        let (folder, path) = try file(#"{"retentionDays": 180}"#)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(try ServerConfiguration.load(path: path, environment: [:]).retentionDays == 180)
+        #expect(try ServerConfiguration.load(path: path, environment: ["LEAKHISTORY_RETENTION_DAYS": "30"]).retentionDays == 30)
+        #expect(try ServerConfiguration.load(path: path, environment: ["LEAKHISTORY_RETENTION_DAYS": "0"]).retentionDays == nil)
+        #expect(ServerConfiguration().retentionDays == nil)
+        let (badFolder, badPath) = try file(#"{"retentionDays": -3}"#)
+        defer { try? FileManager.default.removeItem(at: badFolder) }
+        let refused = #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(path: badPath, environment: [:]) }
+        #expect(refused?.description.contains("retentionDays -3") == true)
+    }
+
     @Test func mistakesNameTheSettingAtFault() throws {
         let (folder, path) = try file(#"{"prot": 9000}"#)
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -30,8 +30,9 @@ struct RunUploadTests {
                             "main", RunFixture.parent, "0"])
             var leaked: [String] = []
             try db.query("""
-                SELECT s.name, t.name, k.outcome, k.waited_ms, k.fingerprint, k.retain_path, k.line
+                SELECT s.name, t.name, k.outcome, k.waited_ms, k.fingerprint, k.retain_path, cs.line
                 FROM checks k JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
+                     JOIN check_sites cs ON cs.id = k.site_id
                 WHERE k.outcome = 'leaked'
                 """) { row in leaked = (0..<7).map { row.string(at: Int32($0)) ?? "NULL" } }
             #expect(leaked == ["ProfileTests/profileScreen()", "App.ProfileViewModel", "leaked", "2000.5", "fp-1",
@@ -40,7 +41,7 @@ struct RunUploadTests {
                 SELECT checked_count || '/' || leaked_count FROM leak_states ls JOIN types t ON t.id = ls.type_id
                 JOIN scenarios s ON s.id = ls.scenario_id
                 WHERE t.name = 'App.ProfileViewModel' AND s.name = 'ProfileTests/profileScreen()'
-                  AND ls.environment = 'linux-swift6.3'
+                  AND ls.environment_id = (SELECT id FROM environments WHERE name = 'linux-swift6.3')
                 """)
             #expect(state == "1/1")
         }

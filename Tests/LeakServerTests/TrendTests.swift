@@ -121,6 +121,35 @@ struct TrendTests {
         #expect(leaks.first?["fingerprint"] as? String == "fp-a")
     }
 
+    @Test func aCommitsLeaksComePageByPageWithAnOpaqueCursor() throws {
+        let server = try TestServer()
+        try server.uploadRun(commit: sha(1), checks: (0..<5).map { .leaked("A/a\($0)()", "App.A") } + [.clean("B/b()", "App.B")])
+        try server.uploadRun(commit: sha(1), checks: (0..<3).map { .leaked("C/c\($0)()", "App.C") })
+        var seen: [String] = []
+        var path = "/v1/projects/app/commits/\(sha(1))?limit=3"
+        var pages = 0
+        while true {
+            let reply = try server.client.get(path)
+            #expect(reply.status == 200, "\(reply.text)")
+            let runs = try #require(reply.json["runs"] as? [[String: Any]])
+            #expect(runs.count == 2, "every run on every page")
+            let leaks = runs.flatMap { ($0["leaks"] as? [[String: Any]]) ?? [] }
+            #expect(leaks.count <= 3)
+            seen += leaks.compactMap { $0["scenario"] as? String }
+            pages += 1
+            guard let next = reply.json["next"] as? String else { break }
+            path = "/v1/projects/app/commits/\(sha(1))?limit=3&cursor=\(next)"
+        }
+        #expect(pages == 3)
+        #expect(seen == (0..<5).map { "A/a\($0)()" } + (0..<3).map { "C/c\($0)()" })
+        #expect(try server.client.get("/v1/projects/app/commits/\(sha(1))?cursor=nonsense").status == 400)
+        #expect(try server.client.get("/v1/projects/app/commits/\(sha(1))?limit=1001").status == 400)
+        // The dashboard's commit page shows the first page and links the next.
+        let page = try server.client.get("/p/app/commits/\(sha(1))?limit=2")
+        #expect(page.status == 200)
+        #expect(page.text.contains("id=\"next-page\""))
+    }
+
     @Test func aScenarioHistoryListsItsKeysPerCommit() throws {
         let server = try TestServer()
         try server.uploadRun(commit: sha(1), checks: [.clean("A/a()", "App.A"), .clean("A/a()", "App.B")])

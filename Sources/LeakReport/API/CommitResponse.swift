@@ -12,7 +12,7 @@ public struct CommitResponse: Codable, Sendable, Hashable {
         public var lateRelease: Int
         public var errors: Int
         public var suspect: Bool
-        /// The checks of the run that leaked, in upload order.
+        /// The checks of the run that leaked, in upload order: those of this page.
         public var leaks: [Leak]
 
         public init(runID: Int64, runKey: String, environment: String, startedAt: String, checks: Int, leaked: Int,
@@ -55,13 +55,16 @@ public struct CommitResponse: Codable, Sendable, Hashable {
     public var sha: String
     public var branch: String?
     public var parents: [String]
-    /// Oldest first.
+    /// Oldest first, every run; their `leaks` hold one page (`?limit=&cursor=`).
     public var runs: [Run]
+    /// The cursor of the next page of leaks (`?cursor=`); absent on the last page.
+    public var next: String?
 
-    public init(sha: String, branch: String?, parents: [String], runs: [Run]) {
+    public init(sha: String, branch: String?, parents: [String], runs: [Run], next: String? = nil) {
         self.sha = sha
         self.branch = branch
         self.parents = parents
         self.runs = runs
+        self.next = next
     }
 }

@@ -4,11 +4,13 @@ import LeakStore
 /// `/p/{project}/commits/{sha}`: the commit's runs with their check counts; its leaks in each
 /// environment, one row per root cause (fingerprint group) with the retain path; the history
 /// of the scenarios that leak here; a diff link against its first parent for each environment.
+/// Leaks come a page at a time (`?limit=&cursor=`, as the API's), with a link to the next page.
 enum CommitPage {
     static func render(_ request: Request, store: any LeakStorage, project: String) throws -> Response {
         let sha = try QueryInput.commit(request.parameter("sha"), field: "sha")
         let links = DashboardLinks(project: project)
-        guard let commit = try store.commit(project: project, sha: sha) else {
+        let page = try CommitRoute.page(request)
+        guard let commit = try store.commit(project: project, sha: sha, limit: page.limit, cursor: page.cursor) else {
             throw HTTPFailure.notFound("Project \"\(project)\" has no uploads for commit \(sha).")
         }
         let runRows = commit.runs.map { run -> DashboardPage.Row in
@@ -41,6 +43,13 @@ enum CommitPage {
              · parents \(HTML.joined(commit.parents.map { DashboardPage.commitLink($0, links: links) }, separator: ", "))
             """
         let parentList: HTML = parentLinks.isEmpty ? "" : "<ul>\(HTML.joined(parentLinks))</ul>"
+        let shown = commit.runs.reduce(0) { $0 + $1.leaks.count }
+        let nextPage: HTML = commit.next.map { next in
+            """
+            <p class="cut" id="next-page">Showing \(shown) leaked checks of this page. \
+            <a href="\(links.commit(commit.sha))?limit=\(page.limit)&amp;cursor=\(next)">Next page</a></p>
+            """
+        } ?? ""
         let body: HTML = """
             <p>Branch <code>\(commit.branch ?? "unknown")</code>\(parents)</p>
             \(parentList)
@@ -50,6 +59,7 @@ enum CommitPage {
                                    .init("Late", class: "num"), .init("Errors", class: "num"), "Note"], runRows,
                                   empty: "No runs.", id: "runs"))
             \(leakSections.rendered.isEmpty ? "<h2>Leaks</h2><p class=\"empty\" id=\"leaks\">No check leaked at this commit.</p>" : leakSections)
+            \(nextPage)
             \(history)
             """
         return DashboardPage.render(

@@ -31,7 +31,7 @@ enum DiffPage {
         let head = try commit(comparison.head, asked: headText, field: "head", project: project)
         // Left to choose, the environment is one the head has usable runs in: the branch's newest run
         // may be at another commit (a tip reset to an older one), whose environment the head lacks.
-        if request.query["environment"] == nil, let runs = try store.commit(project: project, sha: head)?.runs,
+        if request.query["environment"] == nil, let runs = try store.commit(project: project, sha: head, limit: 1, cursor: nil)?.runs,
            !runs.contains(where: { $0.environment == scope.environment && !$0.suspect }),
            let chosen = runs.last(where: { !$0.suspect })?.environment {
             scope.environment = chosen

@@ -142,6 +142,7 @@ enum OpenAPIDocument {
           "sha": { "type": "string" },
           "branch": { "type": "string" },
           "parents": { "type": "array", "items": { "type": "string" } },
+          "next": { "type": "string", "description": "The cursor of the next page of leaks (?cursor=); absent on the last page." },
           "runs": {
             "type": "array",
             "items": {
@@ -434,9 +435,9 @@ enum OpenAPIDocument {
     "/v1/projects/{project}/commits/{sha}": {
       "get": {
         "operationId": "getCommit",
-        "summary": "A commit with the runs uploaded for it and their leaks. Needs a token only when the server sets requireReadToken.",
+        "summary": "A commit with every run uploaded for it and one page of their leaks (in run order, then upload order); next is the cursor of the following page, absent on the last. Needs a token only when the server sets requireReadToken.",
         "security": [{}, { "bearer": [] }],
-        "parameters": [{ "$ref": "#/components/parameters/project" }, { "$ref": "#/components/parameters/sha" }],
+        "parameters": [{ "$ref": "#/components/parameters/project" }, { "$ref": "#/components/parameters/sha" }, { "name": "limit", "in": "query", "required": false, "description": "Most leaks on the page.", "schema": { "type": "integer", "minimum": 1, "maximum": 1000, "default": 200 } }, { "name": "cursor", "in": "query", "required": false, "description": "The next of the previous page: an opaque text; anything else is refused with 400.", "schema": { "type": "string", "maxLength": 64 } }],
         "responses": {
           "200": { "description": "The commit.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Commit" } } } },
           "400": { "$ref": "#/components/responses/Error" },

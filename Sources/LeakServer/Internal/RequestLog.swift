@@ -11,6 +11,11 @@ enum RequestLog {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
+    /// What background work did (retention), for the operator.
+    static func note(_ text: String) {
+        FileHandle.standardError.write(Data("\(ReportTimestamp.string(from: Date())) \(text)\n".utf8))
+    }
+
     /// Something the operator should see that is not a request, e.g. the cause of a 500.
     static func problem(_ text: String) {
         FileHandle.standardError.write(Data("\(ReportTimestamp.string(from: Date())) error: \(text)\n".utf8))

@@ -22,7 +22,7 @@ final class PostgresEngine: StoreEngine {
 
     /// - Throws: `LeakStoreError.unavailable` when PostgreSQL cannot be reached,
     ///   `.schemaTooNew` for a database migrated by a newer build.
-    init(url: String, options: StoreOptions) throws {
+    init(url: String, options: StoreOptions, progress: UpgradeProgress.Observer? = nil) throws {
         self.url = url
         location = Self.redacted(url)
         pool = PostgresPool(url: url, limit: max(2, options.readerCount + 2))
@@ -32,7 +32,9 @@ final class PostgresEngine: StoreEngine {
             let db = pooled.connection
             try db.execute("SELECT pg_advisory_lock(\(Self.migrationLock))")
             defer { try? db.execute("SELECT pg_advisory_unlock(\(Self.migrationLock))") }
-            try Migrator(migrations: Migration.postgres, location: location).migrate(db) { body in
+            let migrator = Migrator(migrations: Migration.postgres, location: location, progress: progress,
+                                    batchChecks: options.upgradeBatchChecks)
+            try migrator.migrate(db) { body in
                 try Self.transaction(db, begin: "BEGIN", body)
             }
         } }

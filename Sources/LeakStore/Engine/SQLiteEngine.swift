@@ -16,7 +16,7 @@ final class SQLiteEngine: StoreEngine {
     /// Opens (creating if needed) and migrates the database at `path`.
     /// - Throws: `LeakStoreError.schemaTooNew`, `.walUnavailable`, `.unavailable` when the file
     ///   cannot be opened.
-    init(path: String, options: StoreOptions) throws {
+    init(path: String, options: StoreOptions, progress: UpgradeProgress.Observer? = nil) throws {
         self.path = path
         do {
             let connection = try SQLiteConnection(path: path, mode: .readWrite, busyTimeoutMs: options.busyTimeoutMs)
@@ -26,7 +26,9 @@ final class SQLiteEngine: StoreEngine {
             }
             try connection.execute("PRAGMA synchronous = \(options.synchronous.rawValue.uppercased())")
             try connection.execute("PRAGMA foreign_keys = ON")
-            try Migrator(migrations: Migration.all, location: path).migrate(connection) { body in
+            let migrator = Migrator(migrations: Migration.all, location: path, progress: progress,
+                                    batchChecks: options.upgradeBatchChecks)
+            try migrator.migrate(connection) { body in
                 try connection.transaction(.immediate, body)
             }
             sqliteWriter = connection

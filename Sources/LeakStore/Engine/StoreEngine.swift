@@ -23,6 +23,9 @@ package final class WriteSession: @unchecked Sendable {
     package let connection: any SQLConnection
     var typeIDs: [String: Int64] = [:]
     var scenarioIDs: [String: Int64] = [:]
+    /// Ids of other interned names, by table (`environments`).
+    var internedNames: [String: [String: Int64]] = [:]
+    var siteIDs: [CheckSite: Int64] = [:]
 
     init(_ connection: any SQLConnection) { self.connection = connection }
 
@@ -38,5 +41,7 @@ package final class WriteSession: @unchecked Sendable {
     func forgetInterned() {
         typeIDs.removeAll()
         scenarioIDs.removeAll()
+        internedNames.removeAll()
+        siteIDs.removeAll()
     }
 }

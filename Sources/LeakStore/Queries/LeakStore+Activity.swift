@@ -37,10 +37,11 @@ extension LeakStore {
             var leaks: [ProjectActivity.Leak] = []
             for runID in leakingRuns where leaks.count <= limit {
                 try db.query("""
-                    SELECT c.sha, r.branch, r.environment, r.started_at, s.name, t.name, k.file, k.line, k.fingerprint
+                    SELECT c.sha, r.branch, r.environment, r.started_at, s.name, t.name, cs.file, cs.line, k.fingerprint
                     FROM runs r JOIN commits c ON c.id = r.commit_id
                          JOIN checks k ON k.run_id = r.id
                          JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
+                         JOIN check_sites cs ON cs.id = k.site_id
                     WHERE r.id = ? AND k.outcome = 'leaked'
                     ORDER BY k.id LIMIT ?
                     """, [.integer(runID), .integer(Int64(limit + 1 - leaks.count))]) { row in

@@ -7,7 +7,7 @@ import LeakReport
 extension ProjectHistory {
     /// Keys of one type or of one scenario, each read as one index range over commits.
     enum KeyFilter {
-        /// `leak_states_by_type`: (type, environment, commit, scenario).
+        /// `leak_states_by_type` (0007): (type, environment, commit, scenario).
         case type(Int64)
         /// `leak_states_by_scenario`: (scenario, environment, commit, type).
         case scenario(Int64)
@@ -30,7 +30,7 @@ extension ProjectHistory {
                    ls.late_release_count, ls.error_count
             FROM leak_states ls INDEXED BY \(index) JOIN scenarios s ON s.id = ls.scenario_id
                  JOIN types t ON t.id = ls.type_id
-            WHERE ls.\(column) = ?1 AND ls.environment = ?2 AND ls.commit_id BETWEEN ?3 AND ?4
+            WHERE ls.\(column) = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2) AND ls.commit_id BETWEEN ?3 AND ?4
             """, [.integer(id), .text(environment), .integer(low), .integer(high)]) { row in
             let commitID = row.int64(at: 0)
             guard wanted.contains(commitID), !suspect.contains(commitID) else { return }
@@ -91,7 +91,8 @@ extension ProjectHistory {
             SELECT ls.scenario_id, ls.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
                    ls.late_release_count, ls.error_count
             FROM \(source) JOIN scenarios s ON s.id = ls.scenario_id JOIN types t ON t.id = ls.type_id
-            WHERE ls.commit_id = ?1 AND ls.environment = ?2 AND ls.leaked_count > 0\(typeID == nil ? "" : " AND ls.type_id = ?3")
+            WHERE ls.commit_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
+              AND ls.leaked_count > 0\(typeID == nil ? "" : " AND ls.type_id = ?3")
             """, [.integer(commitID), .text(environment)] + (typeID.map { [SQLValue.integer($0)] } ?? [])) { row in
             result.append(KeyCounts(
                 scenarioID: row.int64(at: 0), typeID: row.int64(at: 1), scenario: row.string(at: 2) ?? "",

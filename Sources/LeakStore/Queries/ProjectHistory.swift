@@ -39,32 +39,48 @@ struct ProjectHistory {
     }
 
     /// Every key's counts at the commit. From the usable runs only (a base side), unless
-    /// `includingSuspect` (a head side, where a suspect run hides nothing). `leak_states` answers
-    /// when it holds exactly the runs wanted; otherwise the wanted runs' checks are added up.
+    /// `includingSuspect` (a head side, where a suspect run hides nothing). `leak_states` holds
+    /// the usable runs' counts; a suspect run's checks are all full records, added up here.
     func keyCounts(commitID: Int64, environment: String, typeID: Int64? = nil, includingSuspect: Bool = false) throws -> [KeyCounts] {
         let runs = try runCounts(commitID: commitID, environment: environment)
         guard runs.usable > 0 || (includingSuspect && runs.suspect > 0) else { return [] }
-        let sql = runs.suspect == 0 || includingSuspect ? """
-            SELECT ls.scenario_id, ls.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
-                   ls.late_release_count, ls.error_count
-            FROM leak_states ls JOIN scenarios s ON s.id = ls.scenario_id JOIN types t ON t.id = ls.type_id
-            WHERE ls.commit_id = ?1 AND ls.environment = ?2 AND (ls.type_id = ?3 OR ?3 IS NULL)
-            """ : """
-            SELECT k.scenario_id, k.type_id, s.name, t.name, count(*), sum(k.outcome = 'leaked'),
-                   sum(k.outcome = 'lateRelease'), sum(k.outcome = 'error')
-            FROM runs r JOIN checks k ON k.run_id = r.id
-                 JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
-            WHERE r.commit_id = ?1 AND r.environment = ?2 AND r.suspect = 0 AND (k.type_id = ?3 OR ?3 IS NULL)
-            GROUP BY k.scenario_id, k.type_id, s.name, t.name
-            """
         var result: [KeyCounts] = []
-        try db.query(sql, [.integer(commitID), .text(environment), typeID.map(SQLValue.integer) ?? .null]) { row in
+        let values: [SQLValue] = [.integer(commitID), .text(environment), typeID.map(SQLValue.integer) ?? .null]
+        func append(_ row: any SQLRow) {
             result.append(KeyCounts(
                 scenarioID: row.int64(at: 0), typeID: row.int64(at: 1), scenario: row.string(at: 2) ?? "",
                 type: row.string(at: 3) ?? "", checked: row.int(at: 4), leaked: row.int(at: 5),
                 lateRelease: row.int(at: 6), errors: row.int(at: 7)))
         }
-        return result
+        if runs.usable > 0 {
+            try db.query("""
+                SELECT ls.scenario_id, ls.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
+                       ls.late_release_count, ls.error_count
+                FROM leak_states ls JOIN scenarios s ON s.id = ls.scenario_id JOIN types t ON t.id = ls.type_id
+                WHERE ls.commit_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
+                  AND (ls.type_id = ?3 OR ?3 IS NULL)
+                """, values, row: append)
+        }
+        guard includingSuspect, runs.suspect > 0 else { return result }
+        try db.query("""
+            SELECT k.scenario_id, k.type_id, s.name, t.name, count(*), sum(k.outcome = 'leaked'),
+                   sum(k.outcome = 'lateRelease'), sum(k.outcome = 'error')
+            FROM runs r JOIN checks k ON k.run_id = r.id
+                 JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
+            WHERE r.commit_id = ?1 AND r.environment = ?2 AND r.suspect = 1 AND (k.type_id = ?3 OR ?3 IS NULL)
+            GROUP BY k.scenario_id, k.type_id, s.name, t.name
+            """, values, row: append)
+        // Both halves in key order, each key once with its counts added up.
+        var merged: [KeyIDs: KeyCounts] = [:]
+        for counts in result {
+            guard var existing = merged[counts.ids] else { merged[counts.ids] = counts; continue }
+            existing.checked += counts.checked
+            existing.leaked += counts.leaked
+            existing.lateRelease += counts.lateRelease
+            existing.errors += counts.errors
+            merged[counts.ids] = existing
+        }
+        return merged.values.sorted { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
     }
 
     /// How many keys one statement of `keyStates` asks for: a diff's many keys cost a few
@@ -72,53 +88,48 @@ struct ProjectHistory {
     static let keyBatch = 128
 
     /// Each key's state at each of `commitIDs` that checked it, from its usable runs (every run
-    /// at `allRunsAt`, a head). `leak_states` answers (index ranges of the keys' scenarios),
-    /// except at commits that also hold a suspect run, whose usable checks are added up.
-    /// Keys go `keyBatch` to a statement.
+    /// at `allRunsAt`, a head): index ranges of `leak_states` by the keys' scenarios, plus the
+    /// head's suspect runs' records when it has any. Keys go `keyBatch` to a statement.
     func keyStates(_ keys: Set<KeyIDs>, environment: String, at commitIDs: Set<Int64>,
                    allRunsAt head: Int64? = nil) throws -> [KeyIDs: [Int64: KeyState]] {
         guard !keys.isEmpty, let low = commitIDs.min(), let high = commitIDs.max() else { return [:] }
-        var states: [KeyIDs: [Int64: KeyState]] = [:]
+        var counts: [KeyIDs: [Int64: (checked: Int, leaked: Int, lateRelease: Int, errors: Int)]] = [:]
+        func add(_ ids: KeyIDs, _ commitID: Int64, _ row: any SQLRow, from column: Int32) {
+            let sum = counts[ids]?[commitID] ?? (0, 0, 0, 0)
+            counts[ids, default: [:]][commitID] = (sum.checked + row.int(at: column), sum.leaked + row.int(at: column + 1),
+                                                   sum.lateRelease + row.int(at: column + 2), sum.errors + row.int(at: column + 3))
+        }
         let batches = Self.keyBatches(keys)
         for batch in batches {
             try db.query("""
                 SELECT scenario_id, type_id, commit_id, checked_count, leaked_count, late_release_count, error_count
                 FROM leak_states INDEXED BY leak_states_by_scenario
-                WHERE scenario_id IN (\(KeyBatch.scenarioSlots(from: 4))) AND environment = ?1 AND commit_id BETWEEN ?2 AND ?3
+                WHERE scenario_id IN (\(KeyBatch.scenarioSlots(from: 4)))
+                  AND environment_id = (SELECT id FROM environments WHERE name = ?1) AND commit_id BETWEEN ?2 AND ?3
                   AND type_id IN (\(KeyBatch.typeSlots(from: 4)))
                 """, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
                 let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1)), commitID = row.int64(at: 2)
                 guard batch.keys.contains(ids), commitIDs.contains(commitID) else { return }
-                states[ids, default: [:]][commitID] = KeyCounts.state(
-                    checked: row.int(at: 3), leaked: row.int(at: 4), lateRelease: row.int(at: 5), errors: row.int(at: 6))
+                add(ids, commitID, row, from: 3)
+            }
+            guard let head, commitIDs.contains(head) else { continue }
+            try db.query("""
+                SELECT k.scenario_id, k.type_id, count(*), coalesce(sum(k.outcome = 'leaked'), 0),
+                       coalesce(sum(k.outcome = 'lateRelease'), 0), coalesce(sum(k.outcome = 'error'), 0)
+                FROM runs r JOIN checks k ON k.run_id = r.id
+                WHERE r.commit_id = ?1 AND r.environment = ?2 AND r.suspect = 1
+                  AND k.scenario_id IN (\(KeyBatch.scenarioSlots(from: 3))) AND k.type_id IN (\(KeyBatch.typeSlots(from: 3)))
+                GROUP BY k.scenario_id, k.type_id
+                """, [.integer(head), .text(environment)] + batch.values) { row in
+                let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1))
+                if batch.keys.contains(ids) { add(ids, head, row, from: 2) }
             }
         }
-        var tainted: [Int64] = []
-        try db.query("""
-            SELECT DISTINCT commit_id FROM runs WHERE commit_id BETWEEN ? AND ? AND environment = ? AND suspect = 1
-            """, [.integer(low), .integer(high), .text(environment)]) { row in
-            let commitID = row.int64(at: 0)
-            if commitIDs.contains(commitID), commitID != head { tainted.append(commitID) }
-        }
-        for commitID in tainted {
-            for batch in batches where batch.keys.contains(where: { states[$0]?[commitID] != nil }) {
-                for ids in batch.keys { states[ids]?[commitID] = nil }
-                try db.query("""
-                    SELECT k.scenario_id, k.type_id, count(*), coalesce(sum(k.outcome = 'leaked'), 0),
-                           coalesce(sum(k.outcome = 'lateRelease'), 0), coalesce(sum(k.outcome = 'error'), 0)
-                    FROM runs r JOIN checks k ON k.run_id = r.id
-                    WHERE r.commit_id = ?1 AND r.environment = ?2 AND r.suspect = 0
-                      AND k.scenario_id IN (\(KeyBatch.scenarioSlots(from: 3))) AND k.type_id IN (\(KeyBatch.typeSlots(from: 3)))
-                    GROUP BY k.scenario_id, k.type_id
-                    """, [.integer(commitID), .text(environment)] + batch.values) { row in
-                    let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1))
-                    guard batch.keys.contains(ids), row.int(at: 2) > 0 else { return }
-                    states[ids, default: [:]][commitID] = KeyCounts.state(
-                        checked: row.int(at: 2), leaked: row.int(at: 3), lateRelease: row.int(at: 4), errors: row.int(at: 5))
-                }
+        return counts.mapValues { byCommit in
+            byCommit.filter { $0.value.checked > 0 }.mapValues {
+                KeyCounts.state(checked: $0.checked, leaked: $0.leaked, lateRelease: $0.lateRelease, errors: $0.errors)
             }
         }
-        return states
     }
 
     /// Keys `keyBatch` at a time, each batch's scenario and type ids padded with its last key,
@@ -162,13 +173,20 @@ struct ProjectHistory {
     /// The most telling check of each wanted key at the commit (a leak before a late release
     /// before anything else, the first of each), as `KeyObservation.fold` picks it.
     /// `knownIssue` is true when every leaking check of the key was a known issue.
+    ///
+    /// Leaks, late releases and errors are full records. The first passing check without a row
+    /// is the key's `passed_site_id` in `leak_states`; a full record marked `before_pass` came
+    /// before it, any other after it, so the first check of a key is the one the full rows gave.
     func tellingChecks(commitID: Int64, environment: String, keys: Set<KeyIDs>, includingSuspect: Bool = false) throws -> [KeyIDs: KeyObservation] {
         guard !keys.isEmpty else { return [:] }
         var found: [KeyIDs: (rank: Int, observation: KeyObservation)] = [:]
+        // The first rank-0 record of each key that came before its first row-less passing check.
+        var beforePass: [KeyIDs: KeyObservation] = [:]
         var plainLeaks: Set<KeyIDs> = []
         try db.query("""
-            SELECT k.scenario_id, k.type_id, k.outcome, k.file, k.line, k.fingerprint, k.retain_path, k.message, k.known_issue
-            FROM runs r JOIN checks k ON k.run_id = r.id
+            SELECT k.scenario_id, k.type_id, k.outcome, cs.file, cs.line, k.fingerprint, k.retain_path, k.message,
+                   k.known_issue, k.before_pass
+            FROM runs r JOIN checks k ON k.run_id = r.id JOIN check_sites cs ON cs.id = k.site_id
             WHERE r.commit_id = ? AND r.environment = ? AND (r.suspect = 0 OR ? = 1)
             ORDER BY k.id
             """, [.integer(commitID), .text(environment), .integer(includingSuspect ? 1 : 0)]) { row in
@@ -180,17 +198,39 @@ struct ProjectHistory {
             case "lateRelease": 1
             default: 0
             }
+            let observation = {
+                KeyObservation(
+                    state: .clean, file: row.string(at: 3) ?? "", line: row.int(at: 4), fingerprint: row.string(at: 5),
+                    retainPath: row.string(at: 6).flatMap { try? JSONDecoder().decode([RetainPathStep].self, from: Data($0.utf8)) },
+                    message: row.string(at: 7))
+            }
+            if rank == 0, row.int(at: 9) == 1, beforePass[ids] == nil { beforePass[ids] = observation() }
             if let existing = found[ids], existing.rank >= rank { return }
-            let retainPath = row.string(at: 6).flatMap { try? JSONDecoder().decode([RetainPathStep].self, from: Data($0.utf8)) }
-            found[ids] = (rank, KeyObservation(
-                state: .clean, file: row.string(at: 3) ?? "", line: row.int(at: 4), fingerprint: row.string(at: 5),
-                retainPath: retainPath, message: row.string(at: 7)))
+            found[ids] = (rank, observation())
         }
-        return Dictionary(uniqueKeysWithValues: found.map { ids, value in
-            var observation = value.observation
-            if value.rank == 2, !plainLeaks.contains(ids) { observation.knownIssue = true }
-            return (ids, observation)
-        })
+        var passedSites: [KeyIDs: KeyObservation] = [:]
+        if found.count < keys.count || found.values.contains(where: { $0.rank == 0 }) {
+            try db.query("""
+                SELECT ls.scenario_id, ls.type_id, cs.file, cs.line
+                FROM leak_states ls JOIN check_sites cs ON cs.id = ls.passed_site_id
+                WHERE ls.commit_id = ? AND ls.environment_id = (SELECT id FROM environments WHERE name = ?)
+                """, [.integer(commitID), .text(environment)]) { row in
+                let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1))
+                guard keys.contains(ids) else { return }
+                passedSites[ids] = KeyObservation(state: .clean, file: row.string(at: 2) ?? "", line: row.int(at: 3))
+            }
+        }
+        var result: [KeyIDs: KeyObservation] = [:]
+        for ids in keys {
+            if let record = found[ids], record.rank > 0 {
+                var observation = record.observation
+                if record.rank == 2, !plainLeaks.contains(ids) { observation.knownIssue = true }
+                result[ids] = observation
+            } else if let first = beforePass[ids] ?? passedSites[ids] ?? found[ids]?.observation {
+                result[ids] = first
+            }
+        }
+        return result
     }
 
     /// The commit's sha and when its first usable run in the environment started; `at` is nil

@@ -7,8 +7,15 @@ public struct Migration: Sendable {
     public let version: Int
     /// The rest of the file name: `initial`.
     public let name: String
-    /// The script, run as one IMMEDIATE transaction together with its bookkeeping row.
+    /// The script, run as one IMMEDIATE transaction together with its bookkeeping row: the
+    /// part of the file above its `-- @conversion` line when it has one.
     public let sql: String
+    /// A migration that moves data in batches (`-- @conversion` in its file): the store copies
+    /// the rows over, a batch a transaction, resuming where a stopped run left off, then runs
+    /// `finishingSQL` (the part of the file below the line) in one more transaction.
+    let conversion: DataConversion?
+    /// The script below the `-- @conversion` line; empty without one.
+    let finishingSQL: String
 
     /// Every migration this build knows, oldest first.
     public static let all: [Migration] = [
@@ -18,22 +25,40 @@ public struct Migration: Sendable {
                   bytes: PackageResources._003_checks_outcome_without_in_list_sql),
         Migration(version: 4, name: "gate", bytes: PackageResources._004_gate_sql),
         Migration(version: 5, name: "suppression_author", bytes: PackageResources._005_suppression_author_sql),
+        Migration(version: 6, name: "compact_storage", bytes: PackageResources._006_compact_storage_sql,
+                  conversion: .compactStorage),
+        Migration(version: 7, name: "leak_states_by_type", bytes: PackageResources._007_leak_states_by_type_sql),
     ]
 
     /// Every PostgreSQL migration this build knows, oldest first (`Migrations/postgres/`): the
     /// same schema concept, numbered on its own.
     public static let postgres: [Migration] = [
         Migration(version: 1, name: "pg_initial", bytes: PackageResources._001_pg_initial_sql),
+        Migration(version: 2, name: "pg_compact_storage", bytes: PackageResources._002_pg_compact_storage_sql,
+                  conversion: .compactStorage),
+        Migration(version: 3, name: "pg_leak_states_by_type", bytes: PackageResources._003_pg_leak_states_by_type_sql),
     ]
 
     /// The schema version this build writes.
     public static var latestVersion: Int { all.last?.version ?? 0 }
 
-    init(version: Int, name: String, bytes: [UInt8]) {
+    init(version: Int, name: String, bytes: [UInt8], conversion: DataConversion? = nil) {
         self.version = version
         self.name = name
-        self.sql = String(decoding: bytes, as: UTF8.self)
+        let text = String(decoding: bytes, as: UTF8.self)
+        if let marker = text.range(of: Self.conversionMarker) {
+            sql = String(text[..<marker.lowerBound])
+            finishingSQL = String(text[marker.upperBound...])
+        } else {
+            sql = text
+            finishingSQL = ""
+        }
+        precondition((conversion != nil) == !finishingSQL.isEmpty, "\(name): a conversion needs its `@conversion` line")
+        self.conversion = conversion
     }
+
+    /// The line that splits a converting migration's file.
+    static let conversionMarker = "-- @conversion\n"
 
     /// `0001_initial.sql`, as the file is named.
     public var fileName: String {

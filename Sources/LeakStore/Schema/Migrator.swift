@@ -10,6 +10,10 @@ struct Migrator {
     let migrations: [Migration]
     /// The file or URL, for the refusal message.
     let location: String
+    /// Told how a converting migration comes along, after each batch; it may throw to stop.
+    var progress: UpgradeProgress.Observer?
+    /// Roughly how many old checks a conversion batch copies in one transaction.
+    var batchChecks = DataConversion.defaultBatchChecks
 
     /// The versions applied, in order (empty when the database was already up to date).
     @discardableResult
@@ -36,6 +40,11 @@ struct Migrator {
                 return true
             }
             if didApply { applied.append(migration.version) }
+            // A conversion that was stopped (killed, interrupted) continues here, before any later
+            // migration, which may expect the converted layout.
+            if let conversion = migration.conversion {
+                try conversion.resume(db, migration: migration, batchChecks: batchChecks, progress: progress, inTransaction: inTransaction)
+            }
         }
         try refuseIfNewer(try currentVersion(db))
         return applied

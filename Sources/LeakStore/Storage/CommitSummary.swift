@@ -13,7 +13,7 @@ public struct CommitSummary: Sendable, Hashable {
         public var lateRelease: Int
         public var errors: Int
         public var suspect: Bool
-        /// The checks of the run that leaked, in upload order.
+        /// The checks of the run that leaked, in upload order: those of this page.
         public var leaks: [Leak]
     }
 
@@ -31,6 +31,8 @@ public struct CommitSummary: Sendable, Hashable {
     public var sha: String
     public var branch: String?
     public var parents: [String]
-    /// Oldest first.
+    /// Oldest first, every run; their `leaks` hold one page (`LeakStore.commit(project:sha:limit:cursor:)`).
     public var runs: [Run]
+    /// The cursor of the next page of leaks; nil on the last page.
+    public var next: String?
 }

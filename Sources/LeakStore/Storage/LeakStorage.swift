@@ -43,13 +43,20 @@ public protocol LeakStorage: Sendable {
     func typeLeaks(project: String, type: String, branch: String, environment: String, limit: Int) throws -> [TypeLeak]
     /// The newest runs, leaks, branches and environments of a project.
     func activity(project: String, limit: Int) throws -> ProjectActivity
-    /// A commit with its runs and their leaks; nil when nothing was uploaded for it.
-    func commit(project: String, sha: String) throws -> CommitSummary?
+    /// A commit with its runs and one page of their leaks (at most `limit`, after `cursor`);
+    /// nil when nothing was uploaded for it.
+    func commit(project: String, sha: String, limit: Int, cursor: CommitCursor?) throws -> CommitSummary?
     /// One scenario's keys and states per commit, oldest first: along `branch`'s first-parent
     /// line when given, else every commit of the project; the newest `limit` commits, or those
     /// older than `before` (an earlier page's `next`).
     func scenarioHistory(project: String, scenario: String, branch: String?, environment: String, limit: Int,
                          before: String?) throws -> ScenarioHistory
+
+    // MARK: Retention
+
+    /// Drops the full records of a batch of runs received before `cutoff`, after `afterRunID`;
+    /// the per-key states stay. `lastRunID` nil: nothing left.
+    func dropDetails(receivedBefore cutoff: Date, runs: Int, afterRunID: Int64) throws -> RetentionBatch
 
     // MARK: Suppressions
 

@@ -42,7 +42,7 @@ extension LeakStore {
                     .integer(tally.suspect ? 1 : 0),
                 ])
             else { throw LeakStoreError.unavailable("the run insert returned no id") }
-            try insertChecks(writer, runID: runID, commitID: commitID, run: run, retainPaths: retainPaths)
+            try insertChecks(writer, runID: runID, commitID: commitID, run: run, suspect: tally.suspect, retainPaths: retainPaths)
             return IngestReceipt(
                 runID: runID, created: true, checkCount: tally.checks, leakedCount: tally.leaked,
                 lateReleaseCount: tally.lateRelease, errorCount: tally.errors, suspect: tally.suspect)
@@ -82,73 +82,22 @@ extension LeakStore {
 
     private static let parentInsert = RowInsert(
         into: "commit_parents (commit_id, position, parent_sha)", columnCount: 3, suffix: "ON CONFLICT DO NOTHING")
-    private static let checkInsert = RowInsert(
-        into: """
-            checks (run_id, scenario_id, type_id, outcome, waited_ms, timeout_ms, file, line, lifecycle, fingerprint,
-                retain_path, message, source, checked_at, known_issue)
-            """,
-        columnCount: 15)
-    private static let stateUpsert = RowInsert(
-        into: """
-            leak_states (commit_id, environment, scenario_id, type_id, checked_count, leaked_count,
-                late_release_count, error_count)
-            """,
-        columnCount: 8,
-        suffix: """
-            ON CONFLICT (commit_id, environment, scenario_id, type_id) DO UPDATE SET
-                checked_count = leak_states.checked_count + excluded.checked_count,
-                leaked_count = leak_states.leaked_count + excluded.leaked_count,
-                late_release_count = leak_states.late_release_count + excluded.late_release_count,
-                error_count = leak_states.error_count + excluded.error_count
-            """)
 
-    private func insertChecks(_ writer: WriteSession, runID: Int64, commitID: Int64, run: RunRecord,
+    /// Stores the run's checks in the compact layout (`CompactCheckWriter`).
+    private func insertChecks(_ writer: WriteSession, runID: Int64, commitID: Int64, run: RunRecord, suspect: Bool,
                               retainPaths: [String?]) throws {
-        let db = writer.connection
-        // Names are interned in sorted order and keys upserted in sorted order, so that two
-        // servers storing runs with the same names lock rows in the same order.
+        // Names are interned in sorted order, so that two servers storing runs with the same
+        // names lock rows in the same order.
         try writer.intern(scenarios: run.checks.map(\.scenario), types: run.checks.map(\.type))
-        var states: [LeakStateKey: LeakStateCounts] = [:]
-        var rows: [[SQLValue]] = []
-        rows.reserveCapacity(run.checks.count)
-        for (index, check) in run.checks.enumerated() {
-            let scenarioID = writer.scenarioIDs[check.scenario] ?? 0, typeID = writer.typeIDs[check.type] ?? 0
-            rows.append([
-                .integer(runID), .integer(scenarioID), .integer(typeID), .text(check.outcome.rawValue),
-                .real(check.waitedMs), .integer(Int64(check.timeoutMs)), .text(check.file), .integer(Int64(check.line)),
-                .text(check.lifecycle), .text(check.fingerprint), .text(retainPaths[index]), .text(check.message),
-                .text(check.source?.rawValue), .text(ReportTimestamp.string(from: check.timestamp)),
-                check.knownIssue == true && check.outcome == .leaked ? .integer(1) : .null,
-            ])
-            states[LeakStateKey(scenarioID: scenarioID, typeID: typeID), default: LeakStateCounts()].add(check.outcome)
+        let incoming = run.checks.enumerated().map { index, check in
+            IncomingCheck(
+                scenarioID: writer.scenarioIDs[check.scenario] ?? 0, typeID: writer.typeIDs[check.type] ?? 0,
+                outcome: check.outcome, waitedMs: check.waitedMs, timeoutMs: Int64(check.timeoutMs), file: check.file,
+                line: Int64(check.line), lifecycle: check.lifecycle, fingerprint: check.fingerprint,
+                retainPath: retainPaths[index], message: check.message, source: check.source?.rawValue,
+                checkedAt: ReportTimestamp.string(from: check.timestamp), knownIssue: check.knownIssue == true)
         }
-        try db.insert(Self.checkInsert, rows: rows)
-        try db.insert(Self.stateUpsert, rows: states.sorted { ($0.key.scenarioID, $0.key.typeID) < ($1.key.scenarioID, $1.key.typeID) }
-            .map { key, counts in
-                [.integer(commitID), .text(run.environment), .integer(key.scenarioID), .integer(key.typeID),
-                 .integer(counts.checked), .integer(counts.leaked), .integer(counts.lateRelease), .integer(counts.errors)]
-            })
-    }
-}
-
-private struct LeakStateKey: Hashable {
-    var scenarioID: Int64
-    var typeID: Int64
-}
-
-private struct LeakStateCounts {
-    var checked: Int64 = 0
-    var leaked: Int64 = 0
-    var lateRelease: Int64 = 0
-    var errors: Int64 = 0
-
-    mutating func add(_ outcome: CheckOutcome) {
-        checked += 1
-        switch outcome {
-        case .leaked: leaked += 1
-        case .lateRelease: lateRelease += 1
-        case .error: errors += 1
-        case .deallocated: break
-        }
+        try CompactCheckWriter.live.store(incoming, runID: runID, commitID: commitID, environment: run.environment,
+                                          suspect: suspect, writer: writer)
     }
 }

@@ -7,10 +7,17 @@ extension LeakStore {
         try read { try $0.scalarInt("SELECT id FROM projects WHERE name = ?", [.text(name)]) != nil }
     }
 
-    /// The commit `sha` of `project` with its runs and their leaks, or nil when nothing was uploaded for it.
+    /// The most leaks one page of a commit may hold, and the default.
+    public static let maxCommitLeaks = 1_000
+    public static let defaultCommitLeaks = 200
+
+    /// The commit `sha` of `project` with all its runs and one page of their leaks: at most
+    /// `limit` leaked checks, in run order then upload order, starting after `cursor`; `next`
+    /// continues after the last one, nil on the last page. Nil when nothing was uploaded for it.
     /// - Throws: `LeakStoreError.projectNotFound`.
-    public func commit(project: String, sha: String) throws -> CommitSummary? {
-        try read { db in
+    public func commit(project: String, sha: String, limit: Int, cursor: CommitCursor?) throws -> CommitSummary? {
+        let limit = min(max(limit, 1), Self.maxCommitLeaks)
+        return try read { db in
             guard let projectID = try db.scalarInt("SELECT id FROM projects WHERE name = ?", [.text(project)]) else {
                 throw LeakStoreError.projectNotFound(project)
             }
@@ -34,20 +41,61 @@ extension LeakStore {
                     startedAt: row.string(at: 3) ?? "", checks: row.int(at: 4), leaked: row.int(at: 5),
                     lateRelease: row.int(at: 6), errors: row.int(at: 7), suspect: row.int(at: 8) != 0, leaks: []))
             }
-            for index in found.runs.indices {
+            // One index range of `checks_by_run` per run, from the cursor on, until the page is full.
+            var taken = 0
+            var last: CommitCursor?
+            for index in found.runs.indices where found.runs[index].leaked > 0 {
+                let runID = found.runs[index].runID
+                if let cursor, runID < cursor.runID { continue }
+                let afterCheck = cursor.map { $0.runID == runID ? $0.checkID : 0 } ?? 0
+                guard taken <= limit else { break }
                 try db.query("""
-                    SELECT s.name, t.name, k.file, k.line, k.fingerprint, k.retain_path, k.message
+                    SELECT k.id, s.name, t.name, cs.file, cs.line, k.fingerprint, k.retain_path, k.message
                     FROM checks k JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
-                    WHERE k.run_id = ? AND k.outcome = 'leaked' ORDER BY k.id
-                    """, [.integer(found.runs[index].runID)]) { row in
+                         JOIN check_sites cs ON cs.id = k.site_id
+                    WHERE k.run_id = ? AND k.id > ? AND k.outcome = 'leaked' ORDER BY k.id LIMIT ?
+                    """, [.integer(runID), .integer(afterCheck), .integer(Int64(limit - taken + 1))]) { row in
+                    taken += 1
+                    guard taken <= limit else { return }
+                    last = CommitCursor(runID: runID, checkID: row.int64(at: 0))
                     found.runs[index].leaks.append(CommitSummary.Leak(
-                        scenario: row.string(at: 0) ?? "", type: row.string(at: 1) ?? "", file: row.string(at: 2) ?? "",
-                        line: row.int(at: 3), fingerprint: row.string(at: 4),
-                        retainPath: row.string(at: 5).flatMap { try? JSONDecoder().decode([RetainPathStep].self, from: Data($0.utf8)) },
-                        message: row.string(at: 6)))
+                        scenario: row.string(at: 1) ?? "", type: row.string(at: 2) ?? "", file: row.string(at: 3) ?? "",
+                        line: row.int(at: 4), fingerprint: row.string(at: 5),
+                        retainPath: row.string(at: 6).flatMap { try? JSONDecoder().decode([RetainPathStep].self, from: Data($0.utf8)) },
+                        message: row.string(at: 7)))
                 }
             }
+            found.next = taken > limit ? last?.text : nil
             return found
         }
+    }
+}
+
+/// Where a page of a commit's leaks ends: the run and the check, as an opaque text for `?cursor=`.
+public struct CommitCursor: Sendable, Hashable {
+    public var runID: Int64
+    public var checkID: Int64
+
+    public init(runID: Int64, checkID: Int64) {
+        self.runID = runID
+        self.checkID = checkID
+    }
+
+    /// Reads a cursor that `text` gave; nil for anything else.
+    public init?(_ text: String) {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard text.count <= 64, let data = Data(base64Encoded: base64),
+              let plain = String(data: data, encoding: .utf8), plain.hasPrefix("c1:") else { return nil }
+        let parts = plain.dropFirst(3).split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let run = Int64(parts[0]), let check = Int64(parts[1]), run > 0, check > 0 else { return nil }
+        self.init(runID: run, checkID: check)
+    }
+
+    /// Base64url of `c1:<run>:<check>`, without padding.
+    public var text: String {
+        Data("c1:\(runID):\(checkID)".utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
     }
 }

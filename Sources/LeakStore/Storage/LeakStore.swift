@@ -17,17 +17,23 @@ public final class LeakStore: LeakStorage {
     /// Opens (creating if needed) and migrates the SQLite database at `path`.
     /// - Throws: `LeakStoreError.schemaTooNew` for a database migrated by a newer build;
     ///   `.walUnavailable` when WAL cannot be enabled; `.unavailable` when the file cannot be opened.
-    public convenience init(path: String, options: StoreOptions = StoreOptions()) throws {
-        try self.init(engine: SQLiteEngine(path: path, options: options))
+    public convenience init(path: String, options: StoreOptions = StoreOptions(),
+                            progress: UpgradeProgress.Observer? = nil) throws {
+        try self.init(engine: SQLiteEngine(path: path, options: options, progress: progress))
     }
 
     /// Opens the database that `database` names: `postgres://…` or `postgresql://…` (libpq's
     /// URL form) for PostgreSQL, `sqlite:///path` or a plain path for SQLite.
-    /// - Throws: `LeakStoreError`; `.unavailable` when PostgreSQL cannot be reached.
-    public convenience init(database: String, options: StoreOptions = StoreOptions()) throws {
+    ///
+    /// A database of an older layout is upgraded in place before the store opens; `progress`
+    /// hears how the batches of a long upgrade come along (the server prints them).
+    /// - Throws: `LeakStoreError`; `.unavailable` when PostgreSQL cannot be reached; whatever
+    ///   `progress` throws (the upgrade stops after the batches committed so far).
+    public convenience init(database: String, options: StoreOptions = StoreOptions(),
+                            progress: UpgradeProgress.Observer? = nil) throws {
         switch DatabaseLocation(database) {
-        case let .sqlite(path): try self.init(engine: SQLiteEngine(path: path, options: options))
-        case let .postgres(url): try self.init(engine: PostgresEngine(url: url, options: options))
+        case let .sqlite(path): try self.init(engine: SQLiteEngine(path: path, options: options, progress: progress))
+        case let .postgres(url): try self.init(engine: PostgresEngine(url: url, options: options, progress: progress))
         }
     }
 

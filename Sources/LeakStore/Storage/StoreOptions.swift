@@ -18,12 +18,16 @@ public struct StoreOptions: Sendable, Hashable {
     /// How long one read (everything done with a reader checked out) may run before SQLite
     /// interrupts it with `SQLITE_INTERRUPT`; nil for no limit. Writes are never interrupted.
     public var queryTimeBudget: Duration?
+    /// Roughly how many old checks one transaction of an upgrade in place copies
+    /// (`UpgradeProgress`); smaller batches hold the writer for less time each.
+    public var upgradeBatchChecks: Int
 
     public init(synchronous: Synchronous = .normal, readerCount: Int = 4, busyTimeoutMs: Int32 = 5_000,
-                queryTimeBudget: Duration? = nil) {
+                queryTimeBudget: Duration? = nil, upgradeBatchChecks: Int = 50_000) {
         self.synchronous = synchronous
         self.readerCount = max(1, readerCount)
         self.busyTimeoutMs = busyTimeoutMs
         self.queryTimeBudget = queryTimeBudget
+        self.upgradeBatchChecks = max(1, upgradeBatchChecks)
     }
 }

@@ -85,8 +85,8 @@ final class TestDatabase: @unchecked Sendable {
     deinit { cleanup() }
 
     /// Opens (creating and migrating) the store.
-    func open(_ options: StoreOptions = StoreOptions()) throws -> LeakStore {
-        try LeakStore(database: location, options: options)
+    func open(_ options: StoreOptions = StoreOptions(), progress: UpgradeProgress.Observer? = nil) throws -> LeakStore {
+        try LeakStore(database: location, options: options, progress: progress)
     }
 }
 

@@ -1,0 +1,195 @@
+import LeakReport
+
+/// One check as the store keeps it, whichever way it came: an upload, or a row of the layout
+/// before compact storage that the upgrade copies over.
+struct IncomingCheck {
+    var scenarioID: Int64
+    var typeID: Int64
+    var outcome: CheckOutcome
+    var waitedMs: Double
+    var timeoutMs: Int64
+    var file: String
+    var line: Int64
+    var lifecycle: String
+    var fingerprint: String?
+    /// The retain path as JSON text (`RetainPathJSON`).
+    var retainPath: String?
+    var message: String?
+    var source: String?
+    var checkedAt: String
+    /// A leak recorded inside `withKnownIssue`.
+    var knownIssue: Bool
+
+    var site: CheckSite { CheckSite(file: file, line: line, lifecycle: lifecycle) }
+}
+
+/// Where a check was written and what was done to the object: `check_sites`, interned.
+struct CheckSite: Hashable, Comparable {
+    var file: String
+    var line: Int64
+    var lifecycle: String
+
+    static func < (a: CheckSite, b: CheckSite) -> Bool { (a.file, a.line, a.lifecycle) < (b.file, b.line, b.lifecycle) }
+}
+
+/// Stores a run's checks in the compact layout: the one rule for which check gets a row.
+///
+/// A passing check of a usable run that carries no fingerprint, retain path or message gets no
+/// row: it adds to its key's `leak_states` row at the commit (the counts, the site of the first
+/// such check, the slowest wait). Every other check — leaked, late, errored, a passing one with
+/// something to say, every check of a suspect run — is a full record in `checks`, marked
+/// `before_pass` when it came before the first row-less passing check of its key at the commit,
+/// so that the first check of a key is known exactly. `leak_states` counts the usable runs only;
+/// a suspect run's counts are its records.
+struct CompactCheckWriter {
+    /// The table of key states and the table of full records written to.
+    let states: String
+    let checks: String
+
+    /// The live tables.
+    static let live = CompactCheckWriter(states: "leak_states", checks: "checks")
+    /// The tables the upgrade fills before they replace the old ones.
+    static let converting = CompactCheckWriter(states: "leak_states_compact", checks: "checks_compact")
+
+    /// Whether `check` of a run gets no row of its own.
+    static func isRowless(_ check: IncomingCheck, suspectRun: Bool) -> Bool {
+        !suspectRun && check.outcome == .deallocated && check.fingerprint == nil && check.retainPath == nil && check.message == nil
+    }
+
+    /// Stores the checks of run `runID` (in upload order) at the commit.
+    func store(_ incoming: [IncomingCheck], runID: Int64, commitID: Int64, environment: String, suspect: Bool,
+               writer: WriteSession) throws {
+        let db = writer.connection
+        let environmentID = try writer.intern(environment, in: "environments")
+        for site in Set(incoming.map(\.site)).sorted() { _ = try writer.intern(site) }
+
+        let hasRecords = incoming.contains { !Self.isRowless($0, suspectRun: suspect) }
+        // Keys whose first row-less passing check at this commit came in an earlier run.
+        var passed: Set<KeyIDs> = []
+        if hasRecords, try db.scalarInt("SELECT 1 FROM runs WHERE commit_id = ? AND environment = ? AND id <> ? LIMIT 1",
+                                        [.integer(commitID), .text(environment), .integer(runID)]) != nil {
+            try db.query("""
+                SELECT scenario_id, type_id FROM \(states)
+                WHERE commit_id = ? AND environment_id = ? AND passed_site_id IS NOT NULL
+                """, [.integer(commitID), .integer(environmentID)]) { row in
+                passed.insert(KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1)))
+            }
+        }
+
+        var aggregates: [KeyIDs: KeyAggregate] = [:]
+        var records: [[SQLValue]] = []
+        for check in incoming {
+            let ids = KeyIDs(scenarioID: check.scenarioID, typeID: check.typeID)
+            let siteID = writer.siteIDs[check.site] ?? 0
+            if !suspect { aggregates[ids, default: KeyAggregate()].add(check.outcome) }
+            if Self.isRowless(check, suspectRun: suspect) {
+                aggregates[ids]?.pass(siteID: siteID, waitedMs: check.waitedMs)
+                passed.insert(ids)
+                continue
+            }
+            records.append([
+                .integer(runID), .integer(check.scenarioID), .integer(check.typeID), .text(check.outcome.rawValue),
+                .real(check.waitedMs), .integer(check.timeoutMs), .integer(siteID), .text(check.fingerprint),
+                .text(check.retainPath), .text(check.message), .text(check.source), .text(check.checkedAt),
+                check.knownIssue && check.outcome == .leaked ? .integer(1) : .null,
+                passed.contains(ids) ? .null : .integer(1),
+            ])
+        }
+        try db.insert(recordInsert, rows: records)
+        // Keys upserted in sorted order, so that two servers storing runs of one commit lock rows in the same order.
+        try db.insert(stateUpsert, rows: aggregates.sorted { ($0.key.scenarioID, $0.key.typeID) < ($1.key.scenarioID, $1.key.typeID) }
+            .map { ids, counts in
+                [.integer(commitID), .integer(environmentID), .integer(ids.scenarioID), .integer(ids.typeID),
+                 .integer(counts.checked), .integer(counts.leaked), .integer(counts.lateRelease), .integer(counts.errors),
+                 counts.passedSiteID.map(SQLValue.integer) ?? .null, counts.slowestPassUs.map(SQLValue.integer) ?? .null]
+            })
+    }
+
+    private var recordInsert: RowInsert {
+        RowInsert(into: """
+            \(checks) (run_id, scenario_id, type_id, outcome, waited_ms, timeout_ms, site_id, fingerprint, retain_path,
+                message, source, checked_at, known_issue, before_pass)
+            """, columnCount: 14)
+    }
+
+    private var stateUpsert: RowInsert {
+        RowInsert(
+            into: """
+                \(states) (commit_id, environment_id, scenario_id, type_id, checked_count, leaked_count,
+                    late_release_count, error_count, passed_site_id, slowest_pass_us)
+                """,
+            columnCount: 10,
+            suffix: """
+                ON CONFLICT (commit_id, environment_id, scenario_id, type_id) DO UPDATE SET
+                    checked_count = \(states).checked_count + excluded.checked_count,
+                    leaked_count = \(states).leaked_count + excluded.leaked_count,
+                    late_release_count = \(states).late_release_count + excluded.late_release_count,
+                    error_count = \(states).error_count + excluded.error_count,
+                    passed_site_id = coalesce(\(states).passed_site_id, excluded.passed_site_id),
+                    slowest_pass_us = CASE WHEN \(states).slowest_pass_us IS NULL
+                                             OR excluded.slowest_pass_us > \(states).slowest_pass_us
+                                           THEN excluded.slowest_pass_us ELSE \(states).slowest_pass_us END
+                """)
+    }
+}
+
+/// What one run adds to a key's state at its commit.
+private struct KeyAggregate {
+    var checked: Int64 = 0
+    var leaked: Int64 = 0
+    var lateRelease: Int64 = 0
+    var errors: Int64 = 0
+    var passedSiteID: Int64?
+    var slowestPassUs: Int64?
+
+    mutating func add(_ outcome: CheckOutcome) {
+        checked += 1
+        switch outcome {
+        case .leaked: leaked += 1
+        case .lateRelease: lateRelease += 1
+        case .error: errors += 1
+        case .deallocated: break
+        }
+    }
+
+    /// A row-less passing check: the first one's site, the slowest wait (whole microseconds, rounded up).
+    mutating func pass(siteID: Int64, waitedMs: Double) {
+        if passedSiteID == nil { passedSiteID = siteID }
+        let micros = Int64(min((waitedMs * 1_000).rounded(.up), 9e15))
+        slowestPassUs = max(slowestPassUs ?? micros, micros)
+    }
+}
+
+extension WriteSession {
+    /// The id of `name` in `table` (`types`, `scenarios` or `environments`), inserting it the
+    /// first time. Safe when several servers intern the same name at once: the insert that
+    /// loses does nothing, and the name is read again.
+    func intern(_ name: String, in table: StaticString) throws -> Int64 {
+        if let id = internedNames[table.description]?[name] { return id }
+        let select = "SELECT id FROM \(table) WHERE name = ?"
+        let db = connection
+        guard let id = try db.scalarInt(select, [.text(name)])
+            ?? db.scalarInt("INSERT INTO \(table) (name) VALUES (?) ON CONFLICT (name) DO NOTHING RETURNING id", [.text(name)])
+            ?? db.scalarInt(select, [.text(name)])
+        else { throw LeakStoreError.unavailable("interning \(name) in \(table) returned no id") }
+        internedNames[table.description, default: [:]][name] = id
+        return id
+    }
+
+    /// The id of a check site, inserting it the first time (safe under racing servers, as `intern(_:in:)`).
+    func intern(_ site: CheckSite) throws -> Int64 {
+        if let id = siteIDs[site] { return id }
+        let select = "SELECT id FROM check_sites WHERE file = ? AND line = ? AND lifecycle = ?"
+        let values: [SQLValue] = [.text(site.file), .integer(site.line), .text(site.lifecycle)]
+        let db = connection
+        guard let id = try db.scalarInt(select, values)
+            ?? db.scalarInt("""
+                INSERT INTO check_sites (file, line, lifecycle) VALUES (?, ?, ?)
+                ON CONFLICT (file, line, lifecycle) DO NOTHING RETURNING id
+                """, values)
+            ?? db.scalarInt(select, values)
+        else { throw LeakStoreError.unavailable("interning the site \(site.file):\(site.line) returned no id") }
+        siteIDs[site] = id
+        return id
+    }
+}
