@@ -216,7 +216,9 @@ enum CanonicalText {
             }.sorted { $0.0 < $1.0 }
             return pairs.map { indent + $0.0 + ":\n" + $0.1 }.joined()
         case .struct, .class, .tuple:
-            return mirror.children.map { child in
+            // A page's `next` that is nil is left out, as the wire leaves it out: an unpaged
+            // answer and the last page of a paged one are the same text.
+            return mirror.children.filter { !($0.label == "next" && isNil($0.value)) }.map { child in
                 let label = child.label ?? "_"
                 let inner = render(child.value, indent: indent + "  ")
                 return inner.contains("\n") && inner.split(separator: "\n").count > 1
@@ -229,6 +231,11 @@ enum CanonicalText {
         default:
             return indent + String(describing: value) + "\n"
         }
+    }
+
+    private static func isNil(_ value: Any) -> Bool {
+        let mirror = Mirror(reflecting: value)
+        return mirror.displayStyle == .optional && mirror.children.isEmpty
     }
 }
 
