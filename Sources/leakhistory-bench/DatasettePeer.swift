@@ -65,8 +65,14 @@ final class DatasettePeer {
         }
     }
 
+    /// SIGTERM, then SIGKILL when it has not gone within 5 s: uvicorn's graceful shutdown waits
+    /// for keep-alive connections, and a bench must never hang on its peer.
     func stop() {
-        if process.isRunning { process.terminate() }
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = ContinuousClock.now + .seconds(5)
+        while process.isRunning, ContinuousClock.now < deadline { usleep(50_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 
