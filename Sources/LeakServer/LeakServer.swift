@@ -17,8 +17,8 @@ public final class LeakServer: Sendable {
     /// Every route the server answers, as registered.
     public let router: Router
     private let http: MicroHTTPDServer
-    /// Drops old check records in the background when `retentionDays` is set.
-    private let retention: RetentionSweeper?
+    /// Removes abandoned uploads, and drops old check records when `retentionDays` is set, in the background.
+    private let retention: RetentionSweeper
 
     /// Builds the routes; nothing listens until `start()`.
     public init(configuration: ServerConfiguration, store: any LeakStorage) {
@@ -27,7 +27,10 @@ public final class LeakServer: Sendable {
         var router = Router()
         Routes.register(in: &router)
         self.router = router
-        retention = configuration.retentionDays.map { RetentionSweeper(store: store, days: $0) }
+        // An upload is given up by its client long before twice its deadline; one still pending
+        // after that was left by a server that died.
+        retention = RetentionSweeper(store: store, days: configuration.retentionDays,
+                                     abandonedAfter: .seconds(2 * max(configuration.requestDeadlineSeconds, 60)))
         let metrics = ServerMetrics()
         let context = RequestContext(store: store, configuration: configuration, metrics: metrics,
                                      sessions: DashboardSessions())
@@ -51,14 +54,14 @@ public final class LeakServer: Sendable {
     @discardableResult
     public func start() throws -> Int {
         let port = Int(try http.start())
-        retention?.start()
+        retention.start()
         return port
     }
 
     /// Stops accepting connections, lets requests in flight finish (up to `grace`), stops, and
     /// closes the store (SQLite checkpoints its write-ahead log into the database file).
     public func stop(grace: Duration = .seconds(10)) {
-        retention?.stop()
+        retention.stop()
         http.stop(grace: grace)
         do {
             try store.close()

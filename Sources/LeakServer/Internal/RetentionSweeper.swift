@@ -2,13 +2,17 @@ import Foundation
 import LeakStore
 import Synchronization
 
-/// Retention (`retentionDays`): a background thread that, once at start-up and then every
-/// `interval`, drops the full records of runs older than the setting, a small batch per write
-/// transaction with a pause between batches, so that uploads never wait for more than one batch.
-/// The per-key states stay (`LeakStorage.dropDetails`).
+/// A background thread that, once at start-up and then every `interval`, removes the uploads a
+/// server left half-stored when it died (`LeakStorage.removeAbandonedUploads`: those older than
+/// `abandonedAfter`, which no live upload can be), and, with retention (`retentionDays`), drops
+/// the full records of runs older than the setting, a small batch per write transaction with a
+/// pause between batches, so that uploads never wait for more than one batch. The per-key states
+/// stay (`LeakStorage.dropDetails`).
 final class RetentionSweeper: Sendable {
     let store: any LeakStorage
-    let days: Int
+    /// Retention in days; nil to keep every record.
+    let days: Int?
+    let abandonedAfter: Duration
     let interval: Duration
     /// Runs per batch, and the pause after each.
     let batchRuns: Int
@@ -23,10 +27,11 @@ final class RetentionSweeper: Sendable {
         var sweeps = 0
     }
 
-    init(store: any LeakStorage, days: Int, interval: Duration = .seconds(3_600), batchRuns: Int = 20,
-         pause: Duration = .milliseconds(20), now: @escaping @Sendable () -> Date = { Date() }) {
+    init(store: any LeakStorage, days: Int?, abandonedAfter: Duration = .seconds(600), interval: Duration = .seconds(3_600),
+         batchRuns: Int = 20, pause: Duration = .milliseconds(20), now: @escaping @Sendable () -> Date = { Date() }) {
         self.store = store
         self.days = days
+        self.abandonedAfter = abandonedAfter
         self.interval = interval
         self.batchRuns = batchRuns
         self.pause = pause
@@ -53,8 +58,16 @@ final class RetentionSweeper: Sendable {
         wake.signal()
     }
 
-    /// One pass over every run older than the setting.
+    /// One pass: the abandoned uploads, then every run older than the retention setting.
     func sweep() {
+        do {
+            let removed = try store.removeAbandonedUploads(
+                receivedBefore: now().addingTimeInterval(-Double(abandonedAfter / .milliseconds(1)) / 1_000))
+            if removed > 0 { RequestLog.note("removed \(removed) uploads left half-stored by a server that stopped") }
+        } catch {
+            RequestLog.problem("removing abandoned uploads failed (\(error)); the next sweep tries again")
+        }
+        guard let days else { return }
         let cutoff = now().addingTimeInterval(-Double(days) * 86_400)
         var after: Int64 = 0
         var total = (runs: 0, deleted: 0, stripped: 0)

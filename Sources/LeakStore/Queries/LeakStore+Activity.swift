@@ -5,6 +5,8 @@ extension LeakStore {
     /// The project's newest runs (any environment), the leaks of its newest usable runs, and
     /// the branches and environments it has uploads for; each list at most `limit` long.
     ///
+    /// Uploads still being stored (`PendingUpload`) are left out of every list.
+    ///
     /// Runs come newest first by the primary key: `+r.project_id` keeps SQLite off the
     /// project's indexes (which would read every run of the project and sort them), so it
     /// walks the runs table backwards and stops at the limit; leaks come from the newest leaking
@@ -20,7 +22,7 @@ extension LeakStore {
                 SELECT r.id, c.sha, r.branch, r.environment, r.started_at, r.check_count, r.leaked_count,
                        r.late_release_count, r.error_count, r.suspect
                 FROM runs r JOIN commits c ON c.id = r.commit_id
-                WHERE +r.project_id = ? ORDER BY r.id DESC LIMIT ?
+                WHERE +r.project_id = ? AND \(PendingUpload.isPublished("r")) ORDER BY r.id DESC LIMIT ?
                 """, [projectID, .integer(Int64(limit + 1))]) { row in
                 runs.append(ProjectActivity.Run(
                     runID: row.int64(at: 0), commit: row.string(at: 1) ?? "", branch: row.string(at: 2),
@@ -32,7 +34,8 @@ extension LeakStore {
             // the list is full: a run of 100,000 checks further back is never read.
             var leakingRuns: [Int64] = []
             try db.query("""
-                SELECT id FROM runs WHERE +project_id = ? AND suspect = 0 AND leaked_count > 0 ORDER BY id DESC LIMIT ?
+                SELECT r.id FROM runs r WHERE +r.project_id = ? AND r.suspect = 0 AND r.leaked_count > 0
+                  AND \(PendingUpload.isPublished("r")) ORDER BY r.id DESC LIMIT ?
                 """, [projectID, .integer(Int64(limit + 1))]) { leakingRuns.append($0.int64(at: 0)) }
             var leaks: [ProjectActivity.Leak] = []
             for runID in leakingRuns where leaks.count <= limit {
@@ -63,9 +66,10 @@ extension LeakStore {
             var environments: [String] = []
             try db.query("""
                 WITH RECURSIVE e(name) AS (
-                    SELECT min(environment) FROM runs WHERE project_id = ?1
+                    SELECT min(r.environment) FROM runs r WHERE r.project_id = ?1 AND \(PendingUpload.isPublished("r"))
                     UNION ALL
-                    SELECT (SELECT min(environment) FROM runs WHERE project_id = ?1 AND environment > e.name) FROM e
+                    SELECT (SELECT min(r.environment) FROM runs r
+                            WHERE r.project_id = ?1 AND r.environment > e.name AND \(PendingUpload.isPublished("r"))) FROM e
                     WHERE e.name IS NOT NULL)
                 SELECT name FROM e WHERE name IS NOT NULL LIMIT ?2
                 """, [projectID, .integer(Int64(limit))]) { environments.append($0.string(at: 0) ?? "") }

@@ -141,7 +141,8 @@ extension LeakStore {
                     SELECT DISTINCT ls.commit_id FROM leak_states ls JOIN commits c ON c.id = ls.commit_id
                     WHERE ls.scenario_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
                       AND c.project_id = ?3 AND ls.commit_id < ?5
-                      AND EXISTS (SELECT 1 FROM runs r WHERE r.commit_id = ls.commit_id AND r.environment = ?2 AND r.suspect = 0)
+                      AND EXISTS (SELECT 1 FROM runs r WHERE r.commit_id = ls.commit_id AND r.environment = ?2 AND r.suspect = 0
+                                  AND \(PendingUpload.isPublished("r")))
                     ORDER BY ls.commit_id DESC LIMIT ?4
                     """, [.integer(scenarioID), .text(environment), .integer(history.projectID), .integer(Int64(limit) + 1),
                           .integer(below)]) {

@@ -59,14 +59,26 @@ struct CompactCheckWriter {
     /// Stores the checks of run `runID` (in upload order) at the commit.
     func store(_ incoming: [IncomingCheck], runID: Int64, commitID: Int64, environment: String, suspect: Bool,
                writer: WriteSession) throws {
+        var passed: Set<KeyIDs>?
+        try store(incoming, runID: runID, commitID: commitID, environment: environment, suspect: suspect, writer: writer,
+                  passed: &passed)
+    }
+
+    /// Stores checks of run `runID` (in upload order) at the commit: all of them, or the next
+    /// slice of a run stored in slices (`LeakStore.ingest`), the counts of each slice adding up.
+    /// - Parameter passed: the keys whose first row-less passing check at the commit is already
+    ///   stored, when the caller knows them (the earlier slices of a run alone at its commit);
+    ///   nil to read them from the database. Given, it comes back with this slice's added.
+    func store(_ incoming: [IncomingCheck], runID: Int64, commitID: Int64, environment: String, suspect: Bool,
+               writer: WriteSession, passed known: inout Set<KeyIDs>?) throws {
         let db = writer.connection
         let environmentID = try writer.intern(environment, in: "environments")
         for site in Set(incoming.map(\.site)).sorted() { _ = try writer.intern(site) }
 
         let hasRecords = incoming.contains { !Self.isRowless($0, suspectRun: suspect) }
-        // Keys whose first row-less passing check at this commit came in an earlier run.
-        var passed: Set<KeyIDs> = []
-        if hasRecords, try db.scalarInt("SELECT 1 FROM runs WHERE commit_id = ? AND environment = ? AND id <> ? LIMIT 1",
+        // Keys whose first row-less passing check at this commit came in an earlier run (or slice).
+        var passed: Set<KeyIDs> = known ?? []
+        if known == nil, hasRecords, try db.scalarInt("SELECT 1 FROM runs WHERE commit_id = ? AND environment = ? AND id <> ? LIMIT 1",
                                         [.integer(commitID), .text(environment), .integer(runID)]) != nil {
             try db.query("""
                 SELECT scenario_id, type_id FROM \(states)
@@ -103,6 +115,30 @@ struct CompactCheckWriter {
                  .integer(counts.checked), .integer(counts.leaked), .integer(counts.lateRelease), .integer(counts.errors),
                  counts.passedSiteID.map(SQLValue.integer) ?? .null, counts.slowestPassUs.map(SQLValue.integer) ?? .null]
             })
+        if known != nil { known = passed }
+    }
+
+    /// Adds the key states a run stored under commit `from` of its own (a `PendingUpload`) to
+    /// those of commit `into`, as storing the run at `into` would have added them: the run comes
+    /// after the runs already there, so a record of it that came before its key's first row-less
+    /// passing check no longer does when an earlier run passed the key.
+    func merge(commit from: Int64, into: Int64, runID: Int64, environmentID: Int64, db: any SQLConnection) throws {
+        try db.run("""
+            UPDATE \(checks) SET before_pass = NULL
+            WHERE run_id = ?1 AND before_pass = 1 AND EXISTS (
+                SELECT 1 FROM \(states) s
+                WHERE s.commit_id = ?2 AND s.environment_id = ?3 AND s.scenario_id = \(checks).scenario_id
+                  AND s.type_id = \(checks).type_id AND s.passed_site_id IS NOT NULL)
+            """, [.integer(runID), .integer(into), .integer(environmentID)])
+        // In key order, so that two servers merging into one commit lock rows in the same order.
+        try db.run("""
+            INSERT INTO \(stateColumns)
+            SELECT CAST(?2 AS BIGINT), environment_id, scenario_id, type_id, checked_count, leaked_count,
+                   late_release_count, error_count, passed_site_id, slowest_pass_us
+            FROM \(states) WHERE commit_id = ?1 ORDER BY environment_id, scenario_id, type_id
+            \(stateConflict)
+            """, [.integer(from), .integer(into)])
+        try db.run("DELETE FROM \(states) WHERE commit_id = ?", [.integer(from)])
     }
 
     private var recordInsert: RowInsert {
@@ -113,13 +149,19 @@ struct CompactCheckWriter {
     }
 
     private var stateUpsert: RowInsert {
-        RowInsert(
-            into: """
-                \(states) (commit_id, environment_id, scenario_id, type_id, checked_count, leaked_count,
-                    late_release_count, error_count, passed_site_id, slowest_pass_us)
-                """,
-            columnCount: 10,
-            suffix: """
+        RowInsert(into: stateColumns, columnCount: 10, suffix: stateConflict)
+    }
+
+    private var stateColumns: String {
+        """
+        \(states) (commit_id, environment_id, scenario_id, type_id, checked_count, leaked_count,
+            late_release_count, error_count, passed_site_id, slowest_pass_us)
+        """
+    }
+
+    /// How a key's state adds up what comes after it: the counts add, the first passing site stays, the slowest wait wins.
+    private var stateConflict: String {
+        """
                 ON CONFLICT (commit_id, environment_id, scenario_id, type_id) DO UPDATE SET
                     checked_count = \(states).checked_count + excluded.checked_count,
                     leaked_count = \(states).leaked_count + excluded.leaked_count,
@@ -129,7 +171,7 @@ struct CompactCheckWriter {
                     slowest_pass_us = CASE WHEN \(states).slowest_pass_us IS NULL
                                              OR excluded.slowest_pass_us > \(states).slowest_pass_us
                                            THEN excluded.slowest_pass_us ELSE \(states).slowest_pass_us END
-                """)
+        """
     }
 }
 

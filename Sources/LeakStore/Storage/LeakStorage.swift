@@ -57,6 +57,9 @@ public protocol LeakStorage: Sendable {
     /// Drops the full records of a batch of runs received before `cutoff`, after `afterRunID`;
     /// the per-key states stay. `lastRunID` nil: nothing left.
     func dropDetails(receivedBefore cutoff: Date, runs: Int, afterRunID: Int64) throws -> RetentionBatch
+    /// Removes the uploads a server left half-stored when it died (received before `cutoff`);
+    /// returns how many.
+    func removeAbandonedUploads(receivedBefore cutoff: Date) throws -> Int
 
     // MARK: Suppressions
 

@@ -2,7 +2,16 @@ import Foundation
 import LeakReport
 
 extension LeakStore {
-    /// Stores one run and its checks in one transaction, and updates the per-commit leak states.
+    /// Stores one run and its checks, and updates the per-commit leak states. Readers see all of
+    /// it or nothing.
+    ///
+    /// A run of at most `StoreOptions.ingestSliceChecks` checks is stored in one transaction. A
+    /// bigger one is stored in slices of that many checks, each its own short write transaction,
+    /// so that other writes wait for one slice, not the whole run: the slices go under a
+    /// `PendingUpload` that no reader reaches, and one short transaction publishes it. If the
+    /// upload fails on the way, its slices are removed; if the server dies, the background
+    /// sweep removes them once they are older than any request can take
+    /// (`removeAbandonedUploads`).
     ///
     /// The same `runKey` with the same content returns the first run's receipt with
     /// `created == false` and adds nothing.
@@ -12,56 +21,213 @@ extension LeakStore {
         let hash = contentHash ?? run.contentHash()
         let receivedAt = ReportTimestamp.string(from: Date())
         let tally = RunTally(run.checks)
+        if run.checks.count > ingestSliceChecks {
+            return try ingestInSlices(run, hash: hash, receivedAt: receivedAt, tally: tally)
+        }
         let retainPaths = run.checks.map { $0.retainPath.map(RetainPathJSON.text) }
         // Two servers racing on one runKey: the unique (project_id, run_key) makes the loser's
         // insert fail, the engine runs this again, and the second pass finds the winner's run.
         return try write { writer in
             let db = writer.connection
-            guard let projectID = try db.scalarInt("SELECT id FROM projects WHERE name = ?", [.text(run.project)]) else {
-                throw LeakStoreError.projectNotFound(run.project)
-            }
+            let projectID = try projectID(db, run.project)
             if let existing = try existingRun(db, projectID: projectID, runKey: run.runKey) {
-                guard existing.hash == hash else {
-                    throw LeakStoreError.runKeyConflict(project: run.project, runKey: run.runKey, existingRunID: existing.receipt.runID)
-                }
-                return existing.receipt
+                return try existing.receipt(for: run, hash: hash)
             }
             let commitID = try upsertCommit(db, projectID: projectID, run: run, receivedAt: receivedAt)
-            guard let runID = try db.scalarInt("""
-                INSERT INTO runs (project_id, run_key, content_hash, commit_id, branch, environment,
-                    started_at, received_at, tool_name, tool_version, check_count, leaked_count,
-                    late_release_count, error_count, suspect)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
-                """, [
-                    .integer(projectID), .text(run.runKey), .text(hash), .integer(commitID),
-                    .text(run.branch), .text(run.environment),
-                    .text(ReportTimestamp.string(from: run.startedAt)), .text(receivedAt),
-                    .text(run.tool?.name), .text(run.tool?.version),
-                    .integer(Int64(tally.checks)), .integer(Int64(tally.leaked)),
-                    .integer(Int64(tally.lateRelease)), .integer(Int64(tally.errors)),
-                    .integer(tally.suspect ? 1 : 0),
-                ])
-            else { throw LeakStoreError.unavailable("the run insert returned no id") }
-            try insertChecks(writer, runID: runID, commitID: commitID, run: run, suspect: tally.suspect, retainPaths: retainPaths)
-            return IngestReceipt(
-                runID: runID, created: true, checkCount: tally.checks, leakedCount: tally.leaked,
-                lateReleaseCount: tally.lateRelease, errorCount: tally.errors, suspect: tally.suspect)
+            let runID = try insertRun(db, projectID: projectID, run: run, runKey: run.runKey, hash: hash, commitID: commitID,
+                                      receivedAt: receivedAt, tally: tally)
+            var passed: Set<KeyIDs>?
+            try insertChecks(writer, run.checks[...], retainPaths: retainPaths[...], runID: runID, commitID: commitID,
+                             run: run, suspect: tally.suspect, passed: &passed)
+            return tally.receipt(runID: runID, created: true)
         }
     }
 
-    private func existingRun(_ db: any SQLConnection, projectID: Int64, runKey: String) throws
-        -> (hash: String, receipt: IngestReceipt)?
-    {
-        var found: (String, IngestReceipt)?
+    /// A big run: its pending upload, its slices, and the publishing transaction.
+    private func ingestInSlices(_ run: RunRecord, hash: String, receivedAt: String, tally: RunTally) throws -> IngestReceipt {
+        let started: Result<PendingUpload, ExistingRun> = try write { writer in
+            let db = writer.connection
+            let projectID = try projectID(db, run.project)
+            if let existing = try existingRun(db, projectID: projectID, runKey: run.runKey) { return .failure(existing) }
+            let placeholder = PendingUpload.newPlaceholder()
+            guard let commitID = try db.scalarInt(
+                "INSERT INTO commits (project_id, sha, branch, first_seen) VALUES (?, ?, NULL, ?) RETURNING id",
+                [.integer(projectID), .text(placeholder), .text(receivedAt)])
+            else { throw LeakStoreError.unavailable("the pending commit insert returned no id") }
+            let runID = try insertRun(db, projectID: projectID, run: run, runKey: placeholder, hash: PendingUpload.contentHash,
+                                      commitID: commitID, receivedAt: receivedAt, tally: tally)
+            return .success(PendingUpload(runID: runID, commitID: commitID, placeholder: placeholder, receivedAt: receivedAt))
+        }
+        let pending: PendingUpload
+        switch started {
+        case let .failure(existing): return try existing.receipt(for: run, hash: hash)
+        case let .success(upload): pending = upload
+        }
+        do {
+            // The placeholder commit holds this run alone, so the keys whose first row-less
+            // passing check is stored are the ones earlier slices passed.
+            var passed: Set<KeyIDs>? = []
+            for (slice, start) in stride(from: 0, to: run.checks.count, by: ingestSliceChecks).enumerated() {
+                let range = start..<min(start + ingestSliceChecks, run.checks.count)
+                let retainPaths = run.checks[range].map { $0.retainPath.map(RetainPathJSON.text) }
+                passed = try write { writer in
+                    var known = passed
+                    try insertChecks(writer, run.checks[range], retainPaths: retainPaths[...], runID: pending.runID,
+                                     commitID: pending.commitID, run: run, suspect: tally.suspect, passed: &known)
+                    return known
+                }
+                try sliceObserver.withLock { $0 }?(slice)
+            }
+            let published: Result<IngestReceipt, ExistingRun> = try write { writer in
+                try publish(pending, run: run, hash: hash, tally: tally, writer: writer)
+            }
+            switch published {
+            case let .success(receipt): return receipt
+            case let .failure(existing):
+                try removePendingUpload(pending)
+                return try existing.receipt(for: run, hash: hash)
+            }
+        } catch {
+            // Best effort: what is left is removed by the background sweep once it is old enough.
+            try? removePendingUpload(pending)
+            throw error
+        }
+    }
+
+    /// Makes a pending upload the run it is, in one transaction: the placeholder commit takes the
+    /// run's sha when no run has reached that commit yet; otherwise its key states are added to
+    /// the commit's (`CompactCheckWriter.merge`) and the placeholder goes.
+    private func publish(_ pending: PendingUpload, run: RunRecord, hash: String, tally: RunTally,
+                         writer: WriteSession) throws -> Result<IngestReceipt, ExistingRun> {
+        let db = writer.connection
+        guard let projectID = try db.scalarInt("SELECT project_id FROM runs WHERE id = ? AND content_hash = ?",
+                                               [.integer(pending.runID), .text(PendingUpload.contentHash)])
+        else { throw LeakStoreError.unavailable("the upload's stored slices were removed as abandoned; send it again") }
+        if let existing = try existingRun(db, projectID: projectID, runKey: run.runKey) { return .failure(existing) }
+        let sha = run.commit.lowercased()
+        let commitID: Int64
+        if let existingCommit = try db.scalarInt("SELECT id FROM commits WHERE project_id = ? AND sha = ?",
+                                                 [.integer(projectID), .text(sha)]) {
+            commitID = existingCommit
+            let environmentID = try writer.intern(run.environment, in: "environments")
+            try CompactCheckWriter.live.merge(commit: pending.commitID, into: commitID, runID: pending.runID,
+                                              environmentID: environmentID, db: db)
+            try db.run("UPDATE commits SET branch = coalesce(branch, ?) WHERE id = ?", [.text(run.branch), .integer(commitID)])
+        } else {
+            commitID = pending.commitID
+            try db.run("UPDATE commits SET sha = ?, branch = ? WHERE id = ?", [.text(sha), .text(run.branch), .integer(commitID)])
+        }
+        try insertParents(db, commitID: commitID, run.parents)
+        try db.run("UPDATE runs SET run_key = ?, content_hash = ?, commit_id = ? WHERE id = ?",
+                   [.text(run.runKey), .text(hash), .integer(commitID), .integer(pending.runID)])
+        if commitID != pending.commitID {
+            try db.run("DELETE FROM commits WHERE id = ?", [.integer(pending.commitID)])
+        }
+        return .success(tally.receipt(runID: pending.runID, created: true))
+    }
+
+    /// Removes what a pending upload stored, a slice per transaction, then its run and commit.
+    /// Does nothing to a run that is published.
+    func removePendingUpload(_ pending: PendingUpload) throws {
+        let run = SQLValue.integer(pending.runID), commit = SQLValue.integer(pending.commitID)
+        let slice = SQLValue.integer(Int64(ingestSliceChecks))
+        let isPending = "SELECT 1 FROM runs WHERE id = ? AND content_hash = '\(PendingUpload.contentHash)'"
+        let steps = [
+            ("SELECT 1 FROM checks WHERE run_id = ? LIMIT 1", run,
+             "DELETE FROM checks WHERE id IN (SELECT id FROM checks WHERE run_id = ?1 ORDER BY id LIMIT ?2)"),
+            // Row by key prefix: `leak_states` has no row id on SQLite.
+            ("SELECT 1 FROM leak_states WHERE commit_id = ? LIMIT 1", commit, """
+                DELETE FROM leak_states WHERE commit_id = ?1 AND scenario_id IN (
+                    SELECT scenario_id FROM leak_states WHERE commit_id = ?1 ORDER BY environment_id, scenario_id LIMIT ?2)
+                """),
+        ]
+        for (anyLeft, id, delete) in steps {
+            while try write({ writer in
+                let db = writer.connection
+                guard try db.scalarInt(isPending, [run]) != nil, try db.scalarInt(anyLeft, [id]) != nil else { return false }
+                try db.run(delete, [id, slice])
+                return true
+            }) {}
+        }
+        try write { writer in
+            let db = writer.connection
+            guard try db.scalarInt(isPending, [run]) != nil else { return }
+            try db.run("DELETE FROM runs WHERE id = ?", [run])
+            try db.run("DELETE FROM commits WHERE id = ? AND sha = ?", [commit, .text(pending.placeholder)])
+        }
+    }
+
+    /// Removes the uploads left pending by a server that died while storing them: those received
+    /// before `cutoff`, which must be older than any upload can take (several servers may share a
+    /// PostgreSQL database, and another one's upload in progress is only told apart by its age).
+    /// - Returns: how many were removed.
+    public func removeAbandonedUploads(receivedBefore cutoff: Date) throws -> Int {
+        var abandoned: [PendingUpload] = []
+        try read { db in
+            try db.query("""
+                SELECT r.id, r.commit_id, r.run_key, r.received_at FROM runs r
+                WHERE r.content_hash = ? AND r.received_at < ? ORDER BY r.id
+                """, [.text(PendingUpload.contentHash), .text(ReportTimestamp.string(from: cutoff))]) { row in
+                abandoned.append(PendingUpload(runID: row.int64(at: 0), commitID: row.int64(at: 1),
+                                               placeholder: row.string(at: 2) ?? "", receivedAt: row.string(at: 3) ?? ""))
+            }
+        }
+        for pending in abandoned { try removePendingUpload(pending) }
+        return abandoned.count
+    }
+
+    private func projectID(_ db: any SQLConnection, _ project: String) throws -> Int64 {
+        guard let id = try db.scalarInt("SELECT id FROM projects WHERE name = ?", [.text(project)]) else {
+            throw LeakStoreError.projectNotFound(project)
+        }
+        return id
+    }
+
+    /// The run already stored under a run key.
+    struct ExistingRun: Error {
+        var hash: String
+        var receipt: IngestReceipt
+
+        /// Its receipt when `run` is the same upload again, or the conflict.
+        func receipt(for run: RunRecord, hash: String) throws -> IngestReceipt {
+            guard self.hash == hash else {
+                throw LeakStoreError.runKeyConflict(project: run.project, runKey: run.runKey, existingRunID: receipt.runID)
+            }
+            return receipt
+        }
+    }
+
+    private func existingRun(_ db: any SQLConnection, projectID: Int64, runKey: String) throws -> ExistingRun? {
+        var found: ExistingRun?
         try db.query("""
             SELECT id, content_hash, check_count, leaked_count, late_release_count, error_count, suspect
             FROM runs WHERE project_id = ? AND run_key = ?
             """, [.integer(projectID), .text(runKey)]) { row in
-            found = (row.string(at: 1) ?? "", IngestReceipt(
+            found = ExistingRun(hash: row.string(at: 1) ?? "", receipt: IngestReceipt(
                 runID: row.int64(at: 0), created: false, checkCount: row.int(at: 2), leakedCount: row.int(at: 3),
                 lateReleaseCount: row.int(at: 4), errorCount: row.int(at: 5), suspect: row.int(at: 6) != 0))
         }
         return found
+    }
+
+    private func insertRun(_ db: any SQLConnection, projectID: Int64, run: RunRecord, runKey: String, hash: String,
+                           commitID: Int64, receivedAt: String, tally: RunTally) throws -> Int64 {
+        guard let runID = try db.scalarInt("""
+            INSERT INTO runs (project_id, run_key, content_hash, commit_id, branch, environment,
+                started_at, received_at, tool_name, tool_version, check_count, leaked_count,
+                late_release_count, error_count, suspect)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+            """, [
+                .integer(projectID), .text(runKey), .text(hash), .integer(commitID),
+                .text(run.branch), .text(run.environment),
+                .text(ReportTimestamp.string(from: run.startedAt)), .text(receivedAt),
+                .text(run.tool?.name), .text(run.tool?.version),
+                .integer(Int64(tally.checks)), .integer(Int64(tally.leaked)),
+                .integer(Int64(tally.lateRelease)), .integer(Int64(tally.errors)),
+                .integer(tally.suspect ? 1 : 0),
+            ])
+        else { throw LeakStoreError.unavailable("the run insert returned no id") }
+        return runID
     }
 
     private func upsertCommit(_ db: any SQLConnection, projectID: Int64, run: RunRecord, receivedAt: String) throws -> Int64 {
@@ -74,30 +240,41 @@ extension LeakStore {
         else {
             throw LeakStoreError.unavailable("the commit upsert returned no id")
         }
-        try db.insert(Self.parentInsert, rows: run.parents.enumerated().map { position, parent in
+        try insertParents(db, commitID: commitID, run.parents)
+        return commitID
+    }
+
+    private func insertParents(_ db: any SQLConnection, commitID: Int64, _ parents: [String]) throws {
+        try db.insert(Self.parentInsert, rows: parents.enumerated().map { position, parent in
             [.integer(commitID), .integer(Int64(position)), .text(parent.lowercased())]
         })
-        return commitID
     }
 
     private static let parentInsert = RowInsert(
         into: "commit_parents (commit_id, position, parent_sha)", columnCount: 3, suffix: "ON CONFLICT DO NOTHING")
 
-    /// Stores the run's checks in the compact layout (`CompactCheckWriter`).
-    private func insertChecks(_ writer: WriteSession, runID: Int64, commitID: Int64, run: RunRecord, suspect: Bool,
-                              retainPaths: [String?]) throws {
+    /// Stores checks of the run in the compact layout (`CompactCheckWriter`); `passed` as there.
+    private func insertChecks(_ writer: WriteSession, _ checks: ArraySlice<CheckRecord>, retainPaths: ArraySlice<String?>,
+                              runID: Int64, commitID: Int64, run: RunRecord, suspect: Bool, passed: inout Set<KeyIDs>?) throws {
         // Names are interned in sorted order, so that two servers storing runs with the same
         // names lock rows in the same order.
-        try writer.intern(scenarios: run.checks.map(\.scenario), types: run.checks.map(\.type))
-        let incoming = run.checks.enumerated().map { index, check in
+        try writer.intern(scenarios: checks.map(\.scenario), types: checks.map(\.type))
+        let incoming = zip(checks, retainPaths).map { check, retainPath in
             IncomingCheck(
                 scenarioID: writer.scenarioIDs[check.scenario] ?? 0, typeID: writer.typeIDs[check.type] ?? 0,
                 outcome: check.outcome, waitedMs: check.waitedMs, timeoutMs: Int64(check.timeoutMs), file: check.file,
                 line: Int64(check.line), lifecycle: check.lifecycle, fingerprint: check.fingerprint,
-                retainPath: retainPaths[index], message: check.message, source: check.source?.rawValue,
+                retainPath: retainPath, message: check.message, source: check.source?.rawValue,
                 checkedAt: ReportTimestamp.string(from: check.timestamp), knownIssue: check.knownIssue == true)
         }
         try CompactCheckWriter.live.store(incoming, runID: runID, commitID: commitID, environment: run.environment,
-                                          suspect: suspect, writer: writer)
+                                          suspect: suspect, writer: writer, passed: &passed)
+    }
+}
+
+extension RunTally {
+    func receipt(runID: Int64, created: Bool) -> IngestReceipt {
+        IngestReceipt(runID: runID, created: created, checkCount: checks, leakedCount: leaked,
+                      lateReleaseCount: lateRelease, errorCount: errors, suspect: suspect)
     }
 }

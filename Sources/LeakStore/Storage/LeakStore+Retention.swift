@@ -30,7 +30,7 @@ extension LeakStore {
         try read { db in
             try db.query("""
                 SELECT r.id, r.suspect FROM runs r
-                WHERE r.id > ? AND r.received_at < ?
+                WHERE r.id > ? AND r.received_at < ? AND \(PendingUpload.isPublished("r"))
                   AND EXISTS (SELECT 1 FROM checks k WHERE k.run_id = r.id
                               AND (r.suspect = 0 OR k.retain_path IS NOT NULL OR k.message IS NOT NULL))
                 ORDER BY r.id LIMIT ?

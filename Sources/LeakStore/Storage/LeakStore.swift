@@ -1,5 +1,6 @@
 import Foundation
 import LeakReport
+import Synchronization
 
 /// The leak history database: projects, tokens, commits, runs and checks, on SQLite (the
 /// embedded default) or PostgreSQL (several servers on one database). The queries are written
@@ -13,13 +14,19 @@ public final class LeakStore: LeakStorage {
     /// Where the data lives: a file path, or a `postgres://` URL without its password.
     public var location: String { engine.location }
     let engine: any StoreEngine
+    /// Runs of more checks than this are stored in slices of this many (`StoreOptions.ingestSliceChecks`).
+    let ingestSliceChecks: Int
+    /// Called after each slice of a run stored in slices is committed, with the slice's index:
+    /// tests read between two slices, or fail the upload there.
+    package let sliceObserver = Mutex<(@Sendable (Int) throws -> Void)?>(nil)
 
     /// Opens (creating if needed) and migrates the SQLite database at `path`.
     /// - Throws: `LeakStoreError.schemaTooNew` for a database migrated by a newer build;
     ///   `.walUnavailable` when WAL cannot be enabled; `.unavailable` when the file cannot be opened.
     public convenience init(path: String, options: StoreOptions = StoreOptions(),
                             progress: UpgradeProgress.Observer? = nil) throws {
-        try self.init(engine: SQLiteEngine(path: path, options: options, progress: progress))
+        try self.init(engine: SQLiteEngine(path: path, options: options, progress: progress),
+                      ingestSliceChecks: options.ingestSliceChecks)
     }
 
     /// Opens the database that `database` names: `postgres://…` or `postgresql://…` (libpq's
@@ -32,13 +39,18 @@ public final class LeakStore: LeakStorage {
     public convenience init(database: String, options: StoreOptions = StoreOptions(),
                             progress: UpgradeProgress.Observer? = nil) throws {
         switch DatabaseLocation(database) {
-        case let .sqlite(path): try self.init(engine: SQLiteEngine(path: path, options: options, progress: progress))
-        case let .postgres(url): try self.init(engine: PostgresEngine(url: url, options: options, progress: progress))
+        case let .sqlite(path):
+            try self.init(engine: SQLiteEngine(path: path, options: options, progress: progress),
+                          ingestSliceChecks: options.ingestSliceChecks)
+        case let .postgres(url):
+            try self.init(engine: PostgresEngine(url: url, options: options, progress: progress),
+                          ingestSliceChecks: options.ingestSliceChecks)
         }
     }
 
-    init(engine: any StoreEngine) {
+    init(engine: any StoreEngine, ingestSliceChecks: Int) {
         self.engine = engine
+        self.ingestSliceChecks = ingestSliceChecks
     }
 
     /// Runs `body` in one read snapshot: every statement in it sees the same data, also while

@@ -21,13 +21,18 @@ public struct StoreOptions: Sendable, Hashable {
     /// Roughly how many old checks one transaction of an upgrade in place copies
     /// (`UpgradeProgress`); smaller batches hold the writer for less time each.
     public var upgradeBatchChecks: Int
+    /// A run of more checks than this is stored in slices of this many, each its own short write
+    /// transaction, and published at once when the last is in (`LeakStore.ingest`): other writes
+    /// wait for one slice, not for the whole run. 2,000 checks take a few tens of milliseconds.
+    public var ingestSliceChecks: Int
 
     public init(synchronous: Synchronous = .normal, readerCount: Int = 4, busyTimeoutMs: Int32 = 5_000,
-                queryTimeBudget: Duration? = nil, upgradeBatchChecks: Int = 50_000) {
+                queryTimeBudget: Duration? = nil, upgradeBatchChecks: Int = 50_000, ingestSliceChecks: Int = 2_000) {
         self.synchronous = synchronous
         self.readerCount = max(1, readerCount)
         self.busyTimeoutMs = busyTimeoutMs
         self.queryTimeBudget = queryTimeBudget
         self.upgradeBatchChecks = max(1, upgradeBatchChecks)
+        self.ingestSliceChecks = max(1, ingestSliceChecks)
     }
 }

@@ -1,0 +1,165 @@
+import Foundation
+import LeakReport
+@testable import LeakStore
+import Testing
+
+/// A run bigger than `StoreOptions.ingestSliceChecks` is stored in slices, each its own short
+/// write transaction, under a pending upload that no reader reaches until it is published.
+@Suite("Sliced ingest")
+struct SlicedIngestTests {
+    /// Every run of `AnswerHistory` has more checks than this: each is stored in several slices,
+    /// and the re-runs and second environments publish into commits that already have runs.
+    static let sliced = StoreOptions(ingestSliceChecks: 7)
+
+    /// What a reader can see: every answer of the history, and the project page.
+    static func visible(_ store: LeakStore, _ history: AnswerHistory) throws -> [String] {
+        try history.answers(store).map { "\($0.question): \($0.answer)" }
+            + [CanonicalText.render(try store.activity(project: AnswerHistory.project, limit: 1_000))]
+    }
+
+    /// Rows a pending upload leaves while it is being stored.
+    static func pendingRows(_ store: LeakStore) throws -> Int64 {
+        try store.read { db in
+            (try db.scalarInt("SELECT count(*) FROM runs WHERE content_hash = 'pending'") ?? -1)
+                + (try db.scalarInt("SELECT count(*) FROM commits WHERE sha LIKE 'pending:%'") ?? -1)
+        }
+    }
+
+    static func rowCounts(_ store: LeakStore) throws -> [Int64] {
+        try store.read { db in
+            try ["runs", "commits", "commit_parents", "checks", "leak_states"].map {
+                try db.scalarInt("SELECT count(*) FROM \($0)") ?? -1
+            }
+        }
+    }
+
+    /// A store in slices of 7 checks holding a short history but its last run, and that run.
+    static func everyRunButTheLast(_ engine: TestEngine) throws -> (TestDatabase, LeakStore, AnswerHistory, RunRecord) {
+        let history = AnswerHistory(commitCount: 12)
+        let database = try TestDatabase(engine)
+        let store = try database.open(Self.sliced)
+        _ = try store.createProject(AnswerHistory.project)
+        for run in history.runs.dropLast() { _ = try store.ingest(run) }
+        return (database, store, history, history.runs[history.runs.count - 1])
+    }
+
+    @Test(arguments: TestEngine.all)
+    func runsStoredInSlicesAnswerLikeRunsStoredAtOnce(_ engine: TestEngine) throws {
+        let history = AnswerHistory()
+        #expect(history.runs.allSatisfy { $0.checks.count > Self.sliced.ingestSliceChecks })
+        let atOnce = try TestDatabase(engine), inSlices = try TestDatabase(engine)
+        let whole = try atOnce.open(), sliced = try inSlices.open(Self.sliced)
+        try history.upload(into: whole)
+        let slices = Collected<Int>()
+        sliced.sliceObserver.withLock { $0 = { slices.append($0) } }
+        try history.upload(into: sliced)
+        #expect(slices.values.count >= history.runs.count * 3, "every run went in several slices")
+        #expect(try Self.visible(sliced, history) == Self.visible(whole, history))
+        #expect(try Self.pendingRows(sliced) == 0)
+        #expect(try Self.rowCounts(sliced) == Self.rowCounts(whole))
+    }
+
+    /// A reader between two slices sees the store as it was before the upload, whether the run's
+    /// commit is new or already has runs (the publishing transaction merges it then).
+    @Test(arguments: TestEngine.all)
+    func aReaderBetweenSlicesSeesNothingOfTheRun(_ engine: TestEngine) throws {
+        let history = AnswerHistory(commitCount: 12)
+        let database = try TestDatabase(engine)
+        let store = try database.open(Self.sliced)
+        _ = try store.createProject(AnswerHistory.project)
+        // The last run goes to a new commit, the one before it to a commit with runs.
+        var runs = history.runs
+        let last = runs.removeLast()
+        var again = runs[runs.count - 1]
+        again.runKey = "again"
+        for run in runs { _ = try store.ingest(run) }
+        for run in [again, last] {
+            let before = try Self.visible(store, history)
+            let seen = Collected<[String]>()
+            store.sliceObserver.withLock { $0 = { _ in seen.append(try Self.visible(store, history)) } }
+            #expect(try store.ingest(run).created)
+            store.sliceObserver.withLock { $0 = nil }
+            #expect(seen.values.count >= 3)
+            #expect(seen.values.allSatisfy { $0 == before })
+            #expect(try Self.visible(store, history) != before)
+        }
+        #expect(try Self.pendingRows(store) == 0)
+    }
+
+    @Test(arguments: TestEngine.all)
+    func anUploadThatFailsMidwayLeavesNothing(_ engine: TestEngine) throws {
+        let (database, store, history, last) = try Self.everyRunButTheLast(engine)
+        defer { withExtendedLifetime(database) {} }
+        let before = try Self.visible(store, history), rows = try Self.rowCounts(store)
+        struct Interrupted: Error {}
+        store.sliceObserver.withLock { $0 = { slice in if slice == 2 { throw Interrupted() } } }
+        #expect(throws: Interrupted.self) { try store.ingest(last) }
+        #expect(try Self.visible(store, history) == before)
+        #expect(try Self.rowCounts(store) == rows)
+        #expect(try Self.pendingRows(store) == 0)
+        // The same upload again is stored as new.
+        store.sliceObserver.withLock { $0 = nil }
+        #expect(try store.ingest(last).created)
+    }
+
+    /// A server killed mid-way leaves its pending upload; the sweep removes it once it is older
+    /// than any upload can take, and never a young one (another server's upload in progress).
+    @Test(arguments: TestEngine.all)
+    func theSweepRemovesAbandonedUploadsAndNotYoungOnes(_ engine: TestEngine) throws {
+        let (database, store, history, last) = try Self.everyRunButTheLast(engine)
+        defer { withExtendedLifetime(database) {} }
+        let before = try Self.visible(store, history), rows = try Self.rowCounts(store)
+        let removed = Collected<(young: Int, old: Int)>()
+        store.sliceObserver.withLock {
+            $0 = { slice in
+                guard slice == 1 else { return }
+                removed.append((try store.removeAbandonedUploads(receivedBefore: Date(timeIntervalSinceNow: -60)),
+                                try store.removeAbandonedUploads(receivedBefore: Date(timeIntervalSinceNow: 60))))
+            }
+        }
+        // The upload in progress whose slices were swept fails (nothing acknowledged).
+        #expect(throws: (any Error).self) { try store.ingest(last) }
+        #expect(removed.values.count == 1 && removed.values.first?.young == 0 && removed.values.first?.old == 1)
+        #expect(try Self.visible(store, history) == before)
+        #expect(try Self.rowCounts(store) == rows)
+        #expect(try Self.pendingRows(store) == 0)
+        #expect(try store.removeAbandonedUploads(receivedBefore: Date(timeIntervalSinceNow: 60)) == 0)
+    }
+
+    /// The same run key stored by another request while a big upload is pending: the unique run
+    /// key decides at publishing; the loser removes its slices and answers with the winner's
+    /// receipt when the content is the same, and with the conflict when it is not.
+    @Test(arguments: TestEngine.all)
+    func theRunKeyDecidesARace(_ engine: TestEngine) throws {
+        let (database, store, history, last) = try Self.everyRunButTheLast(engine)
+        defer { withExtendedLifetime(database) {} }
+        var other = last
+        other.checks.removeLast()
+        for (rival, sameContent) in [(last, true), (other, false)] {
+            var big = last
+            big.runKey = "race-\(sameContent)"
+            let winner = RunRecord(project: rival.project, commit: rival.commit, branch: rival.branch, parents: rival.parents,
+                                   environment: rival.environment, runKey: big.runKey, startedAt: rival.startedAt,
+                                   checks: rival.checks)
+            // The rival is stored, in slices of its own, between the first two slices of `big`.
+            let started = Collected<Bool>(), won = Collected<IngestReceipt>()
+            store.sliceObserver.withLock {
+                $0 = { _ in
+                    guard started.values.isEmpty else { return }
+                    started.append(true)
+                    won.append(try store.ingest(winner))
+                }
+            }
+            if sameContent {
+                let receipt = try store.ingest(big)
+                let first = try #require(won.values.last)
+                #expect(first.created && !receipt.created && receipt.runID == first.runID)
+            } else {
+                #expect(throws: LeakStoreError.self) { try store.ingest(big) }
+            }
+            store.sliceObserver.withLock { $0 = nil }
+            #expect(try Self.pendingRows(store) == 0)
+            #expect(try store.read { try $0.scalarInt("SELECT count(*) FROM runs WHERE run_key = ?", [.text(big.runKey)]) } == 1)
+        }
+    }
+}
