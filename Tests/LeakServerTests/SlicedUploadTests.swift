@@ -23,9 +23,9 @@ struct SlicedUploadTests {
                 if answered.wait(timeout: .now() + 60) == .timedOut { waitedInVain.append(true) }
             }
         }
-        let bigReply = Collected<Int>()
+        let bigReply = Collected<Int>(), client = server.client, path = server.runsPath, token = server.token
         let uploading = Thread {
-            bigReply.append((try? server.upload(big))?.status ?? -1)
+            bigReply.append((try? client.post(path, body: big, headers: ["Authorization": "Bearer \(token)"]))?.status ?? -1)
         }
         uploading.start()
         #expect(firstSlice.wait(timeout: .now() + 60) == .success)

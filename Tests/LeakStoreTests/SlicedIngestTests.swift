@@ -131,7 +131,7 @@ struct SlicedIngestTests {
     /// receipt when the content is the same, and with the conflict when it is not.
     @Test(arguments: TestEngine.all)
     func theRunKeyDecidesARace(_ engine: TestEngine) throws {
-        let (database, store, history, last) = try Self.everyRunButTheLast(engine)
+        let (database, store, _, last) = try Self.everyRunButTheLast(engine)
         defer { withExtendedLifetime(database) {} }
         var other = last
         other.checks.removeLast()
