@@ -25,6 +25,29 @@ struct SlicedIngestTests {
         }
     }
 
+    /// Every full record and key state, by names rather than ids (the slices intern names in
+    /// another order, and publishing into a commit with runs leaves a commit id unused).
+    static func storedRows(_ store: LeakStore) throws -> [String] {
+        try store.read { db in
+            var rows: [String] = []
+            try db.query("""
+                SELECT r.run_key, s.name, t.name, k.outcome, cs.file, cs.line, cs.lifecycle, k.before_pass, k.message
+                FROM checks k JOIN runs r ON r.id = k.run_id JOIN scenarios s ON s.id = k.scenario_id
+                     JOIN types t ON t.id = k.type_id JOIN check_sites cs ON cs.id = k.site_id
+                ORDER BY k.id
+                """, []) { row in rows.append((0..<9).map { row.string(at: Int32($0)) ?? "-" }.joined(separator: " ")) }
+            try db.query("""
+                SELECT c.sha, e.name, s.name, t.name, ls.checked_count, ls.leaked_count, ls.late_release_count,
+                       ls.error_count, cs.file, cs.line, ls.slowest_pass_us
+                FROM leak_states ls JOIN commits c ON c.id = ls.commit_id JOIN environments e ON e.id = ls.environment_id
+                     JOIN scenarios s ON s.id = ls.scenario_id JOIN types t ON t.id = ls.type_id
+                     LEFT JOIN check_sites cs ON cs.id = ls.passed_site_id
+                ORDER BY c.sha, e.name, s.name, t.name
+                """, []) { row in rows.append((0..<11).map { row.string(at: Int32($0)) ?? "-" }.joined(separator: " ")) }
+            return rows
+        }
+    }
+
     static func rowCounts(_ store: LeakStore) throws -> [Int64] {
         try store.read { db in
             try ["runs", "commits", "commit_parents", "checks", "leak_states"].map {
@@ -57,6 +80,7 @@ struct SlicedIngestTests {
         #expect(try Self.visible(sliced, history) == Self.visible(whole, history))
         #expect(try Self.pendingRows(sliced) == 0)
         #expect(try Self.rowCounts(sliced) == Self.rowCounts(whole))
+        #expect(try Self.storedRows(sliced) == Self.storedRows(whole))
     }
 
     /// A reader between two slices sees the store as it was before the upload, whether the run's
