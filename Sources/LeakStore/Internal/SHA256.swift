@@ -14,6 +14,19 @@ public enum SHA256 {
 
     public static func hex(_ text: String) -> String { hex(Array(text.utf8)) }
 
+    /// The digest of input too big to gather first: `produce` hands it over in pieces, calling
+    /// the function it is given with each; the digest is that of the pieces one after another.
+    public static func hex(feeding produce: (_ feed: (UnsafeRawBufferPointer) -> Void) -> Void) -> String {
+        guard let context = EVP_MD_CTX_new() else { preconditionFailure("OpenSSL could not allocate a digest context") }
+        defer { EVP_MD_CTX_free(context) }
+        precondition(EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1, "OpenSSL has no SHA-256")
+        produce { piece in _ = EVP_DigestUpdate(context, piece.baseAddress, piece.count) }
+        var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
+        var length: UInt32 = 0
+        _ = EVP_DigestFinal_ex(context, &digest, &length)
+        return hexString(digest)
+    }
+
     /// True when `a` and `b` are equal, taking the same time wherever they first differ.
     public static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
         let left = Array(a.utf8), right = Array(b.utf8)
