@@ -59,27 +59,13 @@ struct CompactCheckWriter {
     /// Stores the checks of run `runID` (in upload order) at the commit.
     func store(_ incoming: [IncomingCheck], runID: Int64, commitID: Int64, environment: String, suspect: Bool,
                writer: WriteSession) throws {
-        var passed: Set<KeyIDs>?
-        try store(incoming, runID: runID, commitID: commitID, environment: environment, suspect: suspect, writer: writer,
-                  passed: &passed)
-    }
-
-    /// Stores checks of run `runID` (in upload order) at the commit: all of them, or the next
-    /// slice of a run stored in slices (`LeakStore.ingest`), the counts of each slice adding up.
-    /// - Parameter passed: the keys whose first row-less passing check at the commit is already
-    ///   stored, when the caller knows them (the earlier slices of a run alone at its commit);
-    ///   nil to read them from the database. Given, it comes back with this slice's added.
-    func store(_ incoming: [IncomingCheck], runID: Int64, commitID: Int64, environment: String, suspect: Bool,
-               writer: WriteSession, passed known: inout Set<KeyIDs>?) throws {
         let db = writer.connection
         let environmentID = try writer.intern(environment, in: "environments")
-        for site in Set(incoming.map(\.site)).sorted() { _ = try writer.intern(site) }
-
-        let hasRecords = incoming.contains { !Self.isRowless($0, suspectRun: suspect) }
-        // Keys whose first row-less passing check at this commit came in an earlier run (or slice).
-        var passed: Set<KeyIDs> = known ?? []
-        if known == nil, hasRecords, try db.scalarInt("SELECT 1 FROM runs WHERE commit_id = ? AND environment = ? AND id <> ? LIMIT 1",
-                                        [.integer(commitID), .text(environment), .integer(runID)]) != nil {
+        // Keys whose first row-less passing check at this commit came in an earlier run.
+        var passed: Set<KeyIDs> = []
+        if incoming.contains(where: { !Self.isRowless($0, suspectRun: suspect) }),
+           try db.scalarInt("SELECT 1 FROM runs WHERE commit_id = ? AND environment = ? AND id <> ? LIMIT 1",
+                            [.integer(commitID), .text(environment), .integer(runID)]) != nil {
             try db.query("""
                 SELECT scenario_id, type_id FROM \(states)
                 WHERE commit_id = ? AND environment_id = ? AND passed_site_id IS NOT NULL
@@ -87,16 +73,27 @@ struct CompactCheckWriter {
                 passed.insert(KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1)))
             }
         }
+        var run = CompactRun(passed: passed)
+        try storeRecords(incoming, runID: runID, suspect: suspect, writer: writer, into: &run)
+        try storeStates(run.sortedStates[...], commitID: commitID, environmentID: environmentID, db: db)
+    }
 
-        var aggregates: [KeyIDs: KeyAggregate] = [:]
+    /// Stores the full records among `incoming`, the next checks of run `runID` in upload order,
+    /// and adds what the others tell to `run`'s key states, which `storeStates` stores: a run
+    /// stored in slices (`LeakStore.ingest`) writes its records slice by slice in upload order,
+    /// and its key states afterwards in key order, so that each slice's transaction touches a
+    /// few neighbouring pages of each index.
+    func storeRecords(_ incoming: [IncomingCheck], runID: Int64, suspect: Bool, writer: WriteSession,
+                      into run: inout CompactRun) throws {
+        for site in Set(incoming.map(\.site)).sorted() { _ = try writer.intern(site) }
         var records: [[SQLValue]] = []
         for check in incoming {
             let ids = KeyIDs(scenarioID: check.scenarioID, typeID: check.typeID)
             let siteID = writer.siteIDs[check.site] ?? 0
-            if !suspect { aggregates[ids, default: KeyAggregate()].add(check.outcome) }
+            if !suspect { run.states[ids, default: KeyAggregate()].add(check.outcome) }
             if Self.isRowless(check, suspectRun: suspect) {
-                aggregates[ids]?.pass(siteID: siteID, waitedMs: check.waitedMs)
-                passed.insert(ids)
+                run.states[ids]?.pass(siteID: siteID, waitedMs: check.waitedMs)
+                run.passed.insert(ids)
                 continue
             }
             records.append([
@@ -104,18 +101,21 @@ struct CompactCheckWriter {
                 .real(check.waitedMs), .integer(check.timeoutMs), .integer(siteID), .text(check.fingerprint),
                 .text(check.retainPath), .text(check.message), .text(check.source), .text(check.checkedAt),
                 check.knownIssue && check.outcome == .leaked ? .integer(1) : .null,
-                passed.contains(ids) ? .null : .integer(1),
+                run.passed.contains(ids) ? .null : .integer(1),
             ])
         }
-        try db.insert(recordInsert, rows: records)
+        try writer.connection.insert(recordInsert, rows: records)
+    }
+
+    /// Adds key states (`CompactRun.sortedStates`, or a slice of them) to the commit's.
+    func storeStates(_ keyStates: ArraySlice<(key: KeyIDs, value: KeyAggregate)>, commitID: Int64, environmentID: Int64,
+                     db: any SQLConnection) throws {
         // Keys upserted in sorted order, so that two servers storing runs of one commit lock rows in the same order.
-        try db.insert(stateUpsert, rows: aggregates.sorted { ($0.key.scenarioID, $0.key.typeID) < ($1.key.scenarioID, $1.key.typeID) }
-            .map { ids, counts in
-                [.integer(commitID), .integer(environmentID), .integer(ids.scenarioID), .integer(ids.typeID),
-                 .integer(counts.checked), .integer(counts.leaked), .integer(counts.lateRelease), .integer(counts.errors),
-                 counts.passedSiteID.map(SQLValue.integer) ?? .null, counts.slowestPassUs.map(SQLValue.integer) ?? .null]
-            })
-        if known != nil { known = passed }
+        try db.insert(stateUpsert, rows: keyStates.map { ids, counts in
+            [.integer(commitID), .integer(environmentID), .integer(ids.scenarioID), .integer(ids.typeID),
+             .integer(counts.checked), .integer(counts.leaked), .integer(counts.lateRelease), .integer(counts.errors),
+             counts.passedSiteID.map(SQLValue.integer) ?? .null, counts.slowestPassUs.map(SQLValue.integer) ?? .null]
+        })
     }
 
     /// Adds the key states a run stored under commit `from` of its own (a `PendingUpload`) to
@@ -175,8 +175,22 @@ struct CompactCheckWriter {
     }
 }
 
+/// What a run's checks add to the key states at its commit, gathered while its records are stored.
+struct CompactRun {
+    /// Keys whose first row-less passing check at the commit is already known: a record after it is not `before_pass`.
+    var passed: Set<KeyIDs>
+    var states: [KeyIDs: KeyAggregate] = [:]
+
+    init(passed: Set<KeyIDs> = []) { self.passed = passed }
+
+    /// In key order.
+    var sortedStates: [(key: KeyIDs, value: KeyAggregate)] {
+        states.sorted { ($0.key.scenarioID, $0.key.typeID) < ($1.key.scenarioID, $1.key.typeID) }
+    }
+}
+
 /// What one run adds to a key's state at its commit.
-private struct KeyAggregate {
+struct KeyAggregate {
     var checked: Int64 = 0
     var leaked: Int64 = 0
     var lateRelease: Int64 = 0

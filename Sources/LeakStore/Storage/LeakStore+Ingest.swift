@@ -36,15 +36,22 @@ extension LeakStore {
             let commitID = try upsertCommit(db, projectID: projectID, run: run, receivedAt: receivedAt)
             let runID = try insertRun(db, projectID: projectID, run: run, runKey: run.runKey, hash: hash, commitID: commitID,
                                       receivedAt: receivedAt, tally: tally)
-            var passed: Set<KeyIDs>?
-            try insertChecks(writer, run.checks[...], retainPaths: retainPaths[...], runID: runID, commitID: commitID,
-                             run: run, suspect: tally.suspect, passed: &passed)
+            try CompactCheckWriter.live.store(try incomingChecks(writer, run.checks[...], retainPaths: retainPaths[...]),
+                                              runID: runID, commitID: commitID, environment: run.environment,
+                                              suspect: tally.suspect, writer: writer)
             return tally.receipt(runID: runID, created: true)
         }
     }
 
     /// A big run: its pending upload, its slices, and the publishing transaction.
     private func ingestInSlices(_ run: RunRecord, hash: String, receivedAt: String, tally: RunTally) throws -> IngestReceipt {
+        let traceStart = ContinuousClock.now
+        var trace: [String] = []
+        func mark(_ label: String, _ since: ContinuousClock.Instant) { trace.append("\(label) \(ContinuousClock.now - since)") }
+        defer {
+            let text = "run \(run.checks.count) total \(ContinuousClock.now - traceStart): " + trace.joined(separator: ", ") + "\n"
+            if let handle = FileHandle(forWritingAtPath: "/tmp/slices-trace.log") { handle.seekToEndOfFile(); handle.write(Data(text.utf8)) }
+        }
         let started: Result<PendingUpload, ExistingRun> = try write { writer in
             let db = writer.connection
             let projectID = try projectID(db, run.project)
@@ -64,25 +71,51 @@ extension LeakStore {
         case let .success(upload): pending = upload
         }
         do {
-            // The placeholder commit holds this run alone, so the keys whose first row-less
-            // passing check is stored are the ones earlier slices passed.
-            var passed: Set<KeyIDs>? = []
-            for (slice, start) in stride(from: 0, to: run.checks.count, by: ingestSliceChecks).enumerated() {
+            // The records go slice by slice in upload order; the key states, gathered meanwhile
+            // (the placeholder commit holds this run alone), go afterwards in key order.
+            var compact = CompactRun()
+            var slice = 0
+            func sliceStored() throws {
+                try sliceObserver.withLock { $0 }?(slice)
+                slice += 1
+            }
+            for start in stride(from: 0, to: run.checks.count, by: ingestSliceChecks) {
                 let range = start..<min(start + ingestSliceChecks, run.checks.count)
                 let retainPaths = run.checks[range].map { $0.retainPath.map(RetainPathJSON.text) }
-                passed = try write { writer in
-                    var known = passed
-                    try insertChecks(writer, run.checks[range], retainPaths: retainPaths[...], runID: pending.runID,
-                                     commitID: pending.commitID, run: run, suspect: tally.suspect, passed: &known)
-                    return known
+                let sliceStart = ContinuousClock.now
+                compact = try write { writer in
+                    var gathered = compact
+                    try CompactCheckWriter.live.storeRecords(try incomingChecks(writer, run.checks[range], retainPaths: retainPaths[...]),
+                                                             runID: pending.runID, suspect: tally.suspect, writer: writer,
+                                                             into: &gathered)
+                    return gathered
                 }
-                try sliceObserver.withLock { $0 }?(slice)
+                mark("r\(slice)", sliceStart)
+                try sliceStored()
             }
+            let states = compact.sortedStates
+            compact = CompactRun()
+            for start in stride(from: 0, to: states.count, by: ingestSliceChecks) {
+                let sliceStart = ContinuousClock.now
+                try write { writer in
+                    try CompactCheckWriter.live.storeStates(
+                        states[start..<min(start + ingestSliceChecks, states.count)], commitID: pending.commitID,
+                        environmentID: try writer.intern(run.environment, in: "environments"), db: writer.connection)
+                }
+                mark("k\(slice)", sliceStart)
+                try sliceStored()
+            }
+            let publishStart = ContinuousClock.now
+            defer { mark("publish", publishStart) }
             let published: Result<IngestReceipt, ExistingRun> = try write { writer in
                 try publish(pending, run: run, hash: hash, tally: tally, writer: writer)
             }
             switch published {
-            case let .success(receipt): return receipt
+            case let .success(receipt):
+                // Merged into a commit with runs: the placeholder's own key states go now, in
+                // slices (they are invisible; the sweep removes them if this fails).
+                try? removePendingUpload(pending)
+                return receipt
             case let .failure(existing):
                 try removePendingUpload(pending)
                 return try existing.receipt(for: run, hash: hash)
@@ -96,7 +129,8 @@ extension LeakStore {
 
     /// Makes a pending upload the run it is, in one transaction: the placeholder commit takes the
     /// run's sha when no run has reached that commit yet; otherwise its key states are added to
-    /// the commit's (`CompactCheckWriter.merge`) and the placeholder goes.
+    /// the commit's (`CompactCheckWriter.merge`), and the placeholder commit, which no reader
+    /// reaches, is removed afterwards in slices.
     private func publish(_ pending: PendingUpload, run: RunRecord, hash: String, tally: RunTally,
                          writer: WriteSession) throws -> Result<IngestReceipt, ExistingRun> {
         let db = writer.connection
@@ -120,56 +154,62 @@ extension LeakStore {
         try insertParents(db, commitID: commitID, run.parents)
         try db.run("UPDATE runs SET run_key = ?, content_hash = ?, commit_id = ? WHERE id = ?",
                    [.text(run.runKey), .text(hash), .integer(commitID), .integer(pending.runID)])
-        if commitID != pending.commitID {
-            try db.run("DELETE FROM commits WHERE id = ?", [.integer(pending.commitID)])
-        }
         return .success(tally.receipt(runID: pending.runID, created: true))
     }
 
-    /// Removes what a pending upload stored, a slice per transaction, then its run and commit.
-    /// Does nothing to a run that is published.
+    /// Removes what a pending upload stored, a slice per transaction, then its run and commit:
+    /// the run's records while the run is pending, the key states while the commit still has its
+    /// placeholder sha. Does nothing to a published run, nor to a commit that became the run's.
     func removePendingUpload(_ pending: PendingUpload) throws {
         let run = SQLValue.integer(pending.runID), commit = SQLValue.integer(pending.commitID)
         let slice = SQLValue.integer(Int64(ingestSliceChecks))
-        let isPending = "SELECT 1 FROM runs WHERE id = ? AND content_hash = '\(PendingUpload.contentHash)'"
-        let steps = [
-            ("SELECT 1 FROM checks WHERE run_id = ? LIMIT 1", run,
+        let placeholder = SQLValue.text(pending.placeholder)
+        let runIsPending = "SELECT 1 FROM runs WHERE id = ? AND content_hash = '\(PendingUpload.contentHash)'"
+        let steps: [(whileTrue: String, values: [SQLValue], anyLeft: String, id: SQLValue, delete: String)] = [
+            (runIsPending, [run], "SELECT 1 FROM checks WHERE run_id = ? LIMIT 1", run,
              "DELETE FROM checks WHERE id IN (SELECT id FROM checks WHERE run_id = ?1 ORDER BY id LIMIT ?2)"),
-            // Row by key prefix: `leak_states` has no row id on SQLite.
-            ("SELECT 1 FROM leak_states WHERE commit_id = ? LIMIT 1", commit, """
+            // By key prefix: `leak_states` has no row id on SQLite.
+            ("SELECT 1 FROM commits WHERE id = ? AND sha = ?", [commit, placeholder],
+             "SELECT 1 FROM leak_states WHERE commit_id = ? LIMIT 1", commit, """
                 DELETE FROM leak_states WHERE commit_id = ?1 AND scenario_id IN (
                     SELECT scenario_id FROM leak_states WHERE commit_id = ?1 ORDER BY environment_id, scenario_id LIMIT ?2)
                 """),
         ]
-        for (anyLeft, id, delete) in steps {
+        for step in steps {
             while try write({ writer in
                 let db = writer.connection
-                guard try db.scalarInt(isPending, [run]) != nil, try db.scalarInt(anyLeft, [id]) != nil else { return false }
-                try db.run(delete, [id, slice])
+                guard try db.scalarInt(step.whileTrue, step.values) != nil, try db.scalarInt(step.anyLeft, [step.id]) != nil
+                else { return false }
+                try db.run(step.delete, [step.id, slice])
                 return true
             }) {}
         }
         try write { writer in
             let db = writer.connection
-            guard try db.scalarInt(isPending, [run]) != nil else { return }
-            try db.run("DELETE FROM runs WHERE id = ?", [run])
-            try db.run("DELETE FROM commits WHERE id = ? AND sha = ?", [commit, .text(pending.placeholder)])
+            if try db.scalarInt(runIsPending, [run]) != nil {
+                try db.run("DELETE FROM runs WHERE id = ?", [run])
+            }
+            try db.run("""
+                DELETE FROM commits WHERE id = ?1 AND sha = ?2 AND NOT EXISTS (SELECT 1 FROM runs WHERE commit_id = ?1)
+                """, [commit, placeholder])
         }
     }
 
-    /// Removes the uploads left pending by a server that died while storing them: those received
-    /// before `cutoff`, which must be older than any upload can take (several servers may share a
-    /// PostgreSQL database, and another one's upload in progress is only told apart by its age).
+    /// Removes the uploads left pending by a server that died while storing them, and the
+    /// placeholders of published ones it had not cleared yet: those received before `cutoff`,
+    /// which must be older than any upload can take (several servers may share a PostgreSQL
+    /// database, and another one's upload in progress is only told apart by its age).
     /// - Returns: how many were removed.
     public func removeAbandonedUploads(receivedBefore cutoff: Date) throws -> Int {
         var abandoned: [PendingUpload] = []
         try read { db in
+            // Placeholder shas start with `pending:`, real ones are hex digits.
             try db.query("""
-                SELECT r.id, r.commit_id, r.run_key, r.received_at FROM runs r
-                WHERE r.content_hash = ? AND r.received_at < ? ORDER BY r.id
-                """, [.text(PendingUpload.contentHash), .text(ReportTimestamp.string(from: cutoff))]) { row in
-                abandoned.append(PendingUpload(runID: row.int64(at: 0), commitID: row.int64(at: 1),
-                                               placeholder: row.string(at: 2) ?? "", receivedAt: row.string(at: 3) ?? ""))
+                SELECT c.id, c.sha, c.first_seen, coalesce((SELECT min(r.id) FROM runs r WHERE r.commit_id = c.id), 0)
+                FROM commits c WHERE c.sha LIKE 'pending:%' AND c.first_seen < ? ORDER BY c.id
+                """, [.text(ReportTimestamp.string(from: cutoff))]) { row in
+                abandoned.append(PendingUpload(runID: row.int64(at: 3), commitID: row.int64(at: 0),
+                                               placeholder: row.string(at: 1) ?? "", receivedAt: row.string(at: 2) ?? ""))
             }
         }
         for pending in abandoned { try removePendingUpload(pending) }
@@ -253,13 +293,13 @@ extension LeakStore {
     private static let parentInsert = RowInsert(
         into: "commit_parents (commit_id, position, parent_sha)", columnCount: 3, suffix: "ON CONFLICT DO NOTHING")
 
-    /// Stores checks of the run in the compact layout (`CompactCheckWriter`); `passed` as there.
-    private func insertChecks(_ writer: WriteSession, _ checks: ArraySlice<CheckRecord>, retainPaths: ArraySlice<String?>,
-                              runID: Int64, commitID: Int64, run: RunRecord, suspect: Bool, passed: inout Set<KeyIDs>?) throws {
+    /// The checks as the store keeps them (`CompactCheckWriter`), their names interned.
+    private func incomingChecks(_ writer: WriteSession, _ checks: ArraySlice<CheckRecord>,
+                                retainPaths: ArraySlice<String?>) throws -> [IncomingCheck] {
         // Names are interned in sorted order, so that two servers storing runs with the same
         // names lock rows in the same order.
         try writer.intern(scenarios: checks.map(\.scenario), types: checks.map(\.type))
-        let incoming = zip(checks, retainPaths).map { check, retainPath in
+        return zip(checks, retainPaths).map { check, retainPath in
             IncomingCheck(
                 scenarioID: writer.scenarioIDs[check.scenario] ?? 0, typeID: writer.typeIDs[check.type] ?? 0,
                 outcome: check.outcome, waitedMs: check.waitedMs, timeoutMs: Int64(check.timeoutMs), file: check.file,
@@ -267,8 +307,6 @@ extension LeakStore {
                 retainPath: retainPath, message: check.message, source: check.source?.rawValue,
                 checkedAt: ReportTimestamp.string(from: check.timestamp), knownIssue: check.knownIssue == true)
         }
-        try CompactCheckWriter.live.store(incoming, runID: runID, commitID: commitID, environment: run.environment,
-                                          suspect: suspect, writer: writer, passed: &passed)
     }
 }
 
