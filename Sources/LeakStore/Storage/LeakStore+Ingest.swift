@@ -45,13 +45,6 @@ extension LeakStore {
 
     /// A big run: its pending upload, its slices, and the publishing transaction.
     private func ingestInSlices(_ run: RunRecord, hash: String, receivedAt: String, tally: RunTally) throws -> IngestReceipt {
-        let traceStart = ContinuousClock.now
-        var trace: [String] = []
-        func mark(_ label: String, _ since: ContinuousClock.Instant) { trace.append("\(label) \(ContinuousClock.now - since)") }
-        defer {
-            let text = "run \(run.checks.count) total \(ContinuousClock.now - traceStart): " + trace.joined(separator: ", ") + "\n"
-            if let handle = FileHandle(forWritingAtPath: "/tmp/slices-trace.log") { handle.seekToEndOfFile(); handle.write(Data(text.utf8)) }
-        }
         let started: Result<PendingUpload, ExistingRun> = try write { writer in
             let db = writer.connection
             let projectID = try projectID(db, run.project)
@@ -82,7 +75,6 @@ extension LeakStore {
             for start in stride(from: 0, to: run.checks.count, by: ingestSliceChecks) {
                 let range = start..<min(start + ingestSliceChecks, run.checks.count)
                 let retainPaths = run.checks[range].map { $0.retainPath.map(RetainPathJSON.text) }
-                let sliceStart = ContinuousClock.now
                 compact = try write { writer in
                     var gathered = compact
                     try CompactCheckWriter.live.storeRecords(try incomingChecks(writer, run.checks[range], retainPaths: retainPaths[...]),
@@ -90,23 +82,18 @@ extension LeakStore {
                                                              into: &gathered)
                     return gathered
                 }
-                mark("r\(slice)", sliceStart)
                 try sliceStored()
             }
-            let states = compact.sortedStates
+            let states = compact.sortedStates, stateSlice = stateSliceKeys
             compact = CompactRun()
-            for start in stride(from: 0, to: states.count, by: ingestSliceChecks) {
-                let sliceStart = ContinuousClock.now
+            for start in stride(from: 0, to: states.count, by: stateSlice) {
                 try write { writer in
                     try CompactCheckWriter.live.storeStates(
-                        states[start..<min(start + ingestSliceChecks, states.count)], commitID: pending.commitID,
+                        states[start..<min(start + stateSlice, states.count)], commitID: pending.commitID,
                         environmentID: try writer.intern(run.environment, in: "environments"), db: writer.connection)
                 }
-                mark("k\(slice)", sliceStart)
                 try sliceStored()
             }
-            let publishStart = ContinuousClock.now
-            defer { mark("publish", publishStart) }
             let published: Result<IngestReceipt, ExistingRun> = try write { writer in
                 try publish(pending, run: run, hash: hash, tally: tally, writer: writer)
             }
@@ -126,6 +113,10 @@ extension LeakStore {
             throw error
         }
     }
+
+    /// Key states a slice stores or removes: a key state costs more than a check (a row in three
+    /// indexes, the by-type one far from its neighbours), so a quarter as many.
+    private var stateSliceKeys: Int { max(1, ingestSliceChecks / 4) }
 
     /// Makes a pending upload the run it is, in one transaction: the placeholder commit takes the
     /// run's sha when no run has reached that commit yet; otherwise its key states are added to
@@ -162,25 +153,25 @@ extension LeakStore {
     /// placeholder sha. Does nothing to a published run, nor to a commit that became the run's.
     func removePendingUpload(_ pending: PendingUpload) throws {
         let run = SQLValue.integer(pending.runID), commit = SQLValue.integer(pending.commitID)
-        let slice = SQLValue.integer(Int64(ingestSliceChecks))
+        let slice = SQLValue.integer(Int64(ingestSliceChecks)), stateSlice = SQLValue.integer(Int64(stateSliceKeys))
         let placeholder = SQLValue.text(pending.placeholder)
         let runIsPending = "SELECT 1 FROM runs WHERE id = ? AND content_hash = '\(PendingUpload.contentHash)'"
-        let steps: [(whileTrue: String, values: [SQLValue], anyLeft: String, id: SQLValue, delete: String)] = [
+        let steps: [(whileTrue: String, values: [SQLValue], anyLeft: String, id: SQLValue, delete: String, rows: SQLValue)] = [
             (runIsPending, [run], "SELECT 1 FROM checks WHERE run_id = ? LIMIT 1", run,
-             "DELETE FROM checks WHERE id IN (SELECT id FROM checks WHERE run_id = ?1 ORDER BY id LIMIT ?2)"),
+             "DELETE FROM checks WHERE id IN (SELECT id FROM checks WHERE run_id = ?1 ORDER BY id LIMIT ?2)", slice),
             // By key prefix: `leak_states` has no row id on SQLite.
             ("SELECT 1 FROM commits WHERE id = ? AND sha = ?", [commit, placeholder],
              "SELECT 1 FROM leak_states WHERE commit_id = ? LIMIT 1", commit, """
                 DELETE FROM leak_states WHERE commit_id = ?1 AND scenario_id IN (
                     SELECT scenario_id FROM leak_states WHERE commit_id = ?1 ORDER BY environment_id, scenario_id LIMIT ?2)
-                """),
+                """, stateSlice),
         ]
         for step in steps {
             while try write({ writer in
                 let db = writer.connection
                 guard try db.scalarInt(step.whileTrue, step.values) != nil, try db.scalarInt(step.anyLeft, [step.id]) != nil
                 else { return false }
-                try db.run(step.delete, [step.id, slice])
+                try db.run(step.delete, [step.id, step.rows])
                 return true
             }) {}
         }
