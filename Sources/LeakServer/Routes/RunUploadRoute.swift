@@ -2,7 +2,7 @@ import Foundation
 import LeakReport
 import LeakStore
 
-/// `POST /v1/projects/{project}/runs`: one run, stored in one transaction.
+/// `POST /v1/projects/{project}/runs`: one run, visible all at once (`LeakStore.ingest`: a big run is stored in slices).
 ///
 /// 201 with the receipt for a new run; 200 with the first run's receipt when the same `runKey`
 /// comes again with the same content; 409 when it comes with different content.
