@@ -72,7 +72,12 @@ enum IngestBenchmark {
         }
         let expected = (shape.rounds + 1) * (shape.largeRunsPerRound * 1_000 + shape.smallRunsPerRound * 10)
         guard stored == expected else { throw BenchError("the server stored \(stored) checks, expected \(expected)") }
-        let stall = try StallProbe.measure(server: server, token: token, hugeRunChecks: shape.hugeRunChecks)
+        // The huge run on a commit nothing was uploaded to (published by naming its placeholder
+        // commit), then on one the rounds uploaded to (its key states merged into the commit's).
+        let stallNew = try StallProbe.measure(server: server, token: token, hugeRunChecks: shape.hugeRunChecks,
+                                              prefix: "huge-new", firstIndex: 900_000)
+        let stallMerged = try StallProbe.measure(server: server, token: token, hugeRunChecks: shape.hugeRunChecks,
+                                                 prefix: "huge-merged", firstIndex: 0)
         let memory = server.memory ?? ProcessMemory(rssKiB: 0, hwmKiB: 0)
 
         var table = BenchmarkTable(title: "ingest — a client process (\(clients) threads on keep-alive connections) uploading "
@@ -97,14 +102,16 @@ enum IngestBenchmark {
         table.rows.append(.init(
             figure: "peak server RSS (VmHWM)", value: "\(memory.hwmKiB / 1_024) MiB",
             baseline: "\(rssBefore / 1_024) MiB at start", ratio: "", target: "≤ 150 MiB", met: memory.hwmKiB <= 150 * 1_024))
-        table.rows.append(.init(
-            figure: "small requests during a \(shape.hugeRunChecks)-check upload, max",
-            value: formatNanoseconds(stall.duringMax), baseline: "\(formatNanoseconds(stall.quietMax)) max without it",
-            ratio: "\(stall.during) requests, p99 \(formatNanoseconds(stall.duringP99))", target: "≤ 100 ms",
-            met: stall.duringMax <= 100_000_000))
-        table.rows.append(.init(
-            figure: "the \(shape.hugeRunChecks)-check upload", value: formatNanoseconds(stall.hugeUpload),
-            baseline: "", ratio: "", target: "", met: nil))
+        for (stall, commit) in [(stallNew, "a new commit"), (stallMerged, "a commit with runs")] {
+            table.rows.append(.init(
+                figure: "small requests during a \(shape.hugeRunChecks)-check upload to \(commit), max",
+                value: formatNanoseconds(stall.duringMax), baseline: "\(formatNanoseconds(stall.quietMax)) max without it",
+                ratio: "\(stall.during) requests, p99 \(formatNanoseconds(stall.duringP99))", target: "≤ 100 ms",
+                met: stall.duringMax <= 100_000_000))
+            table.rows.append(.init(
+                figure: "the \(shape.hugeRunChecks)-check upload to \(commit)", value: formatNanoseconds(stall.hugeUpload),
+                baseline: "", ratio: "", target: "", met: nil))
+        }
         if let peer, let peerMemory = peer.memory {
             table.rows.append(.init(figure: "the peer's RSS at the end", value: "\(peerMemory.rssKiB / 1_024) MiB",
                                     baseline: "", ratio: "", target: "", met: nil))
@@ -155,14 +162,14 @@ enum StallProbe {
         var hugeUpload: Double
     }
 
-    static func measure(server: ServerBinary, token: String, hugeRunChecks: Int) throws -> Result {
+    static func measure(server: ServerBinary, token: String, hugeRunChecks: Int, prefix: String, firstIndex: Int) throws -> Result {
         let connection = KeepAliveConnection(port: server.port)
         var sequence = 0
         func probe() throws -> Double {
             sequence += 1
             let start = ContinuousClock.now
             if sequence % 2 == 0 {
-                let run = IngestBenchmark.makeRun(key: "probe-\(sequence)", index: 500_000 + sequence, checks: 10)
+                let run = IngestBenchmark.makeRun(key: "probe-\(prefix)-\(sequence)", index: 500_000 + sequence, checks: 10)
                 let reply = try connection.request("POST", "/v1/projects/bench/runs", body: try JSONEncoder().encode(run),
                                                    headers: ["Authorization": "Bearer \(token)"])
                 guard reply.status == 201 else { throw BenchError("a probe upload answered \(reply.status): \(reply.text)") }
@@ -174,8 +181,8 @@ enum StallProbe {
         }
         let quiet = try (0..<40).map { _ in try probe() }
         // The huge upload from a client process of its own; probes until it has answered.
-        let process = try IngestClient.start(target: .leakhistory, port: server.port, token: token, prefix: "huge",
-                                             uploads: 1, checks: hugeRunChecks, threads: 1)
+        let process = try IngestClient.start(target: .leakhistory, port: server.port, token: token, prefix: prefix,
+                                             uploads: 1, checks: hugeRunChecks, threads: 1, firstIndex: firstIndex)
         var during: [Double] = []
         while process.isRunning {
             during.append(try probe())

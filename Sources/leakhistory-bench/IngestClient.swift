@@ -15,17 +15,19 @@ enum IngestClient {
         case leakhistory, datasette
     }
 
-    /// The runs `prefix` names, the same in every process.
-    static func runs(prefix: String, uploads: Int, checks: Int) -> [RunRecord] {
-        (0..<uploads).map { IngestBenchmark.makeRun(key: "\(prefix)-\($0)", index: $0, checks: checks) }
+    /// The runs `prefix` names, the same in every process; the first on commit `firstIndex`
+    /// (every prefix's runs share commits 0, 1, …: the rounds re-upload to the same commits).
+    static func runs(prefix: String, uploads: Int, checks: Int, firstIndex: Int = 0) -> [RunRecord] {
+        (0..<uploads).map { IngestBenchmark.makeRun(key: "\(prefix)-\($0)", index: firstIndex + $0, checks: checks) }
     }
 
     /// Starts the client process; `finish` waits for it.
     static func start(target: Target, port: Int, token: String, prefix: String, uploads: Int, checks: Int,
-                      threads: Int = IngestBenchmark.clients) throws -> Process {
+                      threads: Int = IngestBenchmark.clients, firstIndex: Int = 0) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        process.arguments = ["ingest-client", target.rawValue, "\(port)", token, prefix, "\(uploads)", "\(checks)", "\(threads)"]
+        process.arguments = ["ingest-client", target.rawValue, "\(port)", token, prefix, "\(uploads)", "\(checks)", "\(threads)",
+                             "\(firstIndex)"]
         process.standardOutput = Pipe()
         process.standardError = Pipe()
         try process.run()
@@ -49,16 +51,17 @@ enum IngestClient {
         try finish(start(target: target, port: port, token: token, prefix: prefix, uploads: uploads, checks: checks))
     }
 
-    /// `ingest-client TARGET PORT TOKEN PREFIX UPLOADS CHECKS THREADS`, in the child: prints the
-    /// seconds, or fails with the first refusal.
+    /// `ingest-client TARGET PORT TOKEN PREFIX UPLOADS CHECKS THREADS [FIRST_INDEX]`, in the
+    /// child: prints the seconds, or fails with the first refusal.
     static func main(_ arguments: [String]) -> Int32 {
-        guard arguments.count == 7, let target = Target(rawValue: arguments[0]), let port = Int(arguments[1]),
-              let uploads = Int(arguments[4]), let checks = Int(arguments[5]), let threads = Int(arguments[6]) else {
-            FileHandle.standardError.write(Data("Error: expected ingest-client TARGET PORT TOKEN PREFIX UPLOADS CHECKS THREADS\n".utf8))
+        guard arguments.count == 7 || arguments.count == 8, let target = Target(rawValue: arguments[0]),
+              let port = Int(arguments[1]), let uploads = Int(arguments[4]), let checks = Int(arguments[5]),
+              let threads = Int(arguments[6]), let firstIndex = arguments.count == 8 ? Int(arguments[7]) : 0 else {
+            FileHandle.standardError.write(Data("Error: expected ingest-client TARGET PORT TOKEN PREFIX UPLOADS CHECKS THREADS [FIRST_INDEX]\n".utf8))
             return 2
         }
         do {
-            let runs = runs(prefix: arguments[3], uploads: uploads, checks: checks)
+            let runs = runs(prefix: arguments[3], uploads: uploads, checks: checks, firstIndex: firstIndex)
             let seconds: Double
             switch target {
             case .leakhistory:
