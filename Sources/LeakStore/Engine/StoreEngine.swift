@@ -26,6 +26,8 @@ package final class WriteSession: @unchecked Sendable {
     /// Ids of other interned names, by table (`environments`).
     var internedNames: [String: [String: Int64]] = [:]
     var siteIDs: [CheckSite: Int64] = [:]
+    /// Ids of leak keys in `leak_keys`.
+    var keyIDs: [KeyIDs: Int64] = [:]
 
     init(_ connection: any SQLConnection) { self.connection = connection }
 
@@ -43,5 +45,6 @@ package final class WriteSession: @unchecked Sendable {
         scenarioIDs.removeAll()
         internedNames.removeAll()
         siteIDs.removeAll()
+        keyIDs.removeAll()
     }
 }

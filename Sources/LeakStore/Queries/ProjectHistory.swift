@@ -54,12 +54,15 @@ struct ProjectHistory {
         }
         if runs.usable > 0 {
             try db.query("""
-                SELECT ls.scenario_id, ls.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
+                SELECT k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
                        ls.late_release_count, ls.error_count
-                FROM leak_states ls JOIN scenarios s ON s.id = ls.scenario_id JOIN types t ON t.id = ls.type_id
+                FROM leak_states ls JOIN leak_keys k ON k.id = ls.key_id
+                     JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
                 WHERE ls.commit_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
-                  AND (ls.type_id = ?3 OR ?3 IS NULL)
+                  AND (k.type_id = ?3 OR ?3 IS NULL)
                 """, values, row: append)
+            // In key order, as the suspect runs' merge below gives them.
+            result.sort { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
         }
         guard includingSuspect, runs.suspect > 0 else { return result }
         try db.query("""
@@ -88,7 +91,7 @@ struct ProjectHistory {
     static let keyBatch = 128
 
     /// Each key's state at each of `commitIDs` that checked it, from its usable runs (every run
-    /// at `allRunsAt`, a head): index ranges of `leak_states` by the keys' scenarios, plus the
+    /// at `allRunsAt`, a head): an index range of `leak_states_by_key` per key, plus the
     /// head's suspect runs' records when it has any. Keys go `keyBatch` to a statement.
     func keyStates(_ keys: Set<KeyIDs>, environment: String, at commitIDs: Set<Int64>,
                    allRunsAt head: Int64? = nil) throws -> [KeyIDs: [Int64: KeyState]] {
@@ -102,11 +105,11 @@ struct ProjectHistory {
         let batches = Self.keyBatches(keys)
         for batch in batches {
             try db.query("""
-                SELECT scenario_id, type_id, commit_id, checked_count, leaked_count, late_release_count, error_count
-                FROM leak_states INDEXED BY leak_states_by_scenario
-                WHERE scenario_id IN (\(KeyBatch.scenarioSlots(from: 4)))
-                  AND environment_id = (SELECT id FROM environments WHERE name = ?1) AND commit_id BETWEEN ?2 AND ?3
-                  AND type_id IN (\(KeyBatch.typeSlots(from: 4)))
+                SELECT k.scenario_id, k.type_id, ls.commit_id, ls.checked_count, ls.leaked_count, ls.late_release_count,
+                       ls.error_count
+                FROM leak_keys k JOIN leak_states ls INDEXED BY leak_states_by_key ON ls.key_id = k.id
+                WHERE k.scenario_id IN (\(KeyBatch.scenarioSlots(from: 4))) AND k.type_id IN (\(KeyBatch.typeSlots(from: 4)))
+                  AND ls.environment_id = (SELECT id FROM environments WHERE name = ?1) AND ls.commit_id BETWEEN ?2 AND ?3
                 """, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
                 let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1)), commitID = row.int64(at: 2)
                 guard batch.keys.contains(ids), commitIDs.contains(commitID) else { return }
@@ -211,8 +214,8 @@ struct ProjectHistory {
         var passedSites: [KeyIDs: KeyObservation] = [:]
         if found.count < keys.count || found.values.contains(where: { $0.rank == 0 }) {
             try db.query("""
-                SELECT ls.scenario_id, ls.type_id, cs.file, cs.line
-                FROM leak_states ls JOIN check_sites cs ON cs.id = ls.passed_site_id
+                SELECT k.scenario_id, k.type_id, cs.file, cs.line
+                FROM leak_states ls JOIN leak_keys k ON k.id = ls.key_id JOIN check_sites cs ON cs.id = ls.passed_site_id
                 WHERE ls.commit_id = ? AND ls.environment_id = (SELECT id FROM environments WHERE name = ?)
                 """, [.integer(commitID), .text(environment)]) { row in
                 let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1))

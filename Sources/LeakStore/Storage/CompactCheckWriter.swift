@@ -45,11 +45,20 @@ struct CompactCheckWriter {
     /// The table of key states and the table of full records written to.
     let states: String
     let checks: String
+    /// How `states` names a key.
+    let keys: KeyColumns
+
+    enum KeyColumns {
+        /// By its id in `leak_keys` (migration 8): the live layout.
+        case keyID
+        /// By its scenario and type ids: the table migration 6 fills, before keys were interned.
+        case scenarioAndType
+    }
 
     /// The live tables.
-    static let live = CompactCheckWriter(states: "leak_states", checks: "checks")
-    /// The tables the upgrade fills before they replace the old ones.
-    static let converting = CompactCheckWriter(states: "leak_states_compact", checks: "checks_compact")
+    static let live = CompactCheckWriter(states: "leak_states", checks: "checks", keys: .keyID)
+    /// The tables migration 6 fills before they replace the old ones.
+    static let converting = CompactCheckWriter(states: "leak_states_compact", checks: "checks_compact", keys: .scenarioAndType)
 
     /// Whether `check` of a run gets no row of its own.
     static func isRowless(_ check: IncomingCheck, suspectRun: Bool) -> Bool {
@@ -68,9 +77,13 @@ struct CompactCheckWriter {
         var passed: Set<KeyIDs> = []
         if hasRecords, try db.scalarInt("SELECT 1 FROM runs WHERE commit_id = ? AND environment = ? AND id <> ? LIMIT 1",
                                         [.integer(commitID), .text(environment), .integer(runID)]) != nil {
+            let (source, columns) = switch keys {
+            case .keyID: ("\(states) ls JOIN leak_keys k ON k.id = ls.key_id", "k.scenario_id, k.type_id")
+            case .scenarioAndType: ("\(states) ls", "ls.scenario_id, ls.type_id")
+            }
             try db.query("""
-                SELECT scenario_id, type_id FROM \(states)
-                WHERE commit_id = ? AND environment_id = ? AND passed_site_id IS NOT NULL
+                SELECT \(columns) FROM \(source)
+                WHERE ls.commit_id = ? AND ls.environment_id = ? AND ls.passed_site_id IS NOT NULL
                 """, [.integer(commitID), .integer(environmentID)]) { row in
                 passed.insert(KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1)))
             }
@@ -97,12 +110,17 @@ struct CompactCheckWriter {
         }
         try db.insert(recordInsert, rows: records)
         // Keys upserted in sorted order, so that two servers storing runs of one commit lock rows in the same order.
-        try db.insert(stateUpsert, rows: aggregates.sorted { ($0.key.scenarioID, $0.key.typeID) < ($1.key.scenarioID, $1.key.typeID) }
-            .map { ids, counts in
-                [.integer(commitID), .integer(environmentID), .integer(ids.scenarioID), .integer(ids.typeID),
-                 .integer(counts.checked), .integer(counts.leaked), .integer(counts.lateRelease), .integer(counts.errors),
-                 counts.passedSiteID.map(SQLValue.integer) ?? .null, counts.slowestPassUs.map(SQLValue.integer) ?? .null]
-            })
+        let sorted = aggregates.sorted { ($0.key.scenarioID, $0.key.typeID) < ($1.key.scenarioID, $1.key.typeID) }
+        if keys == .keyID { try writer.intern(keys: sorted.map(\.key)) }
+        try db.insert(stateUpsert, rows: sorted.map { ids, counts in
+            let key: [SQLValue] = switch keys {
+            case .keyID: [.integer(writer.keyIDs[ids] ?? 0)]
+            case .scenarioAndType: [.integer(ids.scenarioID), .integer(ids.typeID)]
+            }
+            return [.integer(commitID), .integer(environmentID)] + key + [
+                .integer(counts.checked), .integer(counts.leaked), .integer(counts.lateRelease), .integer(counts.errors),
+                counts.passedSiteID.map(SQLValue.integer) ?? .null, counts.slowestPassUs.map(SQLValue.integer) ?? .null]
+        })
     }
 
     private var recordInsert: RowInsert {
@@ -113,14 +131,15 @@ struct CompactCheckWriter {
     }
 
     private var stateUpsert: RowInsert {
-        RowInsert(
+        let key = keys == .keyID ? "key_id" : "scenario_id, type_id"
+        return RowInsert(
             into: """
-                \(states) (commit_id, environment_id, scenario_id, type_id, checked_count, leaked_count,
+                \(states) (commit_id, environment_id, \(key), checked_count, leaked_count,
                     late_release_count, error_count, passed_site_id, slowest_pass_us)
                 """,
-            columnCount: 10,
+            columnCount: keys == .keyID ? 9 : 10,
             suffix: """
-                ON CONFLICT (commit_id, environment_id, scenario_id, type_id) DO UPDATE SET
+                ON CONFLICT (commit_id, environment_id, \(key)) DO UPDATE SET
                     checked_count = \(states).checked_count + excluded.checked_count,
                     leaked_count = \(states).leaked_count + excluded.leaked_count,
                     late_release_count = \(states).late_release_count + excluded.late_release_count,
@@ -191,5 +210,33 @@ extension WriteSession {
         else { throw LeakStoreError.unavailable("interning the site \(site.file):\(site.line) returned no id") }
         siteIDs[site] = id
         return id
+    }
+
+    /// How many keys one statement of `intern(keys:)` reads back.
+    static let keyBatch = 128
+
+    /// Interns the leak keys this session does not know yet in `leak_keys` (in the order given:
+    /// sorted, so that racing servers lock rows in the same order), then reads back the ids of
+    /// every key of their scenarios, `keyBatch` scenarios a statement.
+    func intern(keys wanted: [KeyIDs]) throws {
+        let missing = wanted.filter { keyIDs[$0] == nil }
+        guard !missing.isEmpty else { return }
+        let db = connection
+        try db.insert(RowInsert(into: "leak_keys (scenario_id, type_id)", columnCount: 2,
+                                suffix: "ON CONFLICT (scenario_id, type_id) DO NOTHING"),
+                      rows: missing.map { [.integer($0.scenarioID), .integer($0.typeID)] })
+        let scenarios = Array(Set(missing.map(\.scenarioID))).sorted()
+        let slots = (1...Self.keyBatch).map { "?\($0)" }.joined(separator: ", ")
+        for start in stride(from: 0, to: scenarios.count, by: Self.keyBatch) {
+            let chunk = scenarios[start..<min(start + Self.keyBatch, scenarios.count)]
+            let padded = Array(chunk) + Array(repeating: chunk[chunk.endIndex - 1], count: Self.keyBatch - chunk.count)
+            try db.query("SELECT id, scenario_id, type_id FROM leak_keys WHERE scenario_id IN (\(slots))",
+                         padded.map(SQLValue.integer)) { row in
+                keyIDs[KeyIDs(scenarioID: row.int64(at: 1), typeID: row.int64(at: 2))] = row.int64(at: 0)
+            }
+        }
+        if let lost = missing.first(where: { keyIDs[$0] == nil }) {
+            throw LeakStoreError.unavailable("interning the key \(lost.scenarioID), \(lost.typeID) returned no id")
+        }
     }
 }
