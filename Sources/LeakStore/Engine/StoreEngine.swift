@@ -26,8 +26,8 @@ package final class WriteSession: @unchecked Sendable {
     /// Ids of other interned names, by table (`environments`).
     var internedNames: [String: [String: Int64]] = [:]
     var siteIDs: [CheckSite: Int64] = [:]
-    /// Ids of leak keys in `leak_keys`.
-    var keyIDs: [KeyIDs: Int64] = [:]
+    /// Leak keys as `leak_keys` holds them.
+    var keyIDs: [KeyIDs: InternedKey] = [:]
 
     init(_ connection: any SQLConnection) { self.connection = connection }
 

@@ -178,7 +178,8 @@ struct ProjectHistory {
     /// `knownIssue` is true when every leaking check of the key was a known issue.
     ///
     /// Leaks, late releases and errors are full records. The first passing check without a row
-    /// is the key's `passed_site_id` in `leak_states`; a full record marked `before_pass` came
+    /// is the key's `passed_site_id` in `leak_states` (NULL: the key's usual site, `leak_keys.site_id`),
+    /// there when `slowest_pass_us` is; a full record marked `before_pass` came
     /// before it, any other after it, so the first check of a key is the one the full rows gave.
     func tellingChecks(commitID: Int64, environment: String, keys: Set<KeyIDs>, includingSuspect: Bool = false) throws -> [KeyIDs: KeyObservation] {
         guard !keys.isEmpty else { return [:] }
@@ -215,8 +216,10 @@ struct ProjectHistory {
         if found.count < keys.count || found.values.contains(where: { $0.rank == 0 }) {
             try db.query("""
                 SELECT k.scenario_id, k.type_id, cs.file, cs.line
-                FROM leak_states ls JOIN leak_keys k ON k.id = ls.key_id JOIN check_sites cs ON cs.id = ls.passed_site_id
+                FROM leak_states ls JOIN leak_keys k ON k.id = ls.key_id
+                     JOIN check_sites cs ON cs.id = coalesce(ls.passed_site_id, k.site_id)
                 WHERE ls.commit_id = ? AND ls.environment_id = (SELECT id FROM environments WHERE name = ?)
+                  AND ls.slowest_pass_us IS NOT NULL
                 """, [.integer(commitID), .text(environment)]) { row in
                 let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1))
                 guard keys.contains(ids) else { return }

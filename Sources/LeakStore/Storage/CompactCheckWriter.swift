@@ -83,7 +83,7 @@ struct CompactCheckWriter {
             }
             try db.query("""
                 SELECT \(columns) FROM \(source)
-                WHERE ls.commit_id = ? AND ls.environment_id = ? AND ls.passed_site_id IS NOT NULL
+                WHERE ls.commit_id = ? AND ls.environment_id = ? AND ls.slowest_pass_us IS NOT NULL
                 """, [.integer(commitID), .integer(environmentID)]) { row in
                 passed.insert(KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1)))
             }
@@ -111,15 +111,17 @@ struct CompactCheckWriter {
         try db.insert(recordInsert, rows: records)
         // Keys upserted in sorted order, so that two servers storing runs of one commit lock rows in the same order.
         let sorted = aggregates.sorted { ($0.key.scenarioID, $0.key.typeID) < ($1.key.scenarioID, $1.key.typeID) }
-        if keys == .keyID { try writer.intern(keys: sorted.map(\.key)) }
+        if keys == .keyID { try writer.intern(keys: sorted.map { ($0.key, $0.value.passedSiteID) }) }
         try db.insert(stateUpsert, rows: sorted.map { ids, counts in
-            let key: [SQLValue] = switch keys {
-            case .keyID: [.integer(writer.keyIDs[ids] ?? 0)]
-            case .scenarioAndType: [.integer(ids.scenarioID), .integer(ids.typeID)]
+            var key: [SQLValue] = [.integer(ids.scenarioID), .integer(ids.typeID)]
+            var passedSiteID = counts.passedSiteID
+            if keys == .keyID, let interned = writer.keyIDs[ids] {
+                key = [.integer(interned.id)]
+                if passedSiteID == interned.siteID { passedSiteID = nil }
             }
             return [.integer(commitID), .integer(environmentID)] + key + [
                 .integer(counts.checked), .integer(counts.leaked), .integer(counts.lateRelease), .integer(counts.errors),
-                counts.passedSiteID.map(SQLValue.integer) ?? .null, counts.slowestPassUs.map(SQLValue.integer) ?? .null]
+                passedSiteID.map(SQLValue.integer) ?? .null, counts.slowestPassUs.map(SQLValue.integer) ?? .null]
         })
     }
 
@@ -144,12 +146,20 @@ struct CompactCheckWriter {
                     leaked_count = \(states).leaked_count + excluded.leaked_count,
                     late_release_count = \(states).late_release_count + excluded.late_release_count,
                     error_count = \(states).error_count + excluded.error_count,
-                    passed_site_id = coalesce(\(states).passed_site_id, excluded.passed_site_id),
+                    passed_site_id = CASE WHEN \(states).slowest_pass_us IS NULL THEN excluded.passed_site_id
+                                          ELSE \(states).passed_site_id END,
                     slowest_pass_us = CASE WHEN \(states).slowest_pass_us IS NULL
                                              OR excluded.slowest_pass_us > \(states).slowest_pass_us
                                            THEN excluded.slowest_pass_us ELSE \(states).slowest_pass_us END
                 """)
     }
+}
+
+/// A row of `leak_keys`: the key's id, and its usual site, which its states leave out (a NULL
+/// `passed_site_id` beside a `slowest_pass_us` is this site).
+struct InternedKey {
+    var id: Int64
+    var siteID: Int64?
 }
 
 /// What one run adds to a key's state at its commit.
@@ -216,26 +226,28 @@ extension WriteSession {
     static let keyBatch = 128
 
     /// Interns the leak keys this session does not know yet in `leak_keys` (in the order given:
-    /// sorted, so that racing servers lock rows in the same order), then reads back the ids of
-    /// every key of their scenarios, `keyBatch` scenarios a statement.
-    func intern(keys wanted: [KeyIDs]) throws {
-        let missing = wanted.filter { keyIDs[$0] == nil }
+    /// sorted, so that racing servers lock rows in the same order), each new one with its usual
+    /// site (the site of its first row-less passing check, when it has one), then reads back the
+    /// ids and sites of every key of their scenarios, `keyBatch` scenarios a statement.
+    func intern(keys wanted: [(key: KeyIDs, siteID: Int64?)]) throws {
+        let missing = wanted.filter { keyIDs[$0.key] == nil }
         guard !missing.isEmpty else { return }
         let db = connection
-        try db.insert(RowInsert(into: "leak_keys (scenario_id, type_id)", columnCount: 2,
+        try db.insert(RowInsert(into: "leak_keys (scenario_id, type_id, site_id)", columnCount: 3,
                                 suffix: "ON CONFLICT (scenario_id, type_id) DO NOTHING"),
-                      rows: missing.map { [.integer($0.scenarioID), .integer($0.typeID)] })
-        let scenarios = Array(Set(missing.map(\.scenarioID))).sorted()
+                      rows: missing.map { [.integer($0.key.scenarioID), .integer($0.key.typeID), $0.siteID.map(SQLValue.integer) ?? .null] })
+        let scenarios = Array(Set(missing.map(\.key.scenarioID))).sorted()
         let slots = (1...Self.keyBatch).map { "?\($0)" }.joined(separator: ", ")
         for start in stride(from: 0, to: scenarios.count, by: Self.keyBatch) {
             let chunk = scenarios[start..<min(start + Self.keyBatch, scenarios.count)]
             let padded = Array(chunk) + Array(repeating: chunk[chunk.endIndex - 1], count: Self.keyBatch - chunk.count)
-            try db.query("SELECT id, scenario_id, type_id FROM leak_keys WHERE scenario_id IN (\(slots))",
+            try db.query("SELECT id, scenario_id, type_id, site_id FROM leak_keys WHERE scenario_id IN (\(slots))",
                          padded.map(SQLValue.integer)) { row in
-                keyIDs[KeyIDs(scenarioID: row.int64(at: 1), typeID: row.int64(at: 2))] = row.int64(at: 0)
+                keyIDs[KeyIDs(scenarioID: row.int64(at: 1), typeID: row.int64(at: 2))] =
+                    InternedKey(id: row.int64(at: 0), siteID: row.isNull(at: 3) ? nil : row.int64(at: 3))
             }
         }
-        if let lost = missing.first(where: { keyIDs[$0] == nil }) {
+        if let lost = missing.first(where: { keyIDs[$0.key] == nil })?.key {
             throw LeakStoreError.unavailable("interning the key \(lost.scenarioID), \(lost.typeID) returned no id")
         }
     }

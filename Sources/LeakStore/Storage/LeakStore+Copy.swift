@@ -36,7 +36,8 @@ struct CopiedTable: Sendable {
             ("retain_path", .text), ("message", .text), ("source", .text), ("checked_at", .text), ("known_issue", .integer),
             ("before_pass", .integer),
         ], orderBy: "id"),
-        CopiedTable(name: "leak_keys", columns: [("id", .integer), ("scenario_id", .integer), ("type_id", .integer)],
+        CopiedTable(name: "leak_keys", columns: [("id", .integer), ("scenario_id", .integer), ("type_id", .integer),
+                                                ("site_id", .integer)],
                     orderBy: "id"),
         CopiedTable(name: "leak_states", columns: [
             ("commit_id", .integer), ("environment_id", .integer), ("key_id", .integer),
