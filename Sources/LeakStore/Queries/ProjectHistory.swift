@@ -103,12 +103,14 @@ struct ProjectHistory {
                                                    sum.lateRelease + row.int(at: column + 2), sum.errors + row.int(at: column + 3))
         }
         let batches = Self.keyBatches(keys)
+        // `+k.type_id`: the keys found by scenario, their types a filter (both lists used on the index
+        // of `leak_keys` would be a probe for every pair of the batch's scenarios and types).
         for batch in batches {
             try db.query("""
                 SELECT k.scenario_id, k.type_id, ls.commit_id, ls.checked_count, ls.leaked_count, ls.late_release_count,
                        ls.error_count
                 FROM leak_keys k JOIN leak_states ls INDEXED BY leak_states_by_key ON ls.key_id = k.id
-                WHERE k.scenario_id IN (\(KeyBatch.scenarioSlots(from: 4))) AND k.type_id IN (\(KeyBatch.typeSlots(from: 4)))
+                WHERE k.scenario_id IN (\(KeyBatch.scenarioSlots(from: 4))) AND +k.type_id IN (\(KeyBatch.typeSlots(from: 4)))
                   AND ls.environment_id = (SELECT id FROM environments WHERE name = ?1) AND ls.commit_id BETWEEN ?2 AND ?3
                 """, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
                 let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1)), commitID = row.int64(at: 2)
