@@ -257,10 +257,3 @@ struct SyntheticHistory {
         return stream
     }
 }
-
-extension SplitMix64: RandomNumberGenerator {
-    /// Uniform in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-
-    mutating func chance(_ probability: Double) -> Bool { unit() < probability }
-}

@@ -33,11 +33,17 @@ package final class WriteSession: @unchecked Sendable {
 
     /// Interns the scenario and type names this session does not know yet, each list in sorted
     /// order, so that two servers storing runs with the same names lock rows in the same order.
+    /// The cost is in the run's names, not in the cache: a name is looked up, never the cache
+    /// walked (a cache of every name the server has seen can hold hundreds of thousands).
     func intern(scenarios: some Sequence<String>, types: some Sequence<String>) throws {
-        let newScenarios = Set(scenarios).subtracting(scenarioIDs.keys).sorted()
-        scenarioIDs.merge(try connection.intern(newScenarios, in: "scenarios")) { known, _ in known }
-        let newTypes = Set(types).subtracting(typeIDs.keys).sorted()
-        typeIDs.merge(try connection.intern(newTypes, in: "types")) { known, _ in known }
+        let newScenarios = Set(scenarios.lazy.filter { self.scenarioIDs[$0] == nil }).sorted()
+        if !newScenarios.isEmpty {
+            scenarioIDs.merge(try connection.intern(newScenarios, in: "scenarios")) { known, _ in known }
+        }
+        let newTypes = Set(types.lazy.filter { self.typeIDs[$0] == nil }).sorted()
+        if !newTypes.isEmpty {
+            typeIDs.merge(try connection.intern(newTypes, in: "types")) { known, _ in known }
+        }
     }
 
     func forgetInterned() {

@@ -17,7 +17,7 @@ struct AnswerHistory {
     let types: [String]
 
     init(seed: UInt64 = 7, commitCount: Int = 36, keyCount: Int = 30) {
-        var random = AnswerRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         func sha(_ index: Int) -> String {
             let hex = String(index, radix: 16)
             return String(repeating: "0", count: 40 - hex.count - 1) + "c" + hex
@@ -238,22 +238,3 @@ enum CanonicalText {
         return mirror.displayStyle == .optional && mirror.children.isEmpty
     }
 }
-
-/// SplitMix64, as the bench seeds its histories.
-struct AnswerRandom {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func next(below bound: UInt64) -> UInt64 { next() % bound }
-    mutating func chance(_ probability: Double) -> Bool { Double(next() >> 11) / Double(1 << 53) < probability }
-}
-
-extension AnswerRandom: RandomNumberGenerator {}
