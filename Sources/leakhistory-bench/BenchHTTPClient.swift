@@ -15,8 +15,15 @@ struct BenchHTTPClient {
 
     /// Sends the request and throws unless the answer is a 200.
     func expect200(_ method: String, _ path: String, body: Data? = nil) throws {
+        let start = ContinuousClock.now
         _ = try body200(method, path, body: body)
+        if let slowMs = Self.slowMs, ContinuousClock.now - start > .milliseconds(slowMs) {
+            FileHandle.standardError.write(Data("slow: \(formatNanoseconds((ContinuousClock.now - start).nanoseconds)) \(method) \(path)\n".utf8))
+        }
     }
+
+    /// `LEAKHISTORY_BENCH_SLOW_MS`: requests slower than this are printed to stderr, to find a tail.
+    private static let slowMs = ProcessInfo.processInfo.environment["LEAKHISTORY_BENCH_SLOW_MS"].flatMap(Int.init)
 
     /// Sends the request and returns the body of its 200 answer (throws on any other).
     func body200(_ method: String, _ path: String, body: Data? = nil) throws -> Data {

@@ -19,6 +19,8 @@ import LeakStore
 ///
 /// `LEAKHISTORY_BENCH_QUERIES_CHECKS=1000000,3000000` measures at other sizes,
 /// `LEAKHISTORY_BENCH_QUERIES_REQUESTS=100` with fewer requests a figure. Progress goes to stderr.
+/// `LEAKHISTORY_BENCH_SLOW_MS=150` prints each request slower than that (the tail's URLs);
+/// `LEAKHISTORY_BENCH_KEEP=1` keeps the seeded database to look into them.
 enum QueriesBenchmark {
     struct Shape {
         /// The sizes measured, in stored checks, ascending.
@@ -54,7 +56,15 @@ enum QueriesBenchmark {
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("leakhistory-bench-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        // `LEAKHISTORY_BENCH_KEEP=1` keeps the seeded database, to look into a slow query afterwards.
+        let keep = ProcessInfo.processInfo.environment["LEAKHISTORY_BENCH_KEEP"] == "1"
+        defer {
+            if keep {
+                FileHandle.standardError.write(Data("queries: the database is kept in \(directory.path)\n".utf8))
+            } else {
+                try? FileManager.default.removeItem(at: directory)
+            }
+        }
         let store = try LeakStore(path: directory.appendingPathComponent("bench.sqlite").path)
         _ = try store.createProject("bench")
 
