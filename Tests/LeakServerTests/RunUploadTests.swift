@@ -38,8 +38,8 @@ struct RunUploadTests {
             #expect(leaked == ["ProfileTests/profileScreen()", "App.ProfileViewModel", "leaked", "2000.5", "fp-1",
                                #"[{"holder":"App.Coordinator","kind":"collection","property":"children[0]"}]"#, "12"])
             let state = try db.scalarText("""
-                SELECT checked_count || '/' || leaked_count FROM leak_states ls JOIN types t ON t.id = ls.type_id
-                JOIN scenarios s ON s.id = ls.scenario_id
+                SELECT checked_count || '/' || leaked_count FROM leak_states ls JOIN leak_keys k ON k.id = ls.key_id
+                JOIN types t ON t.id = k.type_id JOIN scenarios s ON s.id = k.scenario_id
                 WHERE t.name = 'App.ProfileViewModel' AND s.name = 'ProfileTests/profileScreen()'
                   AND ls.environment_id = (SELECT id FROM environments WHERE name = 'linux-swift6.3')
                 """)

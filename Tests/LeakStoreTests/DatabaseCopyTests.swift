@@ -53,7 +53,7 @@ struct DatabaseCopyTests {
         // The foreign keys hold again after the copy (PostgreSQL's are dropped during it).
         #expect(throws: (any Error).self) {
             try target.write { try $0.connection.run(
-                "INSERT INTO leak_states VALUES (1, 'linux', 999999, 999999, 1, 0, 0, 0)") }
+                "INSERT INTO leak_states VALUES (1, 1, 999999, 1, 0, 0, 0, NULL, NULL)") }
         }
     }
 }

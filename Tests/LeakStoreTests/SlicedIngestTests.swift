@@ -40,8 +40,10 @@ struct SlicedIngestTests {
                 SELECT c.sha, e.name, s.name, t.name, ls.checked_count, ls.leaked_count, ls.late_release_count,
                        ls.error_count, cs.file, cs.line, ls.slowest_pass_us
                 FROM leak_states ls JOIN commits c ON c.id = ls.commit_id JOIN environments e ON e.id = ls.environment_id
-                     JOIN scenarios s ON s.id = ls.scenario_id JOIN types t ON t.id = ls.type_id
-                     LEFT JOIN check_sites cs ON cs.id = ls.passed_site_id
+                     JOIN leak_keys lk ON lk.id = ls.key_id JOIN scenarios s ON s.id = lk.scenario_id
+                     JOIN types t ON t.id = lk.type_id
+                     -- The first row-less pass's site: the key's usual one when the state leaves it out.
+                     LEFT JOIN check_sites cs ON ls.slowest_pass_us IS NOT NULL AND cs.id = coalesce(ls.passed_site_id, lk.site_id)
                 ORDER BY c.sha, e.name, s.name, t.name
                 """, []) { row in rows.append((0..<11).map { row.string(at: Int32($0)) ?? "-" }.joined(separator: " ")) }
             return rows

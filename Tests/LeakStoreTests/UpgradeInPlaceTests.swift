@@ -62,6 +62,46 @@ struct UpgradeInPlaceTests {
         #expect(again.values.isEmpty)
     }
 
+    /// Migration 8 (PostgreSQL 4) on a database a build of migration 7 (3) filled: keys interned
+    /// as `leak_keys`, every key state carried over, every answer as before.
+    @Test(arguments: TestEngine.all)
+    func internedKeysOnAPopulatedDatabaseAnswerAsBefore(_ engine: TestEngine) throws {
+        let (database, history) = try Self.legacyDatabase(engine)
+        let (migrations, keysVersion) = engine == .sqlite ? (Migration.all, 8) : (Migration.postgres, 4)
+        let connection: any SQLConnection = engine == .sqlite
+            ? try SQLiteConnection(path: database.location, mode: .readWrite)
+            : try PostgresConnection(url: database.location)
+        try Migrator(migrations: migrations.filter { $0.version < keysVersion }, location: "test").migrate(connection) { body in
+            try connection.execute("BEGIN")
+            let applied = try body()
+            try connection.execute("COMMIT")
+            return applied
+        }
+        let states = try connection.scalarInt("SELECT count(*) FROM leak_states") ?? 0
+        let keys = try connection.scalarInt("SELECT count(*) FROM (SELECT DISTINCT scenario_id, type_id FROM leak_states) AS k") ?? 0
+        let counted = try connection.scalarInt("SELECT sum(checked_count) FROM leak_states") ?? 0
+        #expect(states > 100 && keys > 10)
+
+        let store = try database.open()
+        #expect(try store.schemaVersion() == migrations.last?.version)
+        let after = try store.read { db in
+            [try db.scalarInt("SELECT count(*) FROM leak_states") ?? -1, try db.scalarInt("SELECT count(*) FROM leak_keys") ?? -1,
+             try db.scalarInt("SELECT sum(checked_count) FROM leak_states") ?? -1]
+        }
+        #expect(after == [states, keys, counted])
+        let difference = try CompactStorageTests.firstDifference(try history.answers(store))
+        #expect(difference == nil, "\(difference ?? "")")
+
+        // New uploads intern their new keys after the carried-over ones (SQLite: the legacy writer gave
+        // PostgreSQL's commits explicit ids, which its identity sequence does not know of).
+        guard engine == .sqlite else { return }
+        #expect(try store.ingest(LeakStoreTests.run(key: "after-keys")).created)
+        #expect(try store.read { try $0.scalarInt("SELECT count(*) FROM leak_keys") ?? -1 } == keys + 2)
+        let leaked = try store.scenarioHistory(project: "app", scenario: "S/0()", branch: nil, environment: "linux", limit: 10,
+                                               before: nil)
+        #expect(leaked.commits.map { $0.keys.map(\.state) } == [[.leaked]])
+    }
+
     @Test(arguments: TestEngine.all)
     func aNewDatabaseGoesStraightToTheCompactLayout(_ engine: TestEngine) throws {
         let database = try TestDatabase(engine)

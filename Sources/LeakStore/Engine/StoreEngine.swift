@@ -26,6 +26,8 @@ package final class WriteSession: @unchecked Sendable {
     /// Ids of other interned names, by table (`environments`).
     var internedNames: [String: [String: Int64]] = [:]
     var siteIDs: [CheckSite: Int64] = [:]
+    /// Leak keys as `leak_keys` holds them.
+    var keyIDs: [KeyIDs: InternedKey] = [:]
 
     init(_ connection: any SQLConnection) { self.connection = connection }
 
@@ -49,5 +51,6 @@ package final class WriteSession: @unchecked Sendable {
         scenarioIDs.removeAll()
         internedNames.removeAll()
         siteIDs.removeAll()
+        keyIDs.removeAll()
     }
 }

@@ -13,7 +13,7 @@ extension LeakStore {
     }
 
     /// Several types' trends along the same commits, in one snapshot: the branch is walked once,
-    /// and each type's keys are one range of `leak_states_by_type` over the walk's commits. The
+    /// and each type's keys are a range of `leak_states_by_key` each over the walk's commits. The
     /// fingerprints of each leaking commit are read from its runs' checks, only when asked for
     /// (a chart draws none). A type the server never saw has an empty trend.
     /// - Throws: `LeakStoreError.projectNotFound`.
@@ -137,17 +137,26 @@ extension LeakStore {
                         .map(\.id).filter { $0 != below }
                 }
             } else {
-                try db.query("""
-                    SELECT DISTINCT ls.commit_id FROM leak_states ls JOIN commits c ON c.id = ls.commit_id
-                    WHERE ls.scenario_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
-                      AND c.project_id = ?3 AND ls.commit_id < ?5
-                      AND EXISTS (SELECT 1 FROM runs r WHERE r.commit_id = ls.commit_id AND r.environment = ?2 AND r.suspect = 0
-                                  AND \(PendingUpload.isPublished("r")))
-                    ORDER BY ls.commit_id DESC LIMIT ?4
-                    """, [.integer(scenarioID), .text(environment), .integer(history.projectID), .integer(Int64(limit) + 1),
-                          .integer(below)]) {
-                    commitIDs.append($0.int64(at: 0))
+                // The newest commits of each of the scenario's keys (one range of `leak_states_by_key`
+                // each, newest first), then the newest of them all: every one of those is among its
+                // key's newest `limit + 1`.
+                var keyIDs: [Int64] = []
+                try db.query("SELECT id FROM leak_keys WHERE scenario_id = ?", [.integer(scenarioID)]) { keyIDs.append($0.int64(at: 0)) }
+                var newest: Set<Int64> = []
+                for keyID in keyIDs {
+                    try db.query("""
+                        SELECT ls.commit_id FROM leak_states ls INDEXED BY leak_states_by_key JOIN commits c ON c.id = ls.commit_id
+                        WHERE ls.key_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
+                          AND c.project_id = ?3 AND ls.commit_id < ?5
+                          AND EXISTS (SELECT 1 FROM runs r WHERE r.commit_id = ls.commit_id AND r.environment = ?2 AND r.suspect = 0
+                                      AND \(PendingUpload.isPublished("r")))
+                        ORDER BY ls.commit_id DESC LIMIT ?4
+                        """, [.integer(keyID), .text(environment), .integer(history.projectID), .integer(Int64(limit) + 1),
+                              .integer(below)]) {
+                        newest.insert($0.int64(at: 0))
+                    }
                 }
+                commitIDs = Array(newest.sorted(by: >).prefix(limit + 1))
             }
             let more = commitIDs.count > limit
             commitIDs = Array(commitIDs.prefix(limit))

@@ -5,39 +5,52 @@ import LeakReport
 /// type's or one scenario's keys there, and a branch's line of commits is one range, not a query
 /// a commit.
 extension ProjectHistory {
-    /// Keys of one type or of one scenario, each read as one index range over commits.
+    /// Keys of one type or of one scenario: the few keys of it in `leak_keys`, then one range
+    /// of `leak_states_by_key` (key, environment, commit) per key over commits.
     enum KeyFilter {
-        /// `leak_states_by_type` (0007): (type, environment, commit, scenario).
         case type(Int64)
-        /// `leak_states_by_scenario`: (scenario, environment, commit, type).
         case scenario(Int64)
+
+        /// The condition on `leak_keys k` that picks the filter's keys, its id in `?1`.
+        var keyCondition: String {
+            switch self {
+            case .type: "k.type_id = ?1"
+            case .scenario: "k.scenario_id = ?1"
+            }
+        }
+
+        var id: Int64 {
+            switch self {
+            case let .type(id), let .scenario(id): id
+            }
+        }
     }
 
     /// The counts of the filter's keys at each of `commitIDs` (commits with usable runs), as
-    /// `keyCounts(commitID:…)` gives them commit by commit, in one index range; a commit that
-    /// also holds a suspect run adds up its usable checks.
+    /// `keyCounts(commitID:…)` gives them commit by commit (in key order), in one index range a
+    /// key; a commit that also holds a suspect run adds up its usable checks.
     func keyCounts(_ filter: KeyFilter, environment: String, at commitIDs: [Int64]) throws -> [Int64: [KeyCounts]] {
         guard let low = commitIDs.min(), let high = commitIDs.max() else { return [:] }
         let wanted = Set(commitIDs)
         let suspect = try suspectCommits(among: wanted, environment: environment)
-        let (index, column, id) = switch filter {
-        case let .type(id): ("leak_states_by_type", "type_id", id)
-        case let .scenario(id): ("leak_states_by_scenario", "scenario_id", id)
-        }
         var result: [Int64: [KeyCounts]] = [:]
         try db.query("""
-            SELECT ls.commit_id, ls.scenario_id, ls.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
+            SELECT ls.commit_id, k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
                    ls.late_release_count, ls.error_count
-            FROM leak_states ls INDEXED BY \(index) JOIN scenarios s ON s.id = ls.scenario_id
-                 JOIN types t ON t.id = ls.type_id
-            WHERE ls.\(column) = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2) AND ls.commit_id BETWEEN ?3 AND ?4
-            """, [.integer(id), .text(environment), .integer(low), .integer(high)]) { row in
+            FROM leak_keys k JOIN leak_states ls INDEXED BY leak_states_by_key ON ls.key_id = k.id
+                 JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
+            WHERE \(filter.keyCondition) AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
+              AND ls.commit_id BETWEEN ?3 AND ?4
+            """, [.integer(filter.id), .text(environment), .integer(low), .integer(high)]) { row in
             let commitID = row.int64(at: 0)
             guard wanted.contains(commitID), !suspect.contains(commitID) else { return }
             result[commitID, default: []].append(KeyCounts(
                 scenarioID: row.int64(at: 1), typeID: row.int64(at: 2), scenario: row.string(at: 3) ?? "",
                 type: row.string(at: 4) ?? "", checked: row.int(at: 5), leaked: row.int(at: 6), lateRelease: row.int(at: 7),
                 errors: row.int(at: 8)))
+        }
+        for commitID in result.keys {
+            result[commitID]?.sort { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
         }
         for commitID in suspect {
             switch filter {
@@ -85,20 +98,23 @@ extension ProjectHistory {
         guard runs.usable > 0, runs.suspect == 0 else {
             return try keyCounts(commitID: commitID, environment: environment, typeID: typeID).filter { $0.leaked > 0 }
         }
-        let source = typeID == nil ? "leak_states ls" : "leak_states ls INDEXED BY leak_states_by_type"
+        // One type's keys: a point of `leak_states_by_key` each; every key: the commit's range of the primary key.
+        let source = typeID == nil
+            ? "leak_states ls JOIN leak_keys k ON k.id = ls.key_id"
+            : "leak_keys k JOIN leak_states ls INDEXED BY leak_states_by_key ON ls.key_id = k.id"
         var result: [KeyCounts] = []
         try db.query("""
-            SELECT ls.scenario_id, ls.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
+            SELECT k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
                    ls.late_release_count, ls.error_count
-            FROM \(source) JOIN scenarios s ON s.id = ls.scenario_id JOIN types t ON t.id = ls.type_id
+            FROM \(source) JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
             WHERE ls.commit_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
-              AND ls.leaked_count > 0\(typeID == nil ? "" : " AND ls.type_id = ?3")
+              AND ls.leaked_count > 0\(typeID == nil ? "" : " AND k.type_id = ?3")
             """, [.integer(commitID), .text(environment)] + (typeID.map { [SQLValue.integer($0)] } ?? [])) { row in
             result.append(KeyCounts(
                 scenarioID: row.int64(at: 0), typeID: row.int64(at: 1), scenario: row.string(at: 2) ?? "",
                 type: row.string(at: 3) ?? "", checked: row.int(at: 4), leaked: row.int(at: 5),
                 lateRelease: row.int(at: 6), errors: row.int(at: 7)))
         }
-        return result
+        return result.sorted { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
     }
 }

@@ -54,12 +54,15 @@ struct ProjectHistory {
         }
         if runs.usable > 0 {
             try db.query("""
-                SELECT ls.scenario_id, ls.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
+                SELECT k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
                        ls.late_release_count, ls.error_count
-                FROM leak_states ls JOIN scenarios s ON s.id = ls.scenario_id JOIN types t ON t.id = ls.type_id
+                FROM leak_states ls JOIN leak_keys k ON k.id = ls.key_id
+                     JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
                 WHERE ls.commit_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
-                  AND (ls.type_id = ?3 OR ?3 IS NULL)
+                  AND (k.type_id = ?3 OR ?3 IS NULL)
                 """, values, row: append)
+            // In key order, as the suspect runs' merge below gives them.
+            result.sort { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
         }
         guard includingSuspect, runs.suspect > 0 else { return result }
         try db.query("""
@@ -88,7 +91,7 @@ struct ProjectHistory {
     static let keyBatch = 128
 
     /// Each key's state at each of `commitIDs` that checked it, from its usable runs (every run
-    /// at `allRunsAt`, a head): index ranges of `leak_states` by the keys' scenarios, plus the
+    /// at `allRunsAt`, a head): an index range of `leak_states_by_key` per key, plus the
     /// head's suspect runs' records when it has any. Keys go `keyBatch` to a statement.
     func keyStates(_ keys: Set<KeyIDs>, environment: String, at commitIDs: Set<Int64>,
                    allRunsAt head: Int64? = nil) throws -> [KeyIDs: [Int64: KeyState]] {
@@ -100,13 +103,15 @@ struct ProjectHistory {
                                                    sum.lateRelease + row.int(at: column + 2), sum.errors + row.int(at: column + 3))
         }
         let batches = Self.keyBatches(keys)
+        // `+k.type_id`: the keys found by scenario, their types a filter (both lists used on the index
+        // of `leak_keys` would be a probe for every pair of the batch's scenarios and types).
         for batch in batches {
             try db.query("""
-                SELECT scenario_id, type_id, commit_id, checked_count, leaked_count, late_release_count, error_count
-                FROM leak_states INDEXED BY leak_states_by_scenario
-                WHERE scenario_id IN (\(KeyBatch.scenarioSlots(from: 4)))
-                  AND environment_id = (SELECT id FROM environments WHERE name = ?1) AND commit_id BETWEEN ?2 AND ?3
-                  AND type_id IN (\(KeyBatch.typeSlots(from: 4)))
+                SELECT k.scenario_id, k.type_id, ls.commit_id, ls.checked_count, ls.leaked_count, ls.late_release_count,
+                       ls.error_count
+                FROM leak_keys k JOIN leak_states ls INDEXED BY leak_states_by_key ON ls.key_id = k.id
+                WHERE k.scenario_id IN (\(KeyBatch.scenarioSlots(from: 4))) AND +k.type_id IN (\(KeyBatch.typeSlots(from: 4)))
+                  AND ls.environment_id = (SELECT id FROM environments WHERE name = ?1) AND ls.commit_id BETWEEN ?2 AND ?3
                 """, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
                 let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1)), commitID = row.int64(at: 2)
                 guard batch.keys.contains(ids), commitIDs.contains(commitID) else { return }
@@ -175,7 +180,8 @@ struct ProjectHistory {
     /// `knownIssue` is true when every leaking check of the key was a known issue.
     ///
     /// Leaks, late releases and errors are full records. The first passing check without a row
-    /// is the key's `passed_site_id` in `leak_states`; a full record marked `before_pass` came
+    /// is the key's `passed_site_id` in `leak_states` (NULL: the key's usual site, `leak_keys.site_id`),
+    /// there when `slowest_pass_us` is; a full record marked `before_pass` came
     /// before it, any other after it, so the first check of a key is the one the full rows gave.
     func tellingChecks(commitID: Int64, environment: String, keys: Set<KeyIDs>, includingSuspect: Bool = false) throws -> [KeyIDs: KeyObservation] {
         guard !keys.isEmpty else { return [:] }
@@ -211,9 +217,11 @@ struct ProjectHistory {
         var passedSites: [KeyIDs: KeyObservation] = [:]
         if found.count < keys.count || found.values.contains(where: { $0.rank == 0 }) {
             try db.query("""
-                SELECT ls.scenario_id, ls.type_id, cs.file, cs.line
-                FROM leak_states ls JOIN check_sites cs ON cs.id = ls.passed_site_id
+                SELECT k.scenario_id, k.type_id, cs.file, cs.line
+                FROM leak_states ls JOIN leak_keys k ON k.id = ls.key_id
+                     JOIN check_sites cs ON cs.id = coalesce(ls.passed_site_id, k.site_id)
                 WHERE ls.commit_id = ? AND ls.environment_id = (SELECT id FROM environments WHERE name = ?)
+                  AND ls.slowest_pass_us IS NOT NULL
                 """, [.integer(commitID), .text(environment)]) { row in
                 let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1))
                 guard keys.contains(ids) else { return }

@@ -28,6 +28,7 @@ public struct Migration: Sendable {
         Migration(version: 6, name: "compact_storage", bytes: PackageResources._006_compact_storage_sql,
                   conversion: .compactStorage),
         Migration(version: 7, name: "leak_states_by_type", bytes: PackageResources._007_leak_states_by_type_sql),
+        Migration(version: 8, name: "leak_keys", bytes: PackageResources._008_leak_keys_sql),
     ]
 
     /// Every PostgreSQL migration this build knows, oldest first (`Migrations/postgres/`): the
@@ -37,6 +38,7 @@ public struct Migration: Sendable {
         Migration(version: 2, name: "pg_compact_storage", bytes: PackageResources._002_pg_compact_storage_sql,
                   conversion: .compactStorage),
         Migration(version: 3, name: "pg_leak_states_by_type", bytes: PackageResources._003_pg_leak_states_by_type_sql),
+        Migration(version: 4, name: "pg_leak_keys", bytes: PackageResources._004_pg_leak_keys_sql),
     ]
 
     /// The schema version this build writes.

@@ -45,11 +45,20 @@ struct CompactCheckWriter {
     /// The table of key states and the table of full records written to.
     let states: String
     let checks: String
+    /// How `states` names a key.
+    let keys: KeyColumns
+
+    enum KeyColumns {
+        /// By its id in `leak_keys` (migration 8): the live layout.
+        case keyID
+        /// By its scenario and type ids: the table migration 6 fills, before keys were interned.
+        case scenarioAndType
+    }
 
     /// The live tables.
-    static let live = CompactCheckWriter(states: "leak_states", checks: "checks")
-    /// The tables the upgrade fills before they replace the old ones.
-    static let converting = CompactCheckWriter(states: "leak_states_compact", checks: "checks_compact")
+    static let live = CompactCheckWriter(states: "leak_states", checks: "checks", keys: .keyID)
+    /// The tables migration 6 fills before they replace the old ones.
+    static let converting = CompactCheckWriter(states: "leak_states_compact", checks: "checks_compact", keys: .scenarioAndType)
 
     /// Whether `check` of a run gets no row of its own.
     static func isRowless(_ check: IncomingCheck, suspectRun: Bool) -> Bool {
@@ -66,16 +75,20 @@ struct CompactCheckWriter {
         if incoming.contains(where: { !Self.isRowless($0, suspectRun: suspect) }),
            try db.scalarInt("SELECT 1 FROM runs WHERE commit_id = ? AND environment = ? AND id <> ? LIMIT 1",
                             [.integer(commitID), .text(environment), .integer(runID)]) != nil {
+            let (source, columns) = switch keys {
+            case .keyID: ("\(states) ls JOIN leak_keys k ON k.id = ls.key_id", "k.scenario_id, k.type_id")
+            case .scenarioAndType: ("\(states) ls", "ls.scenario_id, ls.type_id")
+            }
             try db.query("""
-                SELECT scenario_id, type_id FROM \(states)
-                WHERE commit_id = ? AND environment_id = ? AND passed_site_id IS NOT NULL
+                SELECT \(columns) FROM \(source)
+                WHERE ls.commit_id = ? AND ls.environment_id = ? AND ls.slowest_pass_us IS NOT NULL
                 """, [.integer(commitID), .integer(environmentID)]) { row in
                 passed.insert(KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1)))
             }
         }
         var run = CompactRun(passed: passed)
         try storeRecords(incoming, runID: runID, suspect: suspect, writer: writer, into: &run)
-        try storeStates(run.sortedStates[...], commitID: commitID, environmentID: environmentID, db: db)
+        try storeStates(run.sortedStates[...], commitID: commitID, environmentID: environmentID, writer: writer)
     }
 
     /// Stores the full records among `incoming`, the next checks of run `runID` in upload order,
@@ -109,12 +122,19 @@ struct CompactCheckWriter {
 
     /// Adds key states (`CompactRun.sortedStates`, or a slice of them) to the commit's.
     func storeStates(_ keyStates: ArraySlice<(key: KeyIDs, value: KeyAggregate)>, commitID: Int64, environmentID: Int64,
-                     db: any SQLConnection) throws {
+                     writer: WriteSession) throws {
         // Keys upserted in sorted order, so that two servers storing runs of one commit lock rows in the same order.
-        try db.insert(stateUpsert, rows: keyStates.map { ids, counts in
-            [.integer(commitID), .integer(environmentID), .integer(ids.scenarioID), .integer(ids.typeID),
-             .integer(counts.checked), .integer(counts.leaked), .integer(counts.lateRelease), .integer(counts.errors),
-             counts.passedSiteID.map(SQLValue.integer) ?? .null, counts.slowestPassUs.map(SQLValue.integer) ?? .null]
+        if keys == .keyID { try writer.intern(keys: keyStates.map { ($0.key, $0.value.passedSiteID) }) }
+        try writer.connection.insert(stateUpsert, rows: keyStates.map { ids, counts in
+            var key: [SQLValue] = [.integer(ids.scenarioID), .integer(ids.typeID)]
+            var passedSiteID = counts.passedSiteID
+            if keys == .keyID, let interned = writer.keyIDs[ids] {
+                key = [.integer(interned.id)]
+                if passedSiteID == interned.siteID { passedSiteID = nil }
+            }
+            return [.integer(commitID), .integer(environmentID)] + key + [
+                .integer(counts.checked), .integer(counts.leaked), .integer(counts.lateRelease), .integer(counts.errors),
+                passedSiteID.map(SQLValue.integer) ?? .null, counts.slowestPassUs.map(SQLValue.integer) ?? .null]
         })
     }
 
@@ -123,19 +143,23 @@ struct CompactCheckWriter {
     /// after the runs already there, so a record of it that came before its key's first row-less
     /// passing check no longer does when an earlier run passed the key.
     func merge(commit from: Int64, into: Int64, runID: Int64, environmentID: Int64, db: any SQLConnection) throws {
+        let (source, sameKey) = switch keys {
+        case .keyID: ("\(states) s JOIN leak_keys k ON k.id = s.key_id",
+                      "k.scenario_id = \(checks).scenario_id AND k.type_id = \(checks).type_id")
+        case .scenarioAndType: ("\(states) s", "s.scenario_id = \(checks).scenario_id AND s.type_id = \(checks).type_id")
+        }
         try db.run("""
             UPDATE \(checks) SET before_pass = NULL
             WHERE run_id = ?1 AND before_pass = 1 AND EXISTS (
-                SELECT 1 FROM \(states) s
-                WHERE s.commit_id = ?2 AND s.environment_id = ?3 AND s.scenario_id = \(checks).scenario_id
-                  AND s.type_id = \(checks).type_id AND s.passed_site_id IS NOT NULL)
+                SELECT 1 FROM \(source)
+                WHERE s.commit_id = ?2 AND s.environment_id = ?3 AND \(sameKey) AND s.slowest_pass_us IS NOT NULL)
             """, [.integer(runID), .integer(into), .integer(environmentID)])
         // In key order, so that two servers merging into one commit lock rows in the same order.
         try db.run("""
             INSERT INTO \(stateColumns)
-            SELECT CAST(?2 AS BIGINT), environment_id, scenario_id, type_id, checked_count, leaked_count,
+            SELECT CAST(?2 AS BIGINT), environment_id, \(keyColumns), checked_count, leaked_count,
                    late_release_count, error_count, passed_site_id, slowest_pass_us
-            FROM \(states) WHERE commit_id = ?1 ORDER BY environment_id, scenario_id, type_id
+            FROM \(states) WHERE commit_id = ?1 ORDER BY environment_id, \(keyColumns)
             \(stateConflict)
             """, [.integer(from), .integer(into)])
         try db.run("DELETE FROM \(states) WHERE commit_id = ?", [.integer(from)])
@@ -149,12 +173,15 @@ struct CompactCheckWriter {
     }
 
     private var stateUpsert: RowInsert {
-        RowInsert(into: stateColumns, columnCount: 10, suffix: stateConflict)
+        RowInsert(into: stateColumns, columnCount: keys == .keyID ? 9 : 10, suffix: stateConflict)
     }
+
+    /// The columns that name a key in `states`.
+    private var keyColumns: String { keys == .keyID ? "key_id" : "scenario_id, type_id" }
 
     private var stateColumns: String {
         """
-        \(states) (commit_id, environment_id, scenario_id, type_id, checked_count, leaked_count,
+        \(states) (commit_id, environment_id, \(keyColumns), checked_count, leaked_count,
             late_release_count, error_count, passed_site_id, slowest_pass_us)
         """
     }
@@ -162,12 +189,13 @@ struct CompactCheckWriter {
     /// How a key's state adds up what comes after it: the counts add, the first passing site stays, the slowest wait wins.
     private var stateConflict: String {
         """
-                ON CONFLICT (commit_id, environment_id, scenario_id, type_id) DO UPDATE SET
+                ON CONFLICT (commit_id, environment_id, \(keyColumns)) DO UPDATE SET
                     checked_count = \(states).checked_count + excluded.checked_count,
                     leaked_count = \(states).leaked_count + excluded.leaked_count,
                     late_release_count = \(states).late_release_count + excluded.late_release_count,
                     error_count = \(states).error_count + excluded.error_count,
-                    passed_site_id = coalesce(\(states).passed_site_id, excluded.passed_site_id),
+                    passed_site_id = CASE WHEN \(states).slowest_pass_us IS NULL THEN excluded.passed_site_id
+                                          ELSE \(states).passed_site_id END,
                     slowest_pass_us = CASE WHEN \(states).slowest_pass_us IS NULL
                                              OR excluded.slowest_pass_us > \(states).slowest_pass_us
                                            THEN excluded.slowest_pass_us ELSE \(states).slowest_pass_us END
@@ -187,6 +215,13 @@ struct CompactRun {
     var sortedStates: [(key: KeyIDs, value: KeyAggregate)] {
         states.sorted { ($0.key.scenarioID, $0.key.typeID) < ($1.key.scenarioID, $1.key.typeID) }
     }
+}
+
+/// A row of `leak_keys`: the key's id, and its usual site, which its states leave out (a NULL
+/// `passed_site_id` beside a `slowest_pass_us` is this site).
+struct InternedKey {
+    var id: Int64
+    var siteID: Int64?
 }
 
 /// What one run adds to a key's state at its commit.
@@ -247,5 +282,35 @@ extension WriteSession {
         else { throw LeakStoreError.unavailable("interning the site \(site.file):\(site.line) returned no id") }
         siteIDs[site] = id
         return id
+    }
+
+    /// How many keys one statement of `intern(keys:)` reads back.
+    static let keyBatch = 128
+
+    /// Interns the leak keys this session does not know yet in `leak_keys` (in the order given:
+    /// sorted, so that racing servers lock rows in the same order), each new one with its usual
+    /// site (the site of its first row-less passing check, when it has one), then reads back the
+    /// ids and sites of every key of their scenarios, `keyBatch` scenarios a statement.
+    func intern(keys wanted: [(key: KeyIDs, siteID: Int64?)]) throws {
+        let missing = wanted.filter { keyIDs[$0.key] == nil }
+        guard !missing.isEmpty else { return }
+        let db = connection
+        try db.insert(RowInsert(into: "leak_keys (scenario_id, type_id, site_id)", columnCount: 3,
+                                suffix: "ON CONFLICT (scenario_id, type_id) DO NOTHING"),
+                      rows: missing.map { [.integer($0.key.scenarioID), .integer($0.key.typeID), $0.siteID.map(SQLValue.integer) ?? .null] })
+        let scenarios = Array(Set(missing.map(\.key.scenarioID))).sorted()
+        let slots = (1...Self.keyBatch).map { "?\($0)" }.joined(separator: ", ")
+        for start in stride(from: 0, to: scenarios.count, by: Self.keyBatch) {
+            let chunk = scenarios[start..<min(start + Self.keyBatch, scenarios.count)]
+            let padded = Array(chunk) + Array(repeating: chunk[chunk.endIndex - 1], count: Self.keyBatch - chunk.count)
+            try db.query("SELECT id, scenario_id, type_id, site_id FROM leak_keys WHERE scenario_id IN (\(slots))",
+                         padded.map(SQLValue.integer)) { row in
+                keyIDs[KeyIDs(scenarioID: row.int64(at: 1), typeID: row.int64(at: 2))] =
+                    InternedKey(id: row.int64(at: 0), siteID: row.isNull(at: 3) ? nil : row.int64(at: 3))
+            }
+        }
+        if let lost = missing.first(where: { keyIDs[$0.key] == nil })?.key {
+            throw LeakStoreError.unavailable("interning the key \(lost.scenarioID), \(lost.typeID) returned no id")
+        }
     }
 }

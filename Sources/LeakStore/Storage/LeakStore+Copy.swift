@@ -36,11 +36,14 @@ struct CopiedTable: Sendable {
             ("retain_path", .text), ("message", .text), ("source", .text), ("checked_at", .text), ("known_issue", .integer),
             ("before_pass", .integer),
         ], orderBy: "id"),
+        CopiedTable(name: "leak_keys", columns: [("id", .integer), ("scenario_id", .integer), ("type_id", .integer),
+                                                ("site_id", .integer)],
+                    orderBy: "id"),
         CopiedTable(name: "leak_states", columns: [
-            ("commit_id", .integer), ("environment_id", .integer), ("scenario_id", .integer), ("type_id", .integer),
+            ("commit_id", .integer), ("environment_id", .integer), ("key_id", .integer),
             ("checked_count", .integer), ("leaked_count", .integer), ("late_release_count", .integer), ("error_count", .integer),
             ("passed_site_id", .integer), ("slowest_pass_us", .integer),
-        ], orderBy: "commit_id, environment_id, scenario_id, type_id"),
+        ], orderBy: "commit_id, environment_id, key_id"),
         CopiedTable(name: "suppressions", columns: [
             ("id", .integer), ("project_id", .integer), ("type_pattern", .text), ("scenario_pattern", .text),
             ("fingerprint_pattern", .text), ("reason", .text), ("expires_at", .text), ("created_at", .text),

@@ -90,7 +90,7 @@ extension LeakStore {
                 try write { writer in
                     try CompactCheckWriter.live.storeStates(
                         states[start..<min(start + stateSlice, states.count)], commitID: pending.commitID,
-                        environmentID: try writer.intern(run.environment, in: "environments"), db: writer.connection)
+                        environmentID: try writer.intern(run.environment, in: "environments"), writer: writer)
                 }
                 try sliceStored()
             }
@@ -162,8 +162,8 @@ extension LeakStore {
             // By key prefix: `leak_states` has no row id on SQLite.
             ("SELECT 1 FROM commits WHERE id = ? AND sha = ?", [commit, placeholder],
              "SELECT 1 FROM leak_states WHERE commit_id = ? LIMIT 1", commit, """
-                DELETE FROM leak_states WHERE commit_id = ?1 AND scenario_id IN (
-                    SELECT scenario_id FROM leak_states WHERE commit_id = ?1 ORDER BY environment_id, scenario_id LIMIT ?2)
+                DELETE FROM leak_states WHERE commit_id = ?1 AND key_id IN (
+                    SELECT key_id FROM leak_states WHERE commit_id = ?1 ORDER BY environment_id, key_id LIMIT ?2)
                 """, stateSlice),
         ]
         for step in steps {
