@@ -121,7 +121,14 @@ extension LeakStore {
             let merged = try history.mergedBranches(into: windowLine, steps: Self.ownLineCommits)
             let recentMerges = Set(windowLine.prefix(Intermittence.recentCommits).map(\.id))
             let linesIDs = onBaseLine.union(onWindow).union(ownLine.map(\.id)).union(merged.flatMap { [$0.tip, $0.mergeBase] })
-            let lineStates = try history.keyStates(leakingAtHead, environment: environment, at: linesIDs)
+            // Only a key that leaked at head is judged along the lines: one that flaked there is flaky
+            // whatever its history (`LeakDiff.category`). Only a key the base did not check (or only
+            // errored on) looks back for a stand-in state. A head whose broken run leaked every key
+            // beside a clean re-run reads no history for them.
+            let headStates = Dictionary(headCounts.map { ($0.ids, $0.state) }, uniquingKeysWith: { first, _ in first })
+            let judged = leakingAtHead.filter { headStates[$0] == .leaked }
+            let standingIn = leakingAtHead.filter { checkedAtBase[$0] == nil || checkedAtBase[$0] == .error }
+            let lineStates = try history.keyStates(judged.union(standingIn), environment: environment, at: linesIDs)
             for ids in leakingAtHead {
                 let states = lineStates[ids] ?? [:]
                 let line = baseLine.map { states[$0.id] }
@@ -133,6 +140,7 @@ extension LeakStore {
                     baseCounts.removeAll { $0.ids == ids }
                     baseCounts.append(KeyCounts(standingFor: state, ids: ids, scenario: name.scenario, type: name.type))
                 }
+                guard judged.contains(ids) else { continue }
                 // The head's own leak ends the head's lines: a brief clean spell between leaks is intermittence.
                 let ancestryStates = ancestry.map { states[$0.id] } + [.leaked]
                 let mergedInStates = mergedIn.map { states[$0.id] } + [.leaked]
