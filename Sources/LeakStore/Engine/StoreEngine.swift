@@ -31,26 +31,11 @@ package final class WriteSession: @unchecked Sendable {
 
     init(_ connection: any SQLConnection) { self.connection = connection }
 
-    /// Entries a cache keeps before it is emptied at the next intern, so that a server that has
-    /// seen a few 100,000-name runs does not keep every name: the ids of the run being stored
-    /// are looked up again, nothing else changes.
-    var cacheLimit = 50_000
-
-    /// Empties the caches past `cacheLimit`; called before a lookup, never between a lookup and
-    /// the use of its ids.
-    func trimCaches() {
-        if scenarioIDs.count > cacheLimit { scenarioIDs = [:] }
-        if typeIDs.count > cacheLimit { typeIDs = [:] }
-        if siteIDs.count > cacheLimit { siteIDs = [:] }
-        if keyIDs.count > cacheLimit { keyIDs = [:] }
-    }
-
     /// Interns the scenario and type names this session does not know yet, each list in sorted
     /// order, so that two servers storing runs with the same names lock rows in the same order.
     /// The cost is in the run's names, not in the cache: a name is looked up, never the cache
     /// walked (a cache of every name the server has seen can hold hundreds of thousands).
     func intern(scenarios: some Sequence<String>, types: some Sequence<String>) throws {
-        trimCaches()
         let newScenarios = Set(scenarios.lazy.filter { self.scenarioIDs[$0] == nil }).sorted()
         if !newScenarios.isEmpty {
             scenarioIDs.merge(try connection.intern(newScenarios, in: "scenarios")) { known, _ in known }
