@@ -285,7 +285,8 @@ struct ProjectHistory {
         var segmentStart: Int64? = start
         var steps = 0
         let maxSteps = max(limit * 20, 1_000)
-        // Each segment is one recursive query along known first parents; it yields the usable
+        // Each segment is one recursive query along known first parents (each step looks up its
+        // commit's first parent once, and that says whether the chain goes on); it yields the usable
         // commits and, last, the commit where the known chain ends with the branch's commit
         // before it in upload order (where the walk goes on, unless it was seen). SQLite stops
         // the recursion at the LIMIT. The outer query is a plain scan of the walk (no join), so
@@ -294,13 +295,15 @@ struct ProjectHistory {
             segmentStart = nil
             var end: (id: Int64, depth: Int, previous: Int64?)?
             try db.query("""
-                WITH RECURSIVE line(id, depth) AS (
-                    SELECT CAST(?1 AS BIGINT), 0
+                WITH RECURSIVE line(id, depth, parent) AS (
+                    SELECT CAST(?1 AS BIGINT), 0,
+                           (SELECT pc.id FROM commit_parents p JOIN commits pc ON pc.project_id = ?2 AND pc.sha = p.parent_sha
+                            WHERE p.commit_id = CAST(?1 AS BIGINT) AND p.position = 0)
                     UNION ALL
-                    SELECT c.id, line.depth + 1 FROM line
-                    JOIN commit_parents p ON p.commit_id = line.id AND p.position = 0
-                    JOIN commits c ON c.project_id = ?2 AND c.sha = p.parent_sha
-                    WHERE line.depth < ?3)
+                    SELECT line.parent, line.depth + 1,
+                           (SELECT pc.id FROM commit_parents p JOIN commits pc ON pc.project_id = ?2 AND pc.sha = p.parent_sha
+                            WHERE p.commit_id = line.parent AND p.position = 0)
+                    FROM line WHERE line.parent IS NOT NULL AND line.depth < ?3)
                 SELECT id, depth, sha, at, known_parent,
                        CASE WHEN known_parent = 0 THEN (SELECT max(b.id) FROM commits b
                                                         WHERE b.project_id = ?2 AND b.branch = ?6 AND b.id < walk.id) END
@@ -309,8 +312,7 @@ struct ProjectHistory {
                            (SELECT c.sha FROM commits c WHERE c.id = line.id) AS sha,
                            (SELECT min(r.started_at) FROM runs r
                             WHERE r.commit_id = line.id AND r.environment = ?4 AND r.suspect = 0) AS at,
-                           CASE WHEN EXISTS (SELECT 1 FROM commit_parents p JOIN commits pc ON pc.project_id = ?2 AND pc.sha = p.parent_sha
-                                             WHERE p.commit_id = line.id AND p.position = 0) THEN 1 ELSE 0 END AS known_parent
+                           CASE WHEN line.parent IS NULL THEN 0 ELSE 1 END AS known_parent
                     FROM line) AS walk
                 WHERE at IS NOT NULL OR known_parent = 0 OR depth = ?3
                 LIMIT ?5
