@@ -236,19 +236,14 @@ struct FindRetainPathTests {
         withExtendedLifetime(screen) {}
     }
 
-    /// A budget no loaded machine reaches, for the tests of the other limits: in the whole
-    /// suite's process, on two busy cores, the search from globals can use up the default 0.5 s
-    /// before it reaches the depth it is meant to stop at.
-    static let unhurried: Duration = .seconds(30)
-
     @Test func depthLimitIsReported() {
         let first = chain(length: 20)
-        let bounded = findRetainPath(to: first, limits: RetainPathLimits(maxDepth: 5, timeBudget: Self.unhurried))
+        let bounded = findRetainPath(to: first, limits: RetainPathLimits(maxDepth: 5))
         #expect(bounded.steps == nil)
         #expect(bounded.limitReached == "stopped at depth 5")
         #expect(bounded.readable.hasSuffix("(stopped at depth 5)"))
 
-        let found = findRetainPath(to: first, limits: RetainPathLimits(maxDepth: 20, timeBudget: Self.unhurried))
+        let found = findRetainPath(to: first, limits: RetainPathLimits(maxDepth: 20))
         #expect(found.steps?.count == 20)
         #expect(found.limitReached == nil)
     }
@@ -257,11 +252,11 @@ struct FindRetainPathTests {
         let target = CachedImage()
         let cache = ImageCache()
         cache.entries = (0..<1_000).map { _ in CachedImage() } + [target]
-        let report = findRetainPath(to: target, roots: [cache], limits: RetainPathLimits(maxVisited: 10, timeBudget: Self.unhurried))
+        let report = findRetainPath(to: target, roots: [cache], limits: RetainPathLimits(maxVisited: 10))
         #expect(report.steps == nil)
         #expect(report.limitReached == "stopped after 10 objects")
 
-        let fromValue = findRetainPath(to: target, roots: [cache.entries], limits: RetainPathLimits(maxVisited: 10, timeBudget: Self.unhurried))
+        let fromValue = findRetainPath(to: target, roots: [cache.entries], limits: RetainPathLimits(maxVisited: 10))
         #expect(fromValue.steps == nil)
         #expect(fromValue.limitReached == "stopped after 10 objects")
         #expect(findRetainPath(to: target, roots: [cache.entries]).readable == "Array<CachedImage>[1000] → CachedImage")
