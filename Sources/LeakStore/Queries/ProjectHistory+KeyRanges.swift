@@ -90,6 +90,8 @@ extension ProjectHistory {
         var suspect: [SuspectRange: Set<Int64>] = [:]
         /// Commits as the first-parent walks saw them, by environment (`firstParentLine`).
         var lineSteps: [String: [Int64: LineStep]] = [:]
+        /// Each branch's previous commit in upload order before a commit (nil inside: none).
+        var previousOnBranch: [String: [Int64: Int64?]] = [:]
     }
 
     /// Which of a commit's keys a read wants, by their outcomes there.

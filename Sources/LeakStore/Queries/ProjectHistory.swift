@@ -354,9 +354,8 @@ struct ProjectHistory {
             var current = from, depth = 0, rows = 0
             while true {
                 // Each step yields at most one listed commit: the walk needs at least that many more.
-                let step = try lineStep(current, environment: environment, fetching: min(8 << min(fetches, 20), limit - result.count, budget - depth + 1)) {
-                    fetches += 1
-                }
+                let step = try lineStep(current, environment: environment, branch: branch,
+                                        fetching: min(8 << min(fetches, 20), limit - result.count)) { fetches += 1 }
                 let chainEnds = step.parent == nil || depth == budget
                 guard step.at != nil || chainEnds else {
                     current = step.parent!
@@ -392,34 +391,46 @@ struct ProjectHistory {
         var parent: Int64?
     }
 
-    /// The commit as the walk sees it, from the snapshot's memo; a commit not read yet is read
-    /// with the chain of known first parents after it, `count` commits at most (`fetched` is
-    /// called then), in one recursive statement that carries each commit's sha along (the
-    /// parent's id and sha come from one index of `commits`).
-    private func lineStep(_ commitID: Int64, environment: String, fetching count: Int, fetched: () -> Void) throws -> LineStep {
+    /// The commit as the walk sees it, from the snapshot's memo. A commit not read yet is read
+    /// with `count` commits at most of the way a walk along `branch` goes on from it (`fetched` is
+    /// called then), in one recursive statement: each commit's known first parent, else where the
+    /// known chain ends the branch's previous commit in upload order. What each commit is (its
+    /// parent, its branch's previous commit) does not depend on the way, so a walk that turns
+    /// elsewhere (around a commit it has seen) still reads true steps from the memo.
+    private func lineStep(_ commitID: Int64, environment: String, branch: String?, fetching count: Int,
+                          fetched: () -> Void) throws -> LineStep {
         if let known = memo.lineSteps[environment]?[commitID] { return known }
         fetched()
         let count = max(count, 1)
-        var chain: [(depth: Int, id: Int64, sha: String, at: String?)] = []
-        // One commit more than asked: the last one asked for learns whether its parent is known.
+        // Each commit of the way, and whether it is the first parent of the one before it (else the
+        // branch's previous commit; NULL where there is none).
+        var way: [(depth: Int, id: Int64?, sha: String, at: String?, isParent: Bool)] = []
+        // One commit more than asked: the last one asked for learns what comes after it.
         try db.query("""
-            WITH RECURSIVE line(id, sha, depth) AS (
-                SELECT c.id, c.sha, 1 FROM commits c WHERE c.id = CAST(?1 AS BIGINT)
+            WITH RECURSIVE line(id, depth, is_parent) AS (
+                SELECT CAST(?1 AS BIGINT), 1, 0
                 UNION ALL
-                SELECT pc.id, pc.sha, line.depth + 1
-                FROM line JOIN commit_parents p ON p.commit_id = line.id AND p.position = 0
-                     JOIN commits pc ON pc.project_id = ?2 AND pc.sha = p.parent_sha
-                WHERE line.depth < ?3)
-            SELECT line.depth, line.id, line.sha,
-                   (SELECT min(r.started_at) FROM runs r WHERE r.commit_id = line.id AND r.environment = ?4 AND r.suspect = 0)
+                SELECT coalesce(pc.id, (SELECT max(b.id) FROM commits b
+                                        WHERE b.project_id = ?2 AND b.branch = ?5 AND b.id < line.id)),
+                       line.depth + 1, CASE WHEN pc.id IS NULL THEN 0 ELSE 1 END
+                FROM line LEFT JOIN commit_parents p ON p.commit_id = line.id AND p.position = 0
+                     LEFT JOIN commits pc ON pc.project_id = ?2 AND pc.sha = p.parent_sha
+                WHERE line.id IS NOT NULL AND line.depth < ?3)
+            SELECT line.depth, line.id, (SELECT c.sha FROM commits c WHERE c.id = line.id),
+                   (SELECT min(r.started_at) FROM runs r WHERE r.commit_id = line.id AND r.environment = ?4 AND r.suspect = 0),
+                   line.is_parent
             FROM line
-            """, [.integer(commitID), .integer(projectID), .integer(Int64(count + 1)), .text(environment)]) { row in
-            chain.append((row.int(at: 0), row.int64(at: 1), row.string(at: 2) ?? "", row.string(at: 3)))
+            """, [.integer(commitID), .integer(projectID), .integer(Int64(count + 1)), .text(environment), .text(branch)]) { row in
+            way.append((row.int(at: 0), row.isNull(at: 1) ? nil : row.int64(at: 1), row.string(at: 2) ?? "", row.string(at: 3),
+                        row.int(at: 4) == 1))
         }
-        chain.sort { $0.depth < $1.depth }
+        way.sort { $0.depth < $1.depth }
         var steps: [Int64: LineStep] = [:]
-        for (index, commit) in chain.prefix(count).enumerated() {
-            steps[commit.id] = LineStep(sha: commit.sha, at: commit.at, parent: index + 1 < chain.count ? chain[index + 1].id : nil)
+        for (index, commit) in way.prefix(count).enumerated() {
+            guard let id = commit.id else { break }
+            let next = index + 1 < way.count ? way[index + 1] : nil
+            steps[id] = LineStep(sha: commit.sha, at: commit.at, parent: next?.isParent == true ? next?.id : nil)
+            if let branch, let next, !next.isParent { memo.previousOnBranch[branch, default: [:]][id] = .some(next.id) }
         }
         // A commit the snapshot does not hold ends the walk.
         let step = steps[commitID] ?? LineStep(sha: "", at: nil, parent: nil)
@@ -429,10 +440,13 @@ struct ProjectHistory {
     }
 
     /// The branch's newest commit uploaded before `commitID` (by id): where a walk goes on when
-    /// the known first parents end.
+    /// the known first parents end. Usually read already on the way (`lineStep`).
     private func previousOnBranch(_ branch: String, below commitID: Int64) throws -> Int64? {
-        try db.scalarInt("SELECT max(id) FROM commits WHERE project_id = ? AND branch = ? AND id < ?",
-                         [.integer(projectID), .text(branch), .integer(commitID)])
+        if let known = memo.previousOnBranch[branch]?[commitID] { return known }
+        let previous = try db.scalarInt("SELECT max(id) FROM commits WHERE project_id = ? AND branch = ? AND id < ?",
+                                        [.integer(projectID), .text(branch), .integer(commitID)])
+        memo.previousOnBranch[branch, default: [:]][commitID] = .some(previous)
+        return previous
     }
 
     /// The commit's parent at `position` (0: the first parent), when the server knows it.
