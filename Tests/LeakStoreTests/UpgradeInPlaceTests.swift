@@ -91,7 +91,8 @@ struct UpgradeInPlaceTests {
     /// What the earlier, set-based text of migration 8 (PostgreSQL 4) left on the same uploads:
     /// its file as it shipped (`Golden/`), applied as the one transaction it was.
     static func setBasedKeys(_ engine: TestEngine) throws -> [String] {
-        let (_, _, connection) = try beforeKeys(engine)
+        let (database, _, connection) = try beforeKeys(engine)
+        defer { withExtendedLifetime(database) {} }
         let file = engine == .sqlite ? "0008_leak_keys_set_based.sql" : "0004_pg_leak_keys_set_based.sql"
         let text = try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("Golden").appendingPathComponent(file))
@@ -125,7 +126,7 @@ struct UpgradeInPlaceTests {
         #expect(after == [states, keys, counted])
         let difference = try CompactStorageTests.firstDifference(try history.answers(store))
         #expect(difference == nil, "\(difference ?? "")")
-        let left = try DatabaseContents.firstDifference(try DatabaseContents.lines(connection, engine: engine),
+        let left = DatabaseContents.firstDifference(try DatabaseContents.lines(connection, engine: engine),
                                                         try Self.setBasedKeys(engine))
         #expect(left == nil, "\(left ?? "")")
 
@@ -176,7 +177,7 @@ struct UpgradeInPlaceTests {
 
         let difference = try CompactStorageTests.firstDifference(try history.answers(store))
         #expect(difference == nil, "\(difference ?? "")")
-        let left = try DatabaseContents.firstDifference(try DatabaseContents.lines(connection, engine: engine),
+        let left = DatabaseContents.firstDifference(try DatabaseContents.lines(connection, engine: engine),
                                                         try Self.setBasedKeys(engine))
         #expect(left == nil, "\(left ?? "")")
 
