@@ -50,7 +50,11 @@ enum StorageBenchmark {
         let oneBatchPath = directory.appendingPathComponent("legacy-one-batch.sqlite").path
         try copyDatabase(legacyPath, to: oneBatchPath)
         let (upgraded, upgrade) = try upgradeInPlace(legacyPath, options: StoreOptions())
-        let (_, oneBatch) = try upgradeInPlace(oneBatchPath, options: StoreOptions(upgradeBatchChecks: Int.max))
+        let (oneBatchStore, oneBatch) = try upgradeInPlace(oneBatchPath, options: StoreOptions(upgradeBatchChecks: Int.max))
+        let (batched, whole) = (try keyStatesDigest(upgraded), try keyStatesDigest(oneBatchStore))
+        guard batched == whole else {
+            throw BenchFailure("the key states upgraded in batches (\(batched)) are not those of one batch (\(whole))")
+        }
         let upgradedAnswer = try upgraded.read { try $0.scalarInt("SELECT sum(checked_count) FROM leak_states") ?? 0 }
         let smallAnswer = try small.store.read { try $0.scalarInt("SELECT sum(checked_count) FROM leak_states") ?? 0 }
         guard upgradedAnswer == smallAnswer else {
@@ -152,6 +156,22 @@ enum StorageBenchmark {
         }
         let end = ContinuousClock.now
         return (store, ((end - start).nanoseconds / 1e9, (end - (compacted.value ?? start)).nanoseconds / 1e9, keyBatches.value))
+    }
+
+    /// Sums over every key state and key that differ when any value does in any row.
+    static func keyStatesDigest(_ store: LeakStore) throws -> [Int64] {
+        try store.read { db in
+            var digest: [Int64] = []
+            try db.query("""
+                SELECT count(*), sum(commit_id * 1000003 + environment_id * 1009 + key_id), sum(key_id * (checked_count * 7 + leaked_count * 11
+                       + late_release_count * 13 + error_count * 17 + coalesce(passed_site_id, -1) * 19 + coalesce(slowest_pass_us, -1)))
+                FROM leak_states
+                """) { row in digest += [row.int64(at: 0), row.int64(at: 1), row.int64(at: 2)] }
+            try db.query("SELECT count(*), sum(id * (scenario_id * 1009 + type_id * 31 + coalesce(site_id, -1))) FROM leak_keys") { row in
+                digest += [row.int64(at: 0), row.int64(at: 1)]
+            }
+            return digest
+        }
     }
 
     /// A copy of a SQLite database file, its WAL checkpointed into it first.
