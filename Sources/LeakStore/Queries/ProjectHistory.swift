@@ -394,31 +394,38 @@ struct ProjectHistory {
 
     /// The commit as the walk sees it, from the snapshot's memo; a commit not read yet is read
     /// with the chain of known first parents after it, `count` commits at most (`fetched` is
-    /// called then), in one recursive statement.
+    /// called then), in one recursive statement that carries each commit's sha along (the
+    /// parent's id and sha come from one index of `commits`).
     private func lineStep(_ commitID: Int64, environment: String, fetching count: Int, fetched: () -> Void) throws -> LineStep {
         if let known = memo.lineSteps[environment]?[commitID] { return known }
         fetched()
-        var steps: [Int64: LineStep] = [:]
+        let count = max(count, 1)
+        var chain: [(depth: Int, id: Int64, sha: String, at: String?)] = []
+        // One commit more than asked: the last one asked for learns whether its parent is known.
         try db.query("""
-            WITH RECURSIVE line(id, depth, parent) AS (
-                SELECT CAST(?1 AS BIGINT), 1,
-                       (SELECT pc.id FROM commit_parents p JOIN commits pc ON pc.project_id = ?2 AND pc.sha = p.parent_sha
-                        WHERE p.commit_id = CAST(?1 AS BIGINT) AND p.position = 0)
+            WITH RECURSIVE line(id, sha, depth) AS (
+                SELECT c.id, c.sha, 1 FROM commits c WHERE c.id = CAST(?1 AS BIGINT)
                 UNION ALL
-                SELECT line.parent, line.depth + 1,
-                       (SELECT pc.id FROM commit_parents p JOIN commits pc ON pc.project_id = ?2 AND pc.sha = p.parent_sha
-                        WHERE p.commit_id = line.parent AND p.position = 0)
-                FROM line WHERE line.parent IS NOT NULL AND line.depth < ?3)
-            SELECT line.id, line.parent, (SELECT c.sha FROM commits c WHERE c.id = line.id),
+                SELECT pc.id, pc.sha, line.depth + 1
+                FROM line JOIN commit_parents p ON p.commit_id = line.id AND p.position = 0
+                     JOIN commits pc ON pc.project_id = ?2 AND pc.sha = p.parent_sha
+                WHERE line.depth < ?3)
+            SELECT line.depth, line.id, line.sha,
                    (SELECT min(r.started_at) FROM runs r WHERE r.commit_id = line.id AND r.environment = ?4 AND r.suspect = 0)
             FROM line
-            """, [.integer(commitID), .integer(projectID), .integer(Int64(max(count, 1))), .text(environment)]) { row in
-            steps[row.int64(at: 0)] = LineStep(sha: row.string(at: 2) ?? "", at: row.string(at: 3),
-                                               parent: row.isNull(at: 1) ? nil : row.int64(at: 1))
+            """, [.integer(commitID), .integer(projectID), .integer(Int64(count + 1)), .text(environment)]) { row in
+            chain.append((row.int(at: 0), row.int64(at: 1), row.string(at: 2) ?? "", row.string(at: 3)))
         }
+        chain.sort { $0.depth < $1.depth }
+        var steps: [Int64: LineStep] = [:]
+        for (index, commit) in chain.prefix(count).enumerated() {
+            steps[commit.id] = LineStep(sha: commit.sha, at: commit.at, parent: index + 1 < chain.count ? chain[index + 1].id : nil)
+        }
+        // A commit the snapshot does not hold ends the walk.
+        let step = steps[commitID] ?? LineStep(sha: "", at: nil, parent: nil)
+        steps[commitID] = step
         memo.lineSteps[environment, default: [:]].merge(steps) { known, _ in known }
-        // The statement's first row is the commit itself, whatever it is.
-        return steps[commitID] ?? LineStep(sha: "", at: nil, parent: nil)
+        return step
     }
 
     /// The branch's newest commit uploaded before `commitID` (by id): where a walk goes on when
