@@ -29,6 +29,8 @@ public struct Migration: Sendable {
                   conversion: .compactStorage),
         Migration(version: 7, name: "leak_states_by_type", bytes: PackageResources._007_leak_states_by_type_sql),
         Migration(version: 8, name: "leak_keys", bytes: PackageResources._008_leak_keys_sql, conversion: .leakKeys),
+        Migration(version: 9, name: "runs_by_commit_environment_covering",
+                  bytes: PackageResources._009_runs_by_commit_environment_covering_sql),
     ]
 
     /// Every PostgreSQL migration this build knows, oldest first (`Migrations/postgres/`): the
@@ -39,6 +41,8 @@ public struct Migration: Sendable {
                   conversion: .compactStorage),
         Migration(version: 3, name: "pg_leak_states_by_type", bytes: PackageResources._003_pg_leak_states_by_type_sql),
         Migration(version: 4, name: "pg_leak_keys", bytes: PackageResources._004_pg_leak_keys_sql, conversion: .leakKeys),
+        Migration(version: 5, name: "pg_runs_by_commit_environment_covering",
+                  bytes: PackageResources._005_pg_runs_by_commit_environment_covering_sql),
     ]
 
     /// The schema version this build writes.
