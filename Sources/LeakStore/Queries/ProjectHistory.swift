@@ -357,8 +357,9 @@ struct ProjectHistory {
                 let step = try lineStep(current, environment: environment, branch: branch,
                                         fetching: min(8 << min(fetches, 20), limit - result.count)) { fetches += 1 }
                 let chainEnds = step.parent == nil || depth == budget
-                guard step.at != nil || chainEnds else {
-                    current = step.parent!
+                // A commit without usable data, inside the chain: walked through, not counted.
+                if step.at == nil, !chainEnds, let parent = step.parent {
+                    current = parent
                     depth += 1
                     continue
                 }
@@ -467,8 +468,9 @@ struct ProjectHistory {
         guard let low = line.map(\.id).min(), let high = line.map(\.id).max() else { return [] }
         let position = Dictionary(line.enumerated().map { ($0.element.id, $0.offset) }, uniquingKeysWith: { first, _ in first })
         // First and second parents of every commit of the project uploaded in the line's span (the
-        // merged branches' commits were uploaded in between), with their ids when uploaded.
-        var firstParent: [Int64: (known: Bool, id: Int64?)] = [:], secondParent: [Int64: Int64] = [:]
+        // merged branches' commits were uploaded in between), with their ids when uploaded (a first
+        // parent not uploaded is nil inside).
+        var firstParent: [Int64: Int64?] = [:], secondParent: [Int64: Int64] = [:]
         try db.query("""
             SELECT p.commit_id, p.position, pc.id FROM commits child
             JOIN commit_parents p ON p.commit_id = child.id AND p.position < 2
@@ -476,7 +478,7 @@ struct ProjectHistory {
             WHERE child.project_id = ? AND child.id BETWEEN ? AND ?
             """, [.integer(projectID), .integer(low), .integer(high)]) { row in
             let parentID = row.isNull(at: 2) ? nil : row.int64(at: 2)
-            if row.int(at: 1) == 0 { firstParent[row.int64(at: 0)] = (true, parentID) }
+            if row.int(at: 1) == 0 { firstParent[row.int64(at: 0)] = .some(parentID) }
             else if let parentID { secondParent[row.int64(at: 0)] = parentID }
         }
         return line.compactMap { merge in
@@ -484,7 +486,7 @@ struct ProjectHistory {
             var current = tip
             for _ in 0..<steps {
                 guard let parent = firstParent[current] else { return nil }
-                guard let parentID = parent.id else {
+                guard let parentID = parent else {
                     let before = current
                     return line.first { $0.id < before }.map { MergedBranch(merge: merge.id, tip: tip, mergeBase: $0.id) }
                 }
