@@ -51,7 +51,7 @@ struct DataConversion: Sendable {
         var copied: Int64 = 0
         let session = WriteSession(db)
         var step = UpgradeProgress(migration: migration.name, runsDone: done, runsTotal: total, checksCopied: 0, finished: false)
-        while try inTransaction({
+        while try inTransaction({ try session.transaction { session in
             // Read inside the transaction: the marker moves with the batch it describes.
             let after = try db.scalarInt("SELECT last_run_id FROM compaction_progress") ?? 0
             guard let batch = try copyBatch(db, session, after, batchChecks) else { return false }
@@ -59,7 +59,7 @@ struct DataConversion: Sendable {
             done += batch.runs
             copied += batch.checks
             return true
-        }) {
+        } }) {
             step.runsDone = done
             step.checksCopied = copied
             try progress?(step)
