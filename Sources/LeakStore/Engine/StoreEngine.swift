@@ -31,9 +31,8 @@ package final class WriteSession: @unchecked Sendable {
     var keyIDs: [KeyIDs: InternedKey] = [:]
 
     /// How many ids (names, sites and keys together) the session keeps from one transaction to
-    /// the next (`StoreOptions.internedLimit`). With 50,000, a server taking 1,000-check runs of
-    /// new keys starts afresh every few dozen runs, and the first transaction after that reads
-    /// its run's names and keys again: a few hundred statements.
+    /// the next (`StoreOptions.internedLimit`). Past it, the next transaction starts with none and
+    /// reads its run's names and keys again: statements by the run's names, never by the cache.
     let internedLimit: Int
 
     init(_ connection: any SQLConnection, internedLimit: Int = StoreOptions().internedLimit) {

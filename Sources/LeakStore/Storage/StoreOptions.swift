@@ -27,12 +27,14 @@ public struct StoreOptions: Sendable, Hashable {
     public var ingestSliceChecks: Int
     /// How many interned ids (names, check sites and leak keys together) a write connection keeps
     /// from one transaction to the next; a transaction that finds more starts with none
-    /// (`WriteSession`). 50,000 take a few MiB; a 1,000-check run adds up to 1,000 keys.
+    /// (`WriteSession`). 150,000 take at most about 12 MiB, and hold the keys of some 70
+    /// projects of 2,000 checks a run; a server whose uploads name more keys than the limit in
+    /// turn reads each run's keys again (a statement per 128), which costs a few % of ingest.
     public var internedLimit: Int
 
     public init(synchronous: Synchronous = .normal, readerCount: Int = 4, busyTimeoutMs: Int32 = 5_000,
                 queryTimeBudget: Duration? = nil, upgradeBatchChecks: Int = 50_000, ingestSliceChecks: Int = 2_000,
-                internedLimit: Int = 50_000) {
+                internedLimit: Int = 150_000) {
         self.synchronous = synchronous
         self.readerCount = max(1, readerCount)
         self.busyTimeoutMs = busyTimeoutMs
