@@ -6,10 +6,13 @@
 -- `passed_site_id` NULL (a row-less pass is told by `slowest_pass_us`, set with it). A key state,
 -- a passing check's share of the disk, takes about 36 bytes instead of 58.
 --
--- Set-based, in the one transaction of the migration: the keys first (in scenario and type
--- order, so that the old primary key order is the new one), then every state copied in the
--- order it is stored (the copy appends to the new table), then the swap. Killed part way, it
--- is rolled back and runs again from the start on the next open.
+-- This migration runs in three steps, as migration 6 does (`Migration.conversion`): the part
+-- above the `@conversion` line interns the keys (in scenario and type order, so that the old
+-- primary key order is the new one) and creates the keyed table and a progress marker; the store
+-- then copies the states over commit by commit in id order (`DataConversion.leakKeys`, appending
+-- to the new table), a batch per transaction, each moving the marker with it, printing progress,
+-- and resuming from the marker when it was stopped; the part below the line swaps the tables and
+-- drops the marker. The result is what the earlier, set-based text of this migration left.
 
 CREATE TABLE leak_keys (
     id           INTEGER PRIMARY KEY,
@@ -36,15 +39,17 @@ CREATE TABLE leak_states_keyed (
     PRIMARY KEY (commit_id, environment_id, key_id)
 ) WITHOUT ROWID;
 
--- CROSS JOIN keeps `leak_states` the outer loop: its primary key order, with key ids in
--- scenario and type order, is the new table's.
-INSERT INTO leak_states_keyed (commit_id, environment_id, key_id, checked_count, leaked_count, late_release_count,
-                               error_count, passed_site_id, slowest_pass_us)
-SELECT ls.commit_id, ls.environment_id, k.id, ls.checked_count, ls.leaked_count, ls.late_release_count,
-       ls.error_count, CASE WHEN ls.passed_site_id = k.site_id THEN NULL ELSE ls.passed_site_id END, ls.slowest_pass_us
-FROM leak_states ls CROSS JOIN leak_keys k ON k.scenario_id = ls.scenario_id AND k.type_id = ls.type_id;
+-- The newest commit whose states are copied, the conversion continuing after it.
+CREATE TABLE leak_keys_progress (
+    last_commit_id  INTEGER NOT NULL,
+    finished        INTEGER NOT NULL
+);
+INSERT INTO leak_keys_progress (last_commit_id, finished) VALUES (0, 0);
+
+-- @conversion
 
 DROP TABLE leak_states;
 ALTER TABLE leak_states_keyed RENAME TO leak_states;
 -- With the primary key appended: (key_id, environment_id, commit_id).
 CREATE INDEX leak_states_by_key ON leak_states(key_id, environment_id);
+DROP TABLE leak_keys_progress;

@@ -118,7 +118,7 @@ enum ServerTool {
         // An older database is upgraded in place first; its progress goes to standard error (a
         // new database has nothing to upgrade and says nothing).
         let store = try LeakStore(database: database, options: configuration.storeOptions) { step in
-            guard step.runsTotal > 0 else { return }
+            guard step.total > 0 else { return }
             FileHandle.standardError.write(Data("leakhistory-server: \(step)\n".utf8))
         }
         if announce {

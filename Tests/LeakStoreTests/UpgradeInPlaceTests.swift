@@ -25,6 +25,7 @@ struct UpgradeInPlaceTests {
     func anInterruptedUpgradeResumesAndAnswersAsTheOldLayoutDid(_ engine: TestEngine) throws {
         let (database, history) = try Self.legacyDatabase(engine)
         let options = StoreOptions(upgradeBatchChecks: 100)
+        let compact = engine == .sqlite ? "compact_storage" : "pg_compact_storage"
         let steps = Collected<UpgradeProgress>()
         // Stopped after the third batch, as a kill between two commits would stop it.
         #expect(throws: Interrupted.self) {
@@ -34,15 +35,17 @@ struct UpgradeInPlaceTests {
             }
         }
         let stopped = try #require(steps.values.last)
-        #expect(!stopped.finished && stopped.runsDone > 0 && stopped.runsDone < history.runs.count)
-        #expect(stopped.runsTotal == history.runs.count)
+        #expect(stopped.migration == compact && stopped.unit == "runs")
+        #expect(!stopped.finished && stopped.done > 0 && stopped.done < history.runs.count)
+        #expect(stopped.total == history.runs.count)
 
         let resumed = Collected<UpgradeProgress>()
         let store = try database.open(options) { resumed.append($0) }
         let first = try #require(resumed.values.first)
-        #expect(first.runsDone > stopped.runsDone, "the batches done before the interruption are not copied again")
-        #expect(resumed.values.last?.finished == true && resumed.values.last?.runsDone == history.runs.count)
-        #expect(resumed.values.dropLast().allSatisfy { $0.description.hasPrefix("upgrading to ") })
+        #expect(first.done > stopped.done, "the batches done before the interruption are not copied again")
+        let compacted = try #require(resumed.values.last { $0.migration == compact })
+        #expect(compacted.finished && compacted.done == history.runs.count)
+        #expect(resumed.values.filter { !$0.finished }.allSatisfy { $0.description.hasPrefix("upgrading to ") })
         // Every old check is either a full record now or a row-less pass counted in leak_states.
         let (records, counted) = try store.read { db in
             (try db.scalarInt("SELECT count(*) FROM checks") ?? -1,
@@ -62,28 +65,60 @@ struct UpgradeInPlaceTests {
         #expect(again.values.isEmpty)
     }
 
-    /// Migration 8 (PostgreSQL 4) on a database a build of migration 7 (3) filled: keys interned
-    /// as `leak_keys`, every key state carried over, every answer as before.
-    @Test(arguments: TestEngine.all)
-    func internedKeysOnAPopulatedDatabaseAnswerAsBefore(_ engine: TestEngine) throws {
-        let (database, history) = try Self.legacyDatabase(engine)
-        let (migrations, keysVersion) = engine == .sqlite ? (Migration.all, 8) : (Migration.postgres, 4)
+    /// The old layout filled with `AnswerHistory`'s uploads and migrated up to the one before
+    /// migration 8 (PostgreSQL 4), as a build of that time left it; the connection stays open.
+    static func beforeKeys(_ engine: TestEngine) throws -> (TestDatabase, AnswerHistory, any SQLConnection) {
+        let (database, history) = try legacyDatabase(engine)
         let connection: any SQLConnection = engine == .sqlite
             ? try SQLiteConnection(path: database.location, mode: .readWrite)
             : try PostgresConnection(url: database.location)
-        try Migrator(migrations: migrations.filter { $0.version < keysVersion }, location: "test").migrate(connection) { body in
+        try migrate(connection, keysMigrations(engine).filter { $0.version < keysVersion(engine) })
+        return (database, history, connection)
+    }
+
+    static func keysMigrations(_ engine: TestEngine) -> [Migration] { engine == .sqlite ? Migration.all : Migration.postgres }
+    static func keysVersion(_ engine: TestEngine) -> Int { engine == .sqlite ? 8 : 4 }
+
+    static func migrate(_ connection: any SQLConnection, _ migrations: [Migration]) throws {
+        try Migrator(migrations: migrations, location: "test").migrate(connection) { body in
             try connection.execute("BEGIN")
             let applied = try body()
             try connection.execute("COMMIT")
             return applied
         }
+    }
+
+    /// What the earlier, set-based text of migration 8 (PostgreSQL 4) left on the same uploads:
+    /// its file as it shipped (`Golden/`), applied as the one transaction it was.
+    static func setBasedKeys(_ engine: TestEngine) throws -> [String] {
+        let (database, _, connection) = try beforeKeys(engine)
+        defer { withExtendedLifetime(database) {} }
+        let file = engine == .sqlite ? "0008_leak_keys_set_based.sql" : "0004_pg_leak_keys_set_based.sql"
+        let text = try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Golden").appendingPathComponent(file))
+        let current = try #require(keysMigrations(engine).first { $0.version == keysVersion(engine) })
+        try migrate(connection, keysMigrations(engine).filter { $0.version < keysVersion(engine) }
+            + [Migration(version: current.version, name: current.name, bytes: Array(text))])
+        return try DatabaseContents.lines(connection, engine: engine)
+    }
+
+    /// Migration 8 (PostgreSQL 4) on a database a build of migration 7 (3) filled: keys interned
+    /// as `leak_keys`, every key state carried over, every answer as before, and the database as
+    /// the set-based text of the migration left it.
+    @Test(arguments: TestEngine.all)
+    func internedKeysOnAPopulatedDatabaseAnswerAsBefore(_ engine: TestEngine) throws {
+        let (database, history, connection) = try Self.beforeKeys(engine)
+        let migrations = Self.keysMigrations(engine)
         let states = try connection.scalarInt("SELECT count(*) FROM leak_states") ?? 0
         let keys = try connection.scalarInt("SELECT count(*) FROM (SELECT DISTINCT scenario_id, type_id FROM leak_states) AS k") ?? 0
         let counted = try connection.scalarInt("SELECT sum(checked_count) FROM leak_states") ?? 0
         #expect(states > 100 && keys > 10)
 
-        let store = try database.open()
+        let steps = Collected<UpgradeProgress>()
+        let store = try database.open { steps.append($0) }
         #expect(try store.schemaVersion() == migrations.last?.version)
+        #expect(steps.values.map(\.finished) == [false, true], "one batch of the default size, then the swap")
+        #expect(steps.values.first?.rowsCopied == states)
         let after = try store.read { db in
             [try db.scalarInt("SELECT count(*) FROM leak_states") ?? -1, try db.scalarInt("SELECT count(*) FROM leak_keys") ?? -1,
              try db.scalarInt("SELECT sum(checked_count) FROM leak_states") ?? -1]
@@ -91,6 +126,9 @@ struct UpgradeInPlaceTests {
         #expect(after == [states, keys, counted])
         let difference = try CompactStorageTests.firstDifference(try history.answers(store))
         #expect(difference == nil, "\(difference ?? "")")
+        let left = DatabaseContents.firstDifference(try DatabaseContents.lines(connection, engine: engine),
+                                                        try Self.setBasedKeys(engine))
+        #expect(left == nil, "\(left ?? "")")
 
         // New uploads intern their new keys after the carried-over ones (SQLite: the legacy writer gave
         // PostgreSQL's commits explicit ids, which its identity sequence does not know of).
@@ -102,12 +140,62 @@ struct UpgradeInPlaceTests {
         #expect(leaked.commits.map { $0.keys.map(\.state) } == [[.leaked]])
     }
 
+    /// Migration 8 stopped part way (after two batches of 100 key states, as a kill between two
+    /// commits would stop it) resumes after the last batch committed, copies no state twice, and
+    /// ends as the set-based text of the migration did.
+    @Test(arguments: TestEngine.all)
+    func anInterruptedKeyInterningResumesAndEndsAsTheSetBasedTextDid(_ engine: TestEngine) throws {
+        let (database, history, connection) = try Self.beforeKeys(engine)
+        let states = try connection.scalarInt("SELECT count(*) FROM leak_states") ?? 0
+        let commits = Int(try connection.scalarInt("SELECT count(*) FROM commits") ?? 0)
+        let options = StoreOptions(upgradeBatchChecks: 100)
+        let steps = Collected<UpgradeProgress>()
+        #expect(throws: Interrupted.self) {
+            _ = try database.open(options) { step in
+                steps.append(step)
+                if steps.values.count == 2 { throw Interrupted() }
+            }
+        }
+        let stopped = try #require(steps.values.last)
+        #expect(stopped.migration == Self.keysMigrations(engine).last?.name && stopped.unit == "commits")
+        #expect(!stopped.finished && stopped.done > 0 && stopped.done < commits && stopped.total == commits)
+        #expect(stopped.rowsCopied >= 200 && stopped.rowsCopied < states)
+        #expect(stopped.description == "upgrading to \(stopped.migration): \(stopped.done) of \(commits) commits "
+            + "(\(stopped.done * 100 / commits)%)")
+        // The committed batches are in the keyed table, the marker after their last commit.
+        #expect(try connection.scalarInt("SELECT count(*) FROM leak_states_keyed") == stopped.rowsCopied)
+        #expect(try connection.scalarInt("SELECT finished FROM leak_keys_progress") == 0)
+
+        let resumed = Collected<UpgradeProgress>()
+        let store = try database.open(options) { resumed.append($0) }
+        let first = try #require(resumed.values.first)
+        #expect(first.done > stopped.done, "the batches done before the interruption are not copied again")
+        let last = try #require(resumed.values.last)
+        #expect(last.finished && last.done == commits && last.description.hasPrefix("upgraded to "))
+        #expect(stopped.rowsCopied + last.rowsCopied == states, "every state copied once")
+        #expect(resumed.values.dropLast().allSatisfy { !$0.finished })
+
+        let difference = try CompactStorageTests.firstDifference(try history.answers(store))
+        #expect(difference == nil, "\(difference ?? "")")
+        let left = DatabaseContents.firstDifference(try DatabaseContents.lines(connection, engine: engine),
+                                                        try Self.setBasedKeys(engine))
+        #expect(left == nil, "\(left ?? "")")
+
+        let again = Collected<UpgradeProgress>()
+        _ = try database.open(options) { again.append($0) }
+        #expect(again.values.isEmpty)
+    }
+
     @Test(arguments: TestEngine.all)
     func aNewDatabaseGoesStraightToTheCompactLayout(_ engine: TestEngine) throws {
         let database = try TestDatabase(engine)
         let steps = Collected<UpgradeProgress>()
         let store = try database.open { steps.append($0) }
-        #expect(steps.values.map(\.finished) == [true] && steps.values.first?.runsTotal == 0)
+        // Each converting migration finds nothing to copy and says so once.
+        #expect(steps.values.map(\.description) == (engine == .sqlite
+            ? ["upgraded to compact_storage: 0 runs", "upgraded to leak_keys: 0 commits"]
+            : ["upgraded to pg_compact_storage: 0 runs", "upgraded to pg_leak_keys: 0 commits"]))
         #expect(try store.read { try $0.scalarInt("SELECT finished FROM compaction_progress") } == 1)
+        #expect(try store.read { try $0.tableExists("leak_keys_progress") } == false)
     }
 }

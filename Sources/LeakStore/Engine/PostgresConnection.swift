@@ -61,6 +61,11 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
         try readRows(result, row)
     }
 
+    /// In the schema the connection's `search_path` puts first.
+    package func tableExists(_ name: String) throws -> Bool {
+        try scalarInt("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename = ?", [.text(name)]) ?? 0 > 0
+    }
+
     /// Every row in one statement, one round trip: `INSERT INTO <into> SELECT * FROM
     /// unnest($1::<type>[], …) <suffix>`, each column's values sent as one array. The statement
     /// is prepared once per connection, whatever the row count, with each column's type as

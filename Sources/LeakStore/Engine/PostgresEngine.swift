@@ -33,7 +33,7 @@ final class PostgresEngine: StoreEngine {
             try db.execute("SELECT pg_advisory_lock(\(Self.migrationLock))")
             defer { try? db.execute("SELECT pg_advisory_unlock(\(Self.migrationLock))") }
             let migrator = Migrator(migrations: Migration.postgres, location: location, progress: progress,
-                                    batchChecks: options.upgradeBatchChecks)
+                                    batchRows: options.upgradeBatchChecks)
             try migrator.migrate(db) { body in
                 try Self.transaction(db, begin: "BEGIN", body)
             }

@@ -59,6 +59,8 @@ package protocol SQLConnection: AnyObject {
     /// the order given. Safe when several servers intern the same names at once: an insert
     /// that loses does nothing, and the name is read again.
     func intern(_ names: [String], in table: StaticString) throws -> [String: Int64]
+    /// Whether the schema holds a table of this name (the engine's catalog: `sqlite_master`, `pg_tables`).
+    func tableExists(_ name: String) throws -> Bool
 }
 
 extension SQLConnection {

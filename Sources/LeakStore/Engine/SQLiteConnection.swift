@@ -116,6 +116,10 @@ package final class SQLiteConnection: SQLConnection, @unchecked Sendable {
         }
     }
 
+    package func tableExists(_ name: String) throws -> Bool {
+        try scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)]) ?? 0 > 0
+    }
+
     /// The rowid of the last INSERT on this connection.
     package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 

@@ -27,7 +27,7 @@ final class SQLiteEngine: StoreEngine {
             try connection.execute("PRAGMA synchronous = \(options.synchronous.rawValue.uppercased())")
             try connection.execute("PRAGMA foreign_keys = ON")
             let migrator = Migrator(migrations: Migration.all, location: path, progress: progress,
-                                    batchChecks: options.upgradeBatchChecks)
+                                    batchRows: options.upgradeBatchChecks)
             try migrator.migrate(connection) { body in
                 try connection.transaction(.immediate, body)
             }

@@ -63,7 +63,11 @@ extension LeakStore {
             let suspectRuns = try headID.map { try history.suspectRuns(commitID: $0, environment: environment) } ?? []
             let headSide = CommitDiff.Side(commit: head.lowercased(), runs: headRuns.usable + headRuns.suspect,
                                            suspectRuns: suspectRuns)
-            let headCounts = try headID.map { try history.keyCounts(commitID: $0, environment: environment, includingSuspect: true) } ?? []
+            // Only keys that leaked, flaked or released late on a side can land in a category: those
+            // of each side, then their counts on the other side.
+            var headCounts = try headID.map {
+                try history.keyCounts(commitID: $0, environment: environment, includingSuspect: true, having: .leakedOrLate)
+            } ?? []
 
             guard let base else {
                 let observations = try Self.observations(history, headID, headCounts, environment: environment,
@@ -75,11 +79,19 @@ extension LeakStore {
 
             let baseID = try history.commitID(base)
             let baseRuns = try baseID.map { try history.runCounts(commitID: $0, environment: environment).usable } ?? 0
-            var baseCounts = try baseID.map { try history.keyCounts(commitID: $0, environment: environment) } ?? []
-
-            // Only keys that leaked, flaked or released late on a side can land in a category.
-            let telling: Set<KeyState> = [.leaked, .flaky, .lateRelease]
-            let interesting = Set((baseCounts + headCounts).filter { telling.contains($0.state) }.map(\.ids))
+            var baseCounts = try baseID.map { try history.keyCounts(commitID: $0, environment: environment, having: .leakedOrLate) } ?? []
+            let tellingAtHead = Set(headCounts.map(\.ids)), tellingAtBase = Set(baseCounts.map(\.ids))
+            if let headID {
+                headCounts = (headCounts + (try history.keyCounts(commitID: headID, environment: environment,
+                                                                   keys: tellingAtBase.subtracting(tellingAtHead), includingSuspect: true)))
+                    .sorted { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
+            }
+            if let baseID {
+                baseCounts = (baseCounts + (try history.keyCounts(commitID: baseID, environment: environment,
+                                                                   keys: tellingAtHead.subtracting(tellingAtBase))))
+                    .sorted { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
+            }
+            let interesting = tellingAtHead.union(tellingAtBase)
             let leakingAtHead = Set(headCounts.filter { $0.state == .leaked || $0.state == .flaky }.map(\.ids))
 
             // The base's first-parent line: the fallback for keys it did not check, and the flaky
@@ -165,7 +177,7 @@ extension LeakStore {
                 // Only where the base's data ran out: the whole base fell back past the merge-base,
                 // or the base did not check the key (or only errored on it).
                 let baseFellBack = mergeBase.map { $0.lowercased() != base.lowercased() } ?? true
-                let states = try history.keyCounts(commitID: afterID, environment: environment)
+                let states = try history.keyCounts(commitID: afterID, environment: environment, having: .leaked)
                 for counts in states where leakingAtHead.contains(counts.ids) && (counts.state == .leaked || counts.state == .flaky)
                     && (baseFellBack || checkedAtBase[counts.ids] == nil || checkedAtBase[counts.ids] == .error) {
                     inheritedFrom[counts.ids] = after.lowercased()

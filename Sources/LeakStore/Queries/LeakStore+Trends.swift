@@ -73,7 +73,7 @@ extension LeakStore {
             let window = line.prefix(Self.directionWindow)
             guard let head = window.first else { return LeakingTypes(head: nil, types: []) }
             var leakingAtHead: [Int64: (name: String, scenarios: [String], keys: [KeyIDs])] = [:]
-            for counts in try history.leakingKeyCounts(commitID: head.id, environment: environment) {
+            for counts in try history.keyCounts(commitID: head.id, environment: environment, having: .leaked) {
                 leakingAtHead[counts.typeID, default: (counts.type, [], [])].scenarios.append(counts.scenario)
                 leakingAtHead[counts.typeID]?.keys.append(counts.ids)
             }
@@ -84,7 +84,7 @@ extension LeakStore {
             let position = Dictionary(line.enumerated().map { ($1.sha, $0) }, uniquingKeysWith: { first, _ in first })
             var earlierTotals: [Int64: Int] = [:]
             for commit in window.dropFirst() {
-                for counts in try history.leakingKeyCounts(commitID: commit.id, environment: environment)
+                for counts in try history.keyCounts(commitID: commit.id, environment: environment, having: .leaked)
                 where leakingAtHead[counts.typeID] != nil {
                     earlierTotals[counts.typeID, default: 0] += 1
                 }

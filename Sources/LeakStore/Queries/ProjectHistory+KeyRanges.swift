@@ -88,15 +88,44 @@ extension ProjectHistory {
         }
 
         var suspect: [SuspectRange: Set<Int64>] = [:]
+        /// Commits as the first-parent walks saw them, by environment (`firstParentLine`).
+        var lineSteps: [String: [Int64: LineStep]] = [:]
+        /// Each branch's previous commit in upload order before a commit (nil inside: none).
+        var previousOnBranch: [String: [Int64: Int64?]] = [:]
     }
 
-    /// The keys that leaked at the commit (of one type, when `typeID` is given), as
-    /// `keyCounts(commitID:environment:typeID:).filter { $0.leaked > 0 }` gives them, without
-    /// reading the keys that did not leak where `leak_states` answers alone.
-    func leakingKeyCounts(commitID: Int64, environment: String, typeID: Int64? = nil) throws -> [KeyCounts] {
+    /// Which of a commit's keys a read wants, by their outcomes there.
+    enum Outcomes {
+        /// Keys with a leak: leaked or flaky.
+        case leaked
+        /// Keys whose state can land in a diff's category: leaked, flaky or released late.
+        case leakedOrLate
+
+        var predicate: String {
+            switch self {
+            case .leaked: "ls.leaked_count > 0"
+            case .leakedOrLate: "(ls.leaked_count > 0 OR ls.late_release_count > 0)"
+            }
+        }
+
+        func includes(_ counts: KeyCounts) -> Bool {
+            switch self {
+            case .leaked: counts.leaked > 0
+            case .leakedOrLate: counts.leaked > 0 || counts.lateRelease > 0
+            }
+        }
+    }
+
+    /// The keys at the commit with those outcomes (of one type, when `typeID` is given), as
+    /// `keyCounts(commitID:environment:typeID:includingSuspect:).filter(outcomes.includes)` gives
+    /// them, without reading the keys that did not, where `leak_states` answers alone: a commit of
+    /// a 100,000-check run costs a scan of its states, not 100,000 keys with their names.
+    func keyCounts(commitID: Int64, environment: String, typeID: Int64? = nil, includingSuspect: Bool = false,
+                   having outcomes: Outcomes) throws -> [KeyCounts] {
         let runs = try runCounts(commitID: commitID, environment: environment)
         guard runs.usable > 0, runs.suspect == 0 else {
-            return try keyCounts(commitID: commitID, environment: environment, typeID: typeID).filter { $0.leaked > 0 }
+            return try keyCounts(commitID: commitID, environment: environment, typeID: typeID, includingSuspect: includingSuspect)
+                .filter(outcomes.includes)
         }
         // One type's keys: a point of `leak_states_by_key` each; every key: the commit's range of the primary key.
         let source = typeID == nil
@@ -108,7 +137,7 @@ extension ProjectHistory {
                    ls.late_release_count, ls.error_count
             FROM \(source) JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
             WHERE ls.commit_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
-              AND ls.leaked_count > 0\(typeID == nil ? "" : " AND k.type_id = ?3")
+              AND \(outcomes.predicate)\(typeID == nil ? "" : " AND k.type_id = ?3")
             """, [.integer(commitID), .text(environment)] + (typeID.map { [SQLValue.integer($0)] } ?? [])) { row in
             result.append(KeyCounts(
                 scenarioID: row.int64(at: 0), typeID: row.int64(at: 1), scenario: row.string(at: 2) ?? "",

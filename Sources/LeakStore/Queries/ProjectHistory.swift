@@ -86,6 +86,36 @@ struct ProjectHistory {
         return merged.values.sorted { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
     }
 
+    /// The counts of `keys` at the commit, as `keyCounts(commitID:environment:includingSuspect:)`
+    /// gives them, a point of the primary key each (`CROSS JOIN`: the keys first, not the commit's
+    /// every state): the other side of a diff's telling keys.
+    func keyCounts(commitID: Int64, environment: String, keys: Set<KeyIDs>, includingSuspect: Bool = false) throws -> [KeyCounts] {
+        guard !keys.isEmpty else { return [] }
+        let runs = try runCounts(commitID: commitID, environment: environment)
+        guard runs.usable > 0, runs.suspect == 0 else {
+            return try keyCounts(commitID: commitID, environment: environment, includingSuspect: includingSuspect)
+                .filter { keys.contains($0.ids) }
+        }
+        var result: [KeyCounts] = []
+        for batch in Self.keyBatches(keys) {
+            try db.query("""
+                SELECT k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
+                       ls.late_release_count, ls.error_count
+                FROM leak_keys k CROSS JOIN leak_states ls
+                     JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
+                WHERE k.scenario_id IN (\(KeyBatch.scenarioSlots(from: 3))) AND +k.type_id IN (\(KeyBatch.typeSlots(from: 3)))
+                  AND ls.commit_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2) AND ls.key_id = k.id
+                """, [.integer(commitID), .text(environment)] + batch.values) { row in
+                let counts = KeyCounts(
+                    scenarioID: row.int64(at: 0), typeID: row.int64(at: 1), scenario: row.string(at: 2) ?? "",
+                    type: row.string(at: 3) ?? "", checked: row.int(at: 4), leaked: row.int(at: 5),
+                    lateRelease: row.int(at: 6), errors: row.int(at: 7))
+                if batch.keys.contains(counts.ids) { result.append(counts) }
+            }
+        }
+        return result.sorted { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
+    }
+
     /// How many keys one statement of `keyStates` asks for: a diff's many keys cost a few
     /// round trips, not a few per key.
     static let keyBatch = 128
@@ -96,16 +126,23 @@ struct ProjectHistory {
     func keyStates(_ keys: Set<KeyIDs>, environment: String, at commitIDs: Set<Int64>,
                    allRunsAt head: Int64? = nil) throws -> [KeyIDs: [Int64: KeyState]] {
         guard !keys.isEmpty, let low = commitIDs.min(), let high = commitIDs.max() else { return [:] }
-        var counts: [KeyIDs: [Int64: (checked: Int, leaked: Int, lateRelease: Int, errors: Int)]] = [:]
-        func add(_ ids: KeyIDs, _ commitID: Int64, _ row: any SQLRow, from column: Int32) {
-            let sum = counts[ids]?[commitID] ?? (0, 0, 0, 0)
-            counts[ids, default: [:]][commitID] = (sum.checked + row.int(at: column), sum.leaked + row.int(at: column + 1),
-                                                   sum.lateRelease + row.int(at: column + 2), sum.errors + row.int(at: column + 3))
+        var states: [KeyIDs: [Int64: KeyState]] = [:]
+        // The head's usable counts, for its suspect runs' counts to be added to before they fold.
+        var headCounts: [KeyIDs: (checked: Int, leaked: Int, lateRelease: Int, errors: Int)] = [:]
+        var suspectAtHead = false
+        if let head, commitIDs.contains(head) { suspectAtHead = try runCounts(commitID: head, environment: environment).suspect > 0 }
+        func counts(_ row: any SQLRow, from column: Int32) -> (checked: Int, leaked: Int, lateRelease: Int, errors: Int) {
+            (row.int(at: column), row.int(at: column + 1), row.int(at: column + 2), row.int(at: column + 3))
         }
         let batches = Self.keyBatches(keys)
         // `+k.type_id`: the keys found by scenario, their types a filter (both lists used on the index
-        // of `leak_keys` would be a probe for every pair of the batch's scenarios and types).
+        // of `leak_keys` would be a probe for every pair of the batch's scenarios and types). The rows
+        // come key by key: each key's states are gathered before they are stored.
         for batch in batches {
+            var current: (ids: KeyIDs, states: [Int64: KeyState])?
+            func flush() {
+                if let current, !current.states.isEmpty { states[current.ids, default: [:]].merge(current.states) { $1 } }
+            }
             try db.query("""
                 SELECT k.scenario_id, k.type_id, ls.commit_id, ls.checked_count, ls.leaked_count, ls.late_release_count,
                        ls.error_count
@@ -114,10 +151,19 @@ struct ProjectHistory {
                   AND ls.environment_id = (SELECT id FROM environments WHERE name = ?1) AND ls.commit_id BETWEEN ?2 AND ?3
                 """, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
                 let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1)), commitID = row.int64(at: 2)
-                guard batch.keys.contains(ids), commitIDs.contains(commitID) else { return }
-                add(ids, commitID, row, from: 3)
+                if current?.ids != ids {
+                    flush()
+                    current = batch.keys.contains(ids) ? (ids, [:]) : nil
+                }
+                guard current != nil, commitIDs.contains(commitID) else { return }
+                let sum = counts(row, from: 3)
+                if suspectAtHead, commitID == head { headCounts[ids] = sum; return }
+                guard sum.checked > 0 else { return }
+                current!.states[commitID] = KeyCounts.state(checked: sum.checked, leaked: sum.leaked, lateRelease: sum.lateRelease,
+                                                            errors: sum.errors)
             }
-            guard let head, commitIDs.contains(head) else { continue }
+            flush()
+            guard suspectAtHead, let head else { continue }
             try db.query("""
                 SELECT k.scenario_id, k.type_id, count(*), coalesce(sum(k.outcome = 'leaked'), 0),
                        coalesce(sum(k.outcome = 'lateRelease'), 0), coalesce(sum(k.outcome = 'error'), 0)
@@ -127,14 +173,19 @@ struct ProjectHistory {
                 GROUP BY k.scenario_id, k.type_id
                 """, [.integer(head), .text(environment)] + batch.values) { row in
                 let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1))
-                if batch.keys.contains(ids) { add(ids, head, row, from: 2) }
+                guard batch.keys.contains(ids) else { return }
+                let usable = headCounts[ids] ?? (0, 0, 0, 0), suspect = counts(row, from: 2)
+                headCounts[ids] = (usable.checked + suspect.checked, usable.leaked + suspect.leaked,
+                                   usable.lateRelease + suspect.lateRelease, usable.errors + suspect.errors)
             }
         }
-        return counts.mapValues { byCommit in
-            byCommit.filter { $0.value.checked > 0 }.mapValues {
-                KeyCounts.state(checked: $0.checked, leaked: $0.leaked, lateRelease: $0.lateRelease, errors: $0.errors)
+        if let head {
+            for (ids, sum) in headCounts where sum.checked > 0 {
+                states[ids, default: [:]][head] = KeyCounts.state(checked: sum.checked, leaked: sum.leaked,
+                                                                  lateRelease: sum.lateRelease, errors: sum.errors)
             }
         }
+        return states
     }
 
     /// Keys `keyBatch` at a time, each batch's scenario and type ids padded with its last key,
@@ -214,17 +265,20 @@ struct ProjectHistory {
             if let existing = found[ids], existing.rank >= rank { return }
             found[ids] = (rank, observation())
         }
+        // The keys without a leak or a late release here may have passed without a row: their sites,
+        // a point of the primary key each (not the commit's every state: a 100,000-check run's).
         var passedSites: [KeyIDs: KeyObservation] = [:]
-        if found.count < keys.count || found.values.contains(where: { $0.rank == 0 }) {
+        for batch in Self.keyBatches(keys.filter { (found[$0]?.rank ?? 0) == 0 }) {
             try db.query("""
                 SELECT k.scenario_id, k.type_id, cs.file, cs.line
-                FROM leak_states ls JOIN leak_keys k ON k.id = ls.key_id
+                FROM leak_keys k CROSS JOIN leak_states ls
                      JOIN check_sites cs ON cs.id = coalesce(ls.passed_site_id, k.site_id)
-                WHERE ls.commit_id = ? AND ls.environment_id = (SELECT id FROM environments WHERE name = ?)
+                WHERE k.scenario_id IN (\(KeyBatch.scenarioSlots(from: 3))) AND +k.type_id IN (\(KeyBatch.typeSlots(from: 3)))
+                  AND ls.commit_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2) AND ls.key_id = k.id
                   AND ls.slowest_pass_us IS NOT NULL
-                """, [.integer(commitID), .text(environment)]) { row in
+                """, [.integer(commitID), .text(environment)] + batch.values) { row in
                 let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1))
-                guard keys.contains(ids) else { return }
+                guard batch.keys.contains(ids) else { return }
                 passedSites[ids] = KeyObservation(state: .clean, file: row.string(at: 2) ?? "", line: row.int(at: 3))
             }
         }
@@ -277,64 +331,122 @@ struct ProjectHistory {
     /// parent is unknown to the server (no upload there), it continues with `branch`'s previous
     /// commit in upload order. Commits without usable data are walked through but not listed;
     /// at most `max(limit * 20, 1,000)` commits are walked.
+    ///
+    /// Each stretch of known first parents is a segment: from its first commit, at most
+    /// `limit - listed + 1` of its commits that are usable, where the known chain ends, or where the
+    /// step budget runs out count, and the walk goes on from where the chain ended. The commits
+    /// come from `lineStep`, so that the several walks of one snapshot (a diff's base line, its
+    /// window, the head's own line) read each commit once.
     func firstParentLine(from start: Int64, branch: String?, environment: String, limit: Int) throws -> [BranchCommit] {
         guard limit > 0 else { return [] }
         var result: [BranchCommit] = []
         var listed: Set<Int64> = []
-        var walked: Set<Int64> = []
+        /// Where segments ended, and every listed commit: where the walk never goes on from again.
+        var seen: Set<Int64> = []
         var segmentStart: Int64? = start
         var steps = 0
+        var fetches = 0
         let maxSteps = max(limit * 20, 1_000)
-        // Each segment is one recursive query along known first parents (each step looks up its
-        // commit's first parent once, and that says whether the chain goes on); it yields the usable
-        // commits and, last, the commit where the known chain ends with the branch's commit
-        // before it in upload order (where the walk goes on, unless it was seen). SQLite stops
-        // the recursion at the LIMIT. The outer query is a plain scan of the walk (no join), so
-        // that rows come in the order the recursion made them, newest first, on both engines.
         while let from = segmentStart, result.count < limit, steps < maxSteps {
             segmentStart = nil
-            var end: (id: Int64, depth: Int, previous: Int64?)?
-            try db.query("""
-                WITH RECURSIVE line(id, depth, parent) AS (
-                    SELECT CAST(?1 AS BIGINT), 0,
-                           (SELECT pc.id FROM commit_parents p JOIN commits pc ON pc.project_id = ?2 AND pc.sha = p.parent_sha
-                            WHERE p.commit_id = CAST(?1 AS BIGINT) AND p.position = 0)
-                    UNION ALL
-                    SELECT line.parent, line.depth + 1,
-                           (SELECT pc.id FROM commit_parents p JOIN commits pc ON pc.project_id = ?2 AND pc.sha = p.parent_sha
-                            WHERE p.commit_id = line.parent AND p.position = 0)
-                    FROM line WHERE line.parent IS NOT NULL AND line.depth < ?3)
-                SELECT id, depth, sha, at, known_parent,
-                       CASE WHEN known_parent = 0 THEN (SELECT max(b.id) FROM commits b
-                                                        WHERE b.project_id = ?2 AND b.branch = ?6 AND b.id < walk.id) END
-                FROM (
-                    SELECT line.id, line.depth,
-                           (SELECT c.sha FROM commits c WHERE c.id = line.id) AS sha,
-                           (SELECT min(r.started_at) FROM runs r
-                            WHERE r.commit_id = line.id AND r.environment = ?4 AND r.suspect = 0) AS at,
-                           CASE WHEN line.parent IS NULL THEN 0 ELSE 1 END AS known_parent
-                    FROM line) AS walk
-                WHERE at IS NOT NULL OR known_parent = 0 OR depth = ?3
-                LIMIT ?5
-                """, [.integer(from), .integer(projectID), .integer(Int64(maxSteps - steps - 1)), .text(environment),
-                      .integer(Int64(limit - result.count + 1)), .text(branch)]) { row in
-                let id = row.int64(at: 0)
-                if let at = row.string(at: 3), result.count < limit, listed.insert(id).inserted {
-                    result.append(BranchCommit(id: id, sha: row.string(at: 2) ?? "", at: at))
+            let budget = maxSteps - steps - 1, counted = limit - result.count + 1
+            var end: (id: Int64, depth: Int, parentKnown: Bool)?
+            var current = from, depth = 0, rows = 0
+            while true {
+                // Each step yields at most one listed commit: the walk needs at least that many more.
+                let step = try lineStep(current, environment: environment, branch: branch,
+                                        fetching: min(8 << min(fetches, 20), limit - result.count)) { fetches += 1 }
+                let chainEnds = step.parent == nil || depth == budget
+                guard step.at != nil || chainEnds else {
+                    current = step.parent!
+                    depth += 1
+                    continue
                 }
-                if row.int(at: 4) == 0 || row.int(at: 1) == maxSteps - steps - 1 {
-                    end = (id, row.int(at: 1), row.isNull(at: 5) ? nil : row.int64(at: 5))
+                rows += 1
+                if let at = step.at, result.count < limit, listed.insert(current).inserted {
+                    result.append(BranchCommit(id: current, sha: step.sha, at: at))
+                    seen.insert(current)
                 }
+                if chainEnds { end = (current, depth, step.parent != nil) }
+                guard !chainEnds, rows < counted, result.count < limit, let parent = step.parent else { break }
+                current = parent
+                depth += 1
             }
             guard result.count < limit, let end else { break }
             steps += end.depth + 1
-            walked.insert(end.id)
-            if let branch, let previous = end.previous {
-                let seen = walked.union(listed)
+            seen.insert(end.id)
+            if let branch, !end.parentKnown, let previous = try previousOnBranch(branch, below: end.id) {
                 segmentStart = seen.contains(previous) ? try previousInUploadOrder(previous, branch: branch, avoiding: seen) : previous
             }
         }
         return result
+    }
+
+    /// One commit as a first-parent walk sees it in one environment: its sha, when its first
+    /// usable run started (nil: no usable run there), and its first parent's id when the server
+    /// has that commit.
+    struct LineStep {
+        var sha: String
+        var at: String?
+        var parent: Int64?
+    }
+
+    /// The commit as the walk sees it, from the snapshot's memo. A commit not read yet is read
+    /// with `count` commits at most of the way a walk along `branch` goes on from it (`fetched` is
+    /// called then), in one recursive statement: each commit's known first parent, else where the
+    /// known chain ends the branch's previous commit in upload order. What each commit is (its
+    /// parent, its branch's previous commit) does not depend on the way, so a walk that turns
+    /// elsewhere (around a commit it has seen) still reads true steps from the memo.
+    private func lineStep(_ commitID: Int64, environment: String, branch: String?, fetching count: Int,
+                          fetched: () -> Void) throws -> LineStep {
+        if let known = memo.lineSteps[environment]?[commitID] { return known }
+        fetched()
+        let count = max(count, 1)
+        // Each commit of the way, and whether it is the first parent of the one before it (else the
+        // branch's previous commit; NULL where there is none).
+        var way: [(depth: Int, id: Int64?, sha: String, at: String?, isParent: Bool)] = []
+        // One commit more than asked: the last one asked for learns what comes after it.
+        try db.query("""
+            WITH RECURSIVE line(id, depth, is_parent) AS (
+                SELECT CAST(?1 AS BIGINT), 1, 0
+                UNION ALL
+                SELECT coalesce(pc.id, (SELECT max(b.id) FROM commits b
+                                        WHERE b.project_id = ?2 AND b.branch = ?5 AND b.id < line.id)),
+                       line.depth + 1, CASE WHEN pc.id IS NULL THEN 0 ELSE 1 END
+                FROM line LEFT JOIN commit_parents p ON p.commit_id = line.id AND p.position = 0
+                     LEFT JOIN commits pc ON pc.project_id = ?2 AND pc.sha = p.parent_sha
+                WHERE line.id IS NOT NULL AND line.depth < ?3)
+            SELECT line.depth, line.id, (SELECT c.sha FROM commits c WHERE c.id = line.id),
+                   (SELECT min(r.started_at) FROM runs r WHERE r.commit_id = line.id AND r.environment = ?4 AND r.suspect = 0),
+                   line.is_parent
+            FROM line
+            """, [.integer(commitID), .integer(projectID), .integer(Int64(count + 1)), .text(environment), .text(branch)]) { row in
+            way.append((row.int(at: 0), row.isNull(at: 1) ? nil : row.int64(at: 1), row.string(at: 2) ?? "", row.string(at: 3),
+                        row.int(at: 4) == 1))
+        }
+        way.sort { $0.depth < $1.depth }
+        var steps: [Int64: LineStep] = [:]
+        for (index, commit) in way.prefix(count).enumerated() {
+            guard let id = commit.id else { break }
+            let next = index + 1 < way.count ? way[index + 1] : nil
+            steps[id] = LineStep(sha: commit.sha, at: commit.at, parent: next?.isParent == true ? next?.id : nil)
+            if let branch, let next, !next.isParent { memo.previousOnBranch[branch, default: [:]][id] = .some(next.id) }
+        }
+        // A commit the snapshot does not hold ends the walk.
+        let step = steps[commitID] ?? LineStep(sha: "", at: nil, parent: nil)
+        steps[commitID] = step
+        memo.lineSteps[environment, default: [:]].merge(steps) { known, _ in known }
+        return step
+    }
+
+    /// The branch's newest commit uploaded before `commitID` (by id): where a walk goes on when
+    /// the known first parents end. Usually read already on the way (`lineStep`).
+    private func previousOnBranch(_ branch: String, below commitID: Int64) throws -> Int64? {
+        if let known = memo.previousOnBranch[branch]?[commitID] { return known }
+        let previous = try db.scalarInt("SELECT max(id) FROM commits WHERE project_id = ? AND branch = ? AND id < ?",
+                                        [.integer(projectID), .text(branch), .integer(commitID)])
+        memo.previousOnBranch[branch, default: [:]][commitID] = .some(previous)
+        return previous
     }
 
     /// The commit's parent at `position` (0: the first parent), when the server knows it.
@@ -355,16 +467,16 @@ struct ProjectHistory {
         guard let low = line.map(\.id).min(), let high = line.map(\.id).max() else { return [] }
         let position = Dictionary(line.enumerated().map { ($0.element.id, $0.offset) }, uniquingKeysWith: { first, _ in first })
         // First and second parents of every commit of the project uploaded in the line's span (the
-        // merged branches' commits were uploaded in between), by sha, with their ids when uploaded.
-        var firstParent: [Int64: (sha: String, id: Int64?)] = [:], secondParent: [Int64: Int64] = [:]
+        // merged branches' commits were uploaded in between), with their ids when uploaded.
+        var firstParent: [Int64: (known: Bool, id: Int64?)] = [:], secondParent: [Int64: Int64] = [:]
         try db.query("""
-            SELECT p.commit_id, p.position, p.parent_sha, pc.id FROM commits child
+            SELECT p.commit_id, p.position, pc.id FROM commits child
             JOIN commit_parents p ON p.commit_id = child.id AND p.position < 2
             LEFT JOIN commits pc ON pc.project_id = child.project_id AND pc.sha = p.parent_sha
             WHERE child.project_id = ? AND child.id BETWEEN ? AND ?
             """, [.integer(projectID), .integer(low), .integer(high)]) { row in
-            let parentID = row.isNull(at: 3) ? nil : row.int64(at: 3)
-            if row.int(at: 1) == 0 { firstParent[row.int64(at: 0)] = (row.string(at: 2) ?? "", parentID) }
+            let parentID = row.isNull(at: 2) ? nil : row.int64(at: 2)
+            if row.int(at: 1) == 0 { firstParent[row.int64(at: 0)] = (true, parentID) }
             else if let parentID { secondParent[row.int64(at: 0)] = parentID }
         }
         return line.compactMap { merge in

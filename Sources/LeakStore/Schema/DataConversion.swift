@@ -10,18 +10,21 @@ public struct UpgradeProgress: Sendable, CustomStringConvertible {
 
     /// The migration, e.g. `compact_storage`.
     public var migration: String
-    public var runsDone: Int
-    public var runsTotal: Int
-    /// Old check rows copied by this start (a resumed upgrade counts from where it resumed).
-    public var checksCopied: Int64
+    /// What the conversion goes through in id order: `runs` (compact storage), `commits` (leak keys).
+    public var unit: String
+    /// How many of them are copied, counting those a stopped upgrade copied before.
+    public var done: Int
+    public var total: Int
+    /// Old rows copied by this start (checks, or key states; a resumed upgrade counts from where it resumed).
+    public var rowsCopied: Int64
     /// True once the new layout has replaced the old one.
     public var finished: Bool
 
-    /// `upgrading to compact_storage: 1,200 of 3,216 runs (37%)`.
+    /// `upgrading to compact_storage: 1200 of 3216 runs (37%)`.
     public var description: String {
-        if finished { return "upgraded to \(migration): \(runsTotal) runs" }
-        let percent = runsTotal == 0 ? 100 : runsDone * 100 / runsTotal
-        return "upgrading to \(migration): \(runsDone) of \(runsTotal) runs (\(percent)%)"
+        if finished { return "upgraded to \(migration): \(total) \(unit)" }
+        let percent = total == 0 ? 100 : done * 100 / total
+        return "upgrading to \(migration): \(done) of \(total) \(unit) (\(percent)%)"
     }
 }
 
@@ -29,46 +32,58 @@ public struct UpgradeProgress: Sendable, CustomStringConvertible {
 /// committed one by one, each together with the progress marker that says where the next
 /// batch starts, so an upgrade that was killed continues where it stopped, and a batch is never
 /// copied twice.
+///
+/// The marker is a one-row table the migration's first part creates: the id of the last row of
+/// `unit` copied, and `finished`. The conversion is done when `finished` is set, or when the
+/// migration's last part dropped the table (a layout that keeps no marker).
 struct DataConversion: Sendable {
-    /// Roughly how many old checks a batch copies (whole runs).
-    static let defaultBatchChecks = 50_000
+    /// Roughly how many old rows a batch copies (whole runs, or whole commits).
+    static let defaultBatchRows = 50_000
 
-    /// Copies one batch of runs after `afterRunID` (at least one run, at most about `batchChecks`
-    /// checks); returns the last run copied and the checks copied, or nil when none was left.
-    let copyBatch: @Sendable (_ db: any SQLConnection, _ session: WriteSession, _ afterRunID: Int64, _ batchChecks: Int) throws
-        -> (lastRunID: Int64, runs: Int, checks: Int64)?
+    /// The marker table, e.g. `compaction_progress`, and its column of the last id copied.
+    let marker: String
+    let markerColumn: String
+    /// The table whose rows the batches go through in id order (`runs`, `commits`), counted in the progress.
+    let unit: String
+
+    /// Copies one batch after `afterID` (at least one row of `unit`, about `batchRows` old rows);
+    /// returns the last id copied and the old rows copied, or nil when none was left.
+    let copyBatch: @Sendable (_ db: any SQLConnection, _ session: WriteSession, _ afterID: Int64, _ batchRows: Int) throws
+        -> (lastID: Int64, rows: Int64)?
 
     /// Continues (or starts) the conversion of `migration`; nothing when it is done already.
-    func resume(_ db: any SQLConnection, migration: Migration, batchChecks: Int, progress: UpgradeProgress.Observer?,
+    func resume(_ db: any SQLConnection, migration: Migration, batchRows: Int, progress: UpgradeProgress.Observer?,
                 inTransaction: (() throws -> Bool) throws -> Bool) throws {
-        var marker: (lastRunID: Int64, finished: Bool) = (0, false)
-        try db.query("SELECT last_run_id, finished FROM compaction_progress") { row in
-            marker = (row.int64(at: 0), row.int(at: 1) != 0)
+        guard try db.tableExists(marker) else { return }
+        var finished = false
+        var lastID: Int64 = 0
+        try db.query("SELECT \(markerColumn), finished FROM \(marker)") { row in
+            lastID = row.int64(at: 0)
+            finished = row.int(at: 1) != 0
         }
-        guard !marker.finished else { return }
-        let total = Int(try db.scalarInt("SELECT count(*) FROM runs") ?? 0)
-        var done = Int(try db.scalarInt("SELECT count(*) FROM runs WHERE id <= ?", [.integer(marker.lastRunID)]) ?? 0)
-        var copied: Int64 = 0
+        guard !finished else { return }
+        let count = "SELECT count(*) FROM \(unit) WHERE id <= ?"
+        let total = Int(try db.scalarInt("SELECT count(*) FROM \(unit)") ?? 0)
         let session = WriteSession(db)
-        var step = UpgradeProgress(migration: migration.name, runsDone: done, runsTotal: total, checksCopied: 0, finished: false)
+        var step = UpgradeProgress(migration: migration.name, unit: unit, done: Int(try db.scalarInt(count, [.integer(lastID)]) ?? 0),
+                                   total: total, rowsCopied: 0, finished: false)
         while try inTransaction({ try session.transaction { session in
             // Read inside the transaction: the marker moves with the batch it describes.
-            let after = try db.scalarInt("SELECT last_run_id FROM compaction_progress") ?? 0
-            guard let batch = try copyBatch(db, session, after, batchChecks) else { return false }
-            try db.run("UPDATE compaction_progress SET last_run_id = ?", [.integer(batch.lastRunID)])
-            done += batch.runs
-            copied += batch.checks
+            let after = try db.scalarInt("SELECT \(markerColumn) FROM \(marker)") ?? 0
+            guard let batch = try copyBatch(db, session, after, batchRows) else { return false }
+            try db.run("UPDATE \(marker) SET \(markerColumn) = ?", [.integer(batch.lastID)])
+            lastID = batch.lastID
+            step.rowsCopied += batch.rows
             return true
         } }) {
-            step.runsDone = done
-            step.checksCopied = copied
+            step.done = Int(try db.scalarInt(count, [.integer(lastID)]) ?? 0)
             try progress?(step)
         }
         _ = try inTransaction {
             try db.execute(migration.finishingSQL)
             return true
         }
-        step.runsDone = done
+        step.done = total
         step.finished = true
         try progress?(step)
     }
@@ -78,7 +93,8 @@ extension DataConversion {
     /// Migration 6 (PostgreSQL 2): every check row of the old layout into the compact one
     /// (`CompactCheckWriter`), run by run in id order, each run's checks in id order, so that the
     /// result is what ingesting the same uploads into the compact layout stores.
-    static let compactStorage = DataConversion { db, session, afterRunID, batchChecks in
+    static let compactStorage = DataConversion(marker: "compaction_progress", markerColumn: "last_run_id", unit: "runs") {
+        db, session, afterRunID, batchChecks in
         var runs: [(id: Int64, commitID: Int64, environment: String, suspect: Bool, checks: Int64)] = []
         var checks: Int64 = 0
         var full = false
@@ -112,6 +128,34 @@ extension DataConversion {
                                                     suspect: run.suspect, writer: session)
             copied += Int64(incoming.count)
         }
-        return (last.id, runs.count, copied)
+        return (last.id, copied)
+    }
+}
+
+extension DataConversion {
+    /// Migration 8 (PostgreSQL 4): every key state into the keyed table, whole commits in id
+    /// order, each batch's states in primary key order (key ids follow scenario and type, so the
+    /// old order is the new one): the copy appends, and the table ends as the one set-based copy
+    /// of the migration's earlier text left it.
+    static let leakKeys = DataConversion(marker: "leak_keys_progress", markerColumn: "last_commit_id", unit: "commits") {
+        db, _, afterCommitID, batchStates in
+        // The batch ends with the commit of its `batchStates`-th state, or with the last commit.
+        let after = SQLValue.integer(afterCommitID)
+        guard let last = try db.scalarInt("SELECT commit_id FROM leak_states WHERE commit_id > ? ORDER BY commit_id LIMIT 1 OFFSET ?",
+                                          [after, .integer(Int64(max(0, batchStates - 1)))])
+            ?? db.scalarInt("SELECT max(commit_id) FROM leak_states WHERE commit_id > ?", [after])
+        else { return nil }
+        let range: [SQLValue] = [after, .integer(last)]
+        let states = try db.scalarInt("SELECT count(*) FROM leak_states WHERE commit_id > ?1 AND commit_id <= ?2", range) ?? 0
+        try db.run("""
+            INSERT INTO leak_states_keyed (commit_id, environment_id, key_id, checked_count, leaked_count, late_release_count,
+                                           error_count, passed_site_id, slowest_pass_us)
+            SELECT ls.commit_id, ls.environment_id, k.id, ls.checked_count, ls.leaked_count, ls.late_release_count,
+                   ls.error_count, CASE WHEN ls.passed_site_id = k.site_id THEN NULL ELSE ls.passed_site_id END, ls.slowest_pass_us
+            FROM leak_states ls CROSS JOIN leak_keys k
+            WHERE k.scenario_id = ls.scenario_id AND k.type_id = ls.type_id AND ls.commit_id > ?1 AND ls.commit_id <= ?2
+            ORDER BY ls.commit_id, ls.environment_id, k.id
+            """, range)
+        return (last, states)
     }
 }

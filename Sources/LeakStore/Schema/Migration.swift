@@ -11,7 +11,7 @@ public struct Migration: Sendable {
     /// part of the file above its `-- @conversion` line when it has one.
     public let sql: String
     /// A migration that moves data in batches (`-- @conversion` in its file): the store copies
-    /// the rows over, a batch a transaction, resuming where a stopped run left off, then runs
+    /// the rows over, a batch a transaction with its progress marker, resuming where a stopped run left off, then runs
     /// `finishingSQL` (the part of the file below the line) in one more transaction.
     let conversion: DataConversion?
     /// The script below the `-- @conversion` line; empty without one.
@@ -28,7 +28,7 @@ public struct Migration: Sendable {
         Migration(version: 6, name: "compact_storage", bytes: PackageResources._006_compact_storage_sql,
                   conversion: .compactStorage),
         Migration(version: 7, name: "leak_states_by_type", bytes: PackageResources._007_leak_states_by_type_sql),
-        Migration(version: 8, name: "leak_keys", bytes: PackageResources._008_leak_keys_sql),
+        Migration(version: 8, name: "leak_keys", bytes: PackageResources._008_leak_keys_sql, conversion: .leakKeys),
     ]
 
     /// Every PostgreSQL migration this build knows, oldest first (`Migrations/postgres/`): the
@@ -38,7 +38,7 @@ public struct Migration: Sendable {
         Migration(version: 2, name: "pg_compact_storage", bytes: PackageResources._002_pg_compact_storage_sql,
                   conversion: .compactStorage),
         Migration(version: 3, name: "pg_leak_states_by_type", bytes: PackageResources._003_pg_leak_states_by_type_sql),
-        Migration(version: 4, name: "pg_leak_keys", bytes: PackageResources._004_pg_leak_keys_sql),
+        Migration(version: 4, name: "pg_leak_keys", bytes: PackageResources._004_pg_leak_keys_sql, conversion: .leakKeys),
     ]
 
     /// The schema version this build writes.

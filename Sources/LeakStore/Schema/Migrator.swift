@@ -12,8 +12,8 @@ struct Migrator {
     let location: String
     /// Told how a converting migration comes along, after each batch; it may throw to stop.
     var progress: UpgradeProgress.Observer?
-    /// Roughly how many old checks a conversion batch copies in one transaction.
-    var batchChecks = DataConversion.defaultBatchChecks
+    /// Roughly how many old rows (checks, key states) a conversion batch copies in one transaction.
+    var batchRows = DataConversion.defaultBatchRows
 
     /// The versions applied, in order (empty when the database was already up to date).
     @discardableResult
@@ -43,7 +43,7 @@ struct Migrator {
             // A conversion that was stopped (killed, interrupted) continues here, before any later
             // migration, which may expect the converted layout.
             if let conversion = migration.conversion {
-                try conversion.resume(db, migration: migration, batchChecks: batchChecks, progress: progress, inTransaction: inTransaction)
+                try conversion.resume(db, migration: migration, batchRows: batchRows, progress: progress, inTransaction: inTransaction)
             }
         }
         try refuseIfNewer(try currentVersion(db))

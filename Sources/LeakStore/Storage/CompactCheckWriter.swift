@@ -141,7 +141,10 @@ struct CompactCheckWriter {
     /// Adds the key states a run stored under commit `from` of its own (a `PendingUpload`) to
     /// those of commit `into`, as storing the run at `into` would have added them: the run comes
     /// after the runs already there, so a record of it that came before its key's first row-less
-    /// passing check no longer does when an earlier run passed the key.
+    /// passing check no longer does when an earlier run passed the key. Commit `from`'s own
+    /// states stay, for the caller to remove in slices (`LeakStore.removePendingUpload`): no
+    /// reader reaches them, and removing them here would double the work of this transaction,
+    /// which every other write waits for.
     func merge(commit from: Int64, into: Int64, runID: Int64, environmentID: Int64, db: any SQLConnection) throws {
         let (source, sameKey) = switch keys {
         case .keyID: ("\(states) s JOIN leak_keys k ON k.id = s.key_id",
@@ -162,7 +165,6 @@ struct CompactCheckWriter {
             FROM \(states) WHERE commit_id = ?1 ORDER BY environment_id, \(keyColumns)
             \(stateConflict)
             """, [.integer(from), .integer(into)])
-        try db.run("DELETE FROM \(states) WHERE commit_id = ?", [.integer(from)])
     }
 
     private var recordInsert: RowInsert {

@@ -120,8 +120,8 @@ extension LeakStore {
 
     /// Makes a pending upload the run it is, in one transaction: the placeholder commit takes the
     /// run's sha when no run has reached that commit yet; otherwise its key states are added to
-    /// the commit's (`CompactCheckWriter.merge`), and the placeholder commit, which no reader
-    /// reaches, is removed afterwards in slices.
+    /// the commit's (`CompactCheckWriter.merge`), and the placeholder commit with its own key
+    /// states, which no reader reaches, is removed afterwards in slices (`removePendingUpload`).
     private func publish(_ pending: PendingUpload, run: RunRecord, hash: String, tally: RunTally,
                          writer: WriteSession) throws -> Result<IngestReceipt, ExistingRun> {
         let db = writer.connection

@@ -18,8 +18,9 @@ public struct StoreOptions: Sendable, Hashable {
     /// How long one read (everything done with a reader checked out) may run before SQLite
     /// interrupts it with `SQLITE_INTERRUPT`; nil for no limit. Writes are never interrupted.
     public var queryTimeBudget: Duration?
-    /// Roughly how many old checks one transaction of an upgrade in place copies
-    /// (`UpgradeProgress`); smaller batches hold the writer for less time each.
+    /// Roughly how many old rows one transaction of an upgrade in place copies (`UpgradeProgress`):
+    /// checks in migration 6, key states in migration 8; smaller batches hold the writer for less
+    /// time each.
     public var upgradeBatchChecks: Int
     /// A run of more checks than this is stored in slices of this many, each its own short write
     /// transaction, and published at once when the last is in (`LeakStore.ingest`): other writes
