@@ -2,10 +2,10 @@ import Foundation
 import LeakReport
 import LeakStore
 
-/// The floor under ingest: the same rows (commit, run, checks) inserted through one prepared
-/// statement each, one transaction a run, with the same `synchronous` setting — no HTTP, no
-/// JSON, no validation, no leak-state bookkeeping. Every check is a row of `raw_checks`, the
-/// plain one-row-per-check table the store had before compact storage.
+/// The floor under ingest: the same rows (commit, its parents, run, checks) inserted through one
+/// prepared statement each, one transaction a run, with the same `synchronous` setting — no
+/// HTTP, no JSON, no validation, no leak-state bookkeeping. Every check is a row of
+/// `raw_checks`, the plain one-row-per-check table the store had before compact storage.
 final class RawInsertBaseline {
     private let connection: SQLiteConnection
     private var typeIDs: [String: Int64] = [:]
@@ -42,6 +42,7 @@ final class RawInsertBaseline {
             INSERT INTO commits (project_id, sha, branch, first_seen) VALUES (1, ?, ?, ?)
             ON CONFLICT (project_id, sha) DO UPDATE SET branch = excluded.branch RETURNING id
             """
+        let parentSQL = "INSERT INTO commit_parents (commit_id, position, parent_sha) VALUES (?, ?, ?) ON CONFLICT DO NOTHING"
         let runSQL = """
             INSERT INTO runs (project_id, run_key, content_hash, commit_id, branch, environment, started_at,
                 received_at, tool_name, tool_version, check_count, leaked_count, late_release_count, error_count, suspect)
@@ -61,6 +62,11 @@ final class RawInsertBaseline {
                 _ = try commit.step()
                 let commitID = commit.int64(at: 0)
                 while try commit.step() {}
+                for (position, parent) in run.parents.enumerated() {
+                    let parentRow = try connection.statement(parentSQL)
+                    try parentRow.bind([.integer(commitID), .integer(Int64(position)), .text(parent)])
+                    _ = try parentRow.step()
+                }
                 let runRow = try connection.statement(runSQL)
                 try runRow.bind([.text(run.runKey), .integer(commitID), .text(run.branch ?? ""), .text(run.environment),
                                  .text(timestamp), .text(timestamp), .text(run.tool?.name ?? ""),

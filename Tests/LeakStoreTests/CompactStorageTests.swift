@@ -29,6 +29,19 @@ struct CompactStorageTests {
         #expect(difference == nil, "\(difference ?? "")")
     }
 
+    /// A writer keeps at most `StoreOptions.internedLimit` interned ids between transactions; one
+    /// that must start afresh at nearly every transaction (a run interns more than four ids), also
+    /// between the slices of a run stored in slices, stores what gives the same answers.
+    @Test(arguments: TestEngine.all, [2_000, 16])
+    func aWriterPastItsInternedLimitGivesTheSameAnswers(_ engine: TestEngine, sliceChecks: Int) throws {
+        let database = try TestDatabase(engine)
+        let store = try database.open(StoreOptions(ingestSliceChecks: sliceChecks, internedLimit: 4))
+        let history = AnswerHistory()
+        try history.upload(into: store)
+        let difference = try Self.firstDifference(try history.answers(store))
+        #expect(difference == nil, "\(difference ?? "")")
+    }
+
     /// The first question whose answer's digest differs from the recorded one, with the answer
     /// given now; nil when every answer matches.
     static func firstDifference(_ answers: [(question: String, answer: String)]) throws -> String? {

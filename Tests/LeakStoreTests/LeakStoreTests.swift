@@ -36,6 +36,35 @@ struct LeakStoreTests {
         #expect(try store.read { try $0.scalarInt("SELECT sum(checked_count) FROM leak_states") } == 2)
     }
 
+    /// The one bound on what the writer keeps between transactions (`WriteSession.transaction`):
+    /// a transaction that starts with more than `StoreOptions.internedLimit` ids starts with
+    /// none, one that starts with the limit keeps them, and a failed one keeps none; names
+    /// interned again after that get the ids they had.
+    @Test(arguments: TestEngine.all)
+    func theWriterForgetsWhatItInternedPastItsLimitAndAfterAFailure(_ engine: TestEngine) throws {
+        let database = try TestDatabase(engine)
+        let store = try database.open(StoreOptions(internedLimit: 3))
+        let first = try store.write { writer in
+            try writer.intern(scenarios: ["S/a()", "S/b()"], types: ["T"])
+            return [Int64(writer.internedCount), writer.scenarioIDs["S/a()"], writer.scenarioIDs["S/b()"], writer.typeIDs["T"]]
+        }
+        #expect(first[0] == 3)
+        #expect(try store.write { writer in
+            _ = try writer.intern(CheckSite(file: "S.swift", line: 1, lifecycle: "release"))
+            return writer.internedCount
+        } == 4)
+        #expect(try store.write { $0.internedCount } == 0)
+        try store.write { try $0.intern(scenarios: ["S/a()"], types: []) }
+        #expect(throws: LeakStoreError.projectNotFound("none")) {
+            try store.write { _ in throw LeakStoreError.projectNotFound("none") }
+        }
+        let again = try store.write { writer in
+            try writer.intern(scenarios: ["S/b()", "S/a()"], types: ["T"])
+            return [Int64(writer.internedCount), writer.scenarioIDs["S/a()"], writer.scenarioIDs["S/b()"], writer.typeIDs["T"]]
+        }
+        #expect(again == first)
+    }
+
     @Test(arguments: TestEngine.all)
     func aFailedIngestLeavesNoTraceAndLaterIngestsStillWork(_ engine: TestEngine) throws {
         let database = try TestDatabase(engine)

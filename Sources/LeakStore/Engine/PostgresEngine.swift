@@ -25,7 +25,7 @@ final class PostgresEngine: StoreEngine {
     init(url: String, options: StoreOptions, progress: UpgradeProgress.Observer? = nil) throws {
         self.url = url
         location = Self.redacted(url)
-        pool = PostgresPool(url: url, limit: max(2, options.readerCount + 2))
+        pool = PostgresPool(url: url, limit: max(2, options.readerCount + 2), internedLimit: options.internedLimit)
         beginRead = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
             + (options.queryTimeBudget.map { "; SET LOCAL statement_timeout = \(max(1, Int($0 / .milliseconds(1))))" } ?? "")
         try Self.mapped { try pool.withConnection { pooled in
@@ -55,11 +55,8 @@ final class PostgresEngine: StoreEngine {
         while true {
             do {
                 return try pool.withConnection { pooled in
-                    do {
-                        return try Self.transaction(pooled.connection, begin: "BEGIN") { try body(pooled.session) }
-                    } catch {
-                        pooled.session.forgetInterned()
-                        throw error
+                    try pooled.session.transaction { session in
+                        try Self.transaction(pooled.connection, begin: "BEGIN") { try body(session) }
                     }
                 }
             } catch let error as PostgresError {
@@ -115,9 +112,9 @@ final class PooledPostgresConnection: @unchecked Sendable {
     let connection: PostgresConnection
     let session: WriteSession
 
-    init(_ connection: PostgresConnection) {
+    init(_ connection: PostgresConnection, internedLimit: Int) {
         self.connection = connection
-        session = WriteSession(connection)
+        session = WriteSession(connection, internedLimit: internedLimit)
     }
 }
 
@@ -127,10 +124,13 @@ final class PostgresPool: Sendable {
     private let url: String
     private let idle = Mutex<[PooledPostgresConnection]>([])
     private let available: DispatchSemaphore
+    /// What each connection's `WriteSession` keeps between transactions (`StoreOptions.internedLimit`).
+    private let internedLimit: Int
 
-    init(url: String, limit: Int) {
+    init(url: String, limit: Int, internedLimit: Int) {
         self.url = url
         available = DispatchSemaphore(value: limit)
+        self.internedLimit = internedLimit
     }
 
     func withConnection<T>(_ body: (PooledPostgresConnection) throws -> T) throws -> T {
@@ -161,6 +161,6 @@ final class PostgresPool: Sendable {
         while let pooled = idle.withLock({ $0.popLast() }) {
             if pooled.connection.isConnected || pooled.connection.reset() { return pooled }
         }
-        return PooledPostgresConnection(try PostgresConnection(url: url))
+        return PooledPostgresConnection(try PostgresConnection(url: url), internedLimit: internedLimit)
     }
 }

@@ -32,7 +32,7 @@ final class SQLiteEngine: StoreEngine {
                 try connection.transaction(.immediate, body)
             }
             sqliteWriter = connection
-            writer = WriteSession(connection)
+            writer = WriteSession(connection, internedLimit: options.internedLimit)
         } catch let error as SQLiteError {
             throw error.storeError ?? LeakStoreError.unavailable(error.description)
         }
@@ -49,11 +49,8 @@ final class SQLiteEngine: StoreEngine {
     func write<T>(_ body: (WriteSession) throws -> T) throws -> T {
         try mapped {
             try writerQueue.sync {
-                do {
-                    return try sqliteWriter.transaction(.immediate) { try body(writer) }
-                } catch {
-                    writer.forgetInterned()
-                    throw error
+                try writer.transaction { session in
+                    try sqliteWriter.transaction(.immediate) { try body(session) }
                 }
             }
         }

@@ -18,7 +18,8 @@ protocol StoreEngine: Sendable {
 
 /// A write connection and the names it has interned, which stay valid between transactions
 /// (interned rows are never deleted). A rolled-back transaction forgets them, since the rows
-/// may not exist.
+/// may not exist. The session owns the one bound on what it keeps: a transaction that starts
+/// with more than `internedLimit` ids kept starts with none, and interns what it needs again.
 package final class WriteSession: @unchecked Sendable {
     package let connection: any SQLConnection
     var typeIDs: [String: Int64] = [:]
@@ -29,12 +30,38 @@ package final class WriteSession: @unchecked Sendable {
     /// Leak keys as `leak_keys` holds them.
     var keyIDs: [KeyIDs: InternedKey] = [:]
 
-    init(_ connection: any SQLConnection) { self.connection = connection }
+    /// How many ids (names, sites and keys together) the session keeps from one transaction to
+    /// the next (`StoreOptions.internedLimit`). Past it, the next transaction starts with none and
+    /// reads its run's names and keys again: statements by the run's names, never by the cache.
+    let internedLimit: Int
+
+    init(_ connection: any SQLConnection, internedLimit: Int = StoreOptions().internedLimit) {
+        self.connection = connection
+        self.internedLimit = internedLimit
+    }
+
+    /// The ids this session keeps.
+    var internedCount: Int {
+        typeIDs.count + scenarioIDs.count + internedNames.values.reduce(0) { $0 + $1.count } + siteIDs.count + keyIDs.count
+    }
+
+    /// Runs `transaction`, one write transaction on `connection` (begun and committed inside it),
+    /// with what this session has interned: none of it when it has grown past `internedLimit`,
+    /// and none of it is kept when the transaction fails.
+    func transaction<T>(_ transaction: (WriteSession) throws -> T) throws -> T {
+        if internedCount > internedLimit { forgetInterned() }
+        do {
+            return try transaction(self)
+        } catch {
+            forgetInterned()
+            throw error
+        }
+    }
 
     /// Interns the scenario and type names this session does not know yet, each list in sorted
     /// order, so that two servers storing runs with the same names lock rows in the same order.
     /// The cost is in the run's names, not in the cache: a name is looked up, never the cache
-    /// walked (a cache of every name the server has seen can hold hundreds of thousands).
+    /// walked.
     func intern(scenarios: some Sequence<String>, types: some Sequence<String>) throws {
         let newScenarios = Set(scenarios.lazy.filter { self.scenarioIDs[$0] == nil }).sorted()
         if !newScenarios.isEmpty {

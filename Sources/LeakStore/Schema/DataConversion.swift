@@ -67,7 +67,7 @@ struct DataConversion: Sendable {
         let session = WriteSession(db)
         var step = UpgradeProgress(migration: migration.name, unit: unit, done: Int(try db.scalarInt(count, [.integer(lastID)]) ?? 0),
                                    total: total, rowsCopied: 0, finished: false)
-        while try inTransaction({
+        while try inTransaction({ try session.transaction { session in
             // Read inside the transaction: the marker moves with the batch it describes.
             let after = try db.scalarInt("SELECT \(markerColumn) FROM \(marker)") ?? 0
             guard let batch = try copyBatch(db, session, after, batchRows) else { return false }
@@ -75,7 +75,7 @@ struct DataConversion: Sendable {
             lastID = batch.lastID
             step.rowsCopied += batch.rows
             return true
-        }) {
+        } }) {
             step.done = Int(try db.scalarInt(count, [.integer(lastID)]) ?? 0)
             try progress?(step)
         }

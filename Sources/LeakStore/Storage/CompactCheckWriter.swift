@@ -289,30 +289,46 @@ extension WriteSession {
     /// How many keys one statement of `intern(keys:)` reads back.
     static let keyBatch = 128
 
-    /// Interns the leak keys this session does not know yet in `leak_keys` (in the order given:
-    /// sorted, so that racing servers lock rows in the same order), each new one with its usual
-    /// site (the site of its first row-less passing check, when it has one), then reads back the
-    /// ids and sites of every key of their scenarios, `keyBatch` scenarios a statement.
+    /// Interns the leak keys this session does not know yet: reads their ids and sites from
+    /// `leak_keys`, and of no other keys, `keyBatch` keys a statement; inserts the ones not there
+    /// (in the order given: sorted, so that racing servers lock rows in the same order), each
+    /// with its usual site (the site of its first row-less passing check, when it has one), and
+    /// reads those back.
     func intern(keys wanted: [(key: KeyIDs, siteID: Int64?)]) throws {
-        let missing = wanted.filter { keyIDs[$0.key] == nil }
+        let unknown = wanted.filter { keyIDs[$0.key] == nil }
+        guard !unknown.isEmpty else { return }
+        try readKeys(unknown.map(\.key))
+        let missing = unknown.filter { keyIDs[$0.key] == nil }
         guard !missing.isEmpty else { return }
-        let db = connection
-        try db.insert(RowInsert(into: "leak_keys (scenario_id, type_id, site_id)", columnCount: 3,
-                                suffix: "ON CONFLICT (scenario_id, type_id) DO NOTHING"),
-                      rows: missing.map { [.integer($0.key.scenarioID), .integer($0.key.typeID), $0.siteID.map(SQLValue.integer) ?? .null] })
-        let scenarios = Array(Set(missing.map(\.key.scenarioID))).sorted()
-        let slots = (1...Self.keyBatch).map { "?\($0)" }.joined(separator: ", ")
-        for start in stride(from: 0, to: scenarios.count, by: Self.keyBatch) {
-            let chunk = scenarios[start..<min(start + Self.keyBatch, scenarios.count)]
-            let padded = Array(chunk) + Array(repeating: chunk[chunk.endIndex - 1], count: Self.keyBatch - chunk.count)
-            try db.query("SELECT id, scenario_id, type_id, site_id FROM leak_keys WHERE scenario_id IN (\(slots))",
-                         padded.map(SQLValue.integer)) { row in
-                keyIDs[KeyIDs(scenarioID: row.int64(at: 1), typeID: row.int64(at: 2))] =
-                    InternedKey(id: row.int64(at: 0), siteID: row.isNull(at: 3) ? nil : row.int64(at: 3))
-            }
-        }
+        try connection.insert(RowInsert(into: "leak_keys (scenario_id, type_id, site_id)", columnCount: 3,
+                                        suffix: "ON CONFLICT (scenario_id, type_id) DO NOTHING"),
+                              rows: missing.map { [.integer($0.key.scenarioID), .integer($0.key.typeID), $0.siteID.map(SQLValue.integer) ?? .null] })
+        try readKeys(missing.map(\.key))
         if let lost = missing.first(where: { keyIDs[$0.key] == nil })?.key {
             throw LeakStoreError.unavailable("interning the key \(lost.scenarioID), \(lost.typeID) returned no id")
         }
     }
+
+    /// Reads the `leak_keys` rows of `keys` there are into `keyIDs`.
+    private func readKeys(_ keys: [KeyIDs]) throws {
+        for start in stride(from: 0, to: keys.count, by: Self.keyBatch) {
+            let chunk = keys[start..<min(start + Self.keyBatch, keys.count)]
+            // Always `keyBatch` pairs, the last repeated, so that one prepared statement serves every batch.
+            let padded = chunk + repeatElement(chunk[chunk.endIndex - 1], count: Self.keyBatch - chunk.count)
+            try connection.query(Self.keyReadBack, padded.flatMap { [SQLValue.integer($0.scenarioID), .integer($0.typeID)] }) { row in
+                keyIDs[KeyIDs(scenarioID: row.int64(at: 1), typeID: row.int64(at: 2))] =
+                    InternedKey(id: row.int64(at: 0), siteID: row.isNull(at: 3) ? nil : row.int64(at: 3))
+            }
+        }
+    }
+
+    /// The `leak_keys` rows of `keyBatch` (scenario, type) pairs, bound in turn.
+    private static let keyReadBack: String = {
+        let pairs = (0..<keyBatch).map { "(CAST(?\(2 * $0 + 1) AS BIGINT), CAST(?\(2 * $0 + 2) AS BIGINT))" }
+        return """
+            WITH wanted (scenario_id, type_id) AS (VALUES \(pairs.joined(separator: ", ")))
+            SELECT k.id, k.scenario_id, k.type_id, k.site_id
+            FROM wanted w JOIN leak_keys k ON k.scenario_id = w.scenario_id AND k.type_id = w.type_id
+            """
+    }()
 }

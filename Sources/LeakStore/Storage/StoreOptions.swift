@@ -26,14 +26,22 @@ public struct StoreOptions: Sendable, Hashable {
     /// transaction, and published at once when the last is in (`LeakStore.ingest`): other writes
     /// wait for one slice, not for the whole run. 2,000 checks take a few tens of milliseconds.
     public var ingestSliceChecks: Int
+    /// How many interned ids (names, check sites and leak keys together) a write connection keeps
+    /// from one transaction to the next; a transaction that finds more starts with none
+    /// (`WriteSession`). 150,000 take at most about 12 MiB, and hold the keys of some 70
+    /// projects of 2,000 checks a run; a server whose uploads name more keys than the limit in
+    /// turn reads each run's keys again (a statement per 128), which costs a few % of ingest.
+    public var internedLimit: Int
 
     public init(synchronous: Synchronous = .normal, readerCount: Int = 4, busyTimeoutMs: Int32 = 5_000,
-                queryTimeBudget: Duration? = nil, upgradeBatchChecks: Int = 50_000, ingestSliceChecks: Int = 2_000) {
+                queryTimeBudget: Duration? = nil, upgradeBatchChecks: Int = 50_000, ingestSliceChecks: Int = 2_000,
+                internedLimit: Int = 150_000) {
         self.synchronous = synchronous
         self.readerCount = max(1, readerCount)
         self.busyTimeoutMs = busyTimeoutMs
         self.queryTimeBudget = queryTimeBudget
         self.upgradeBatchChecks = max(1, upgradeBatchChecks)
         self.ingestSliceChecks = max(1, ingestSliceChecks)
+        self.internedLimit = max(0, internedLimit)
     }
 }
