@@ -101,8 +101,9 @@ public enum Intermittence {
     /// a leak the branch brought in is in the merge too. (Unlike a branch commit that leaks and a
     /// later one that does not, which is mostly a fix.) `recent` as the merge is.
     public static func evidence(mergedBranch mergeBase: KeyState?, tip: KeyState?, merge: KeyState?, recent: Bool) -> Evidence {
-        let released: Set<KeyState?> = [.clean, .lateRelease]
-        guard released.contains(mergeBase), released.contains(merge), tip == .leaked || tip == .flaky else { return Evidence() }
+        // Called for every merged branch of every leaking key: no set is built.
+        func released(_ state: KeyState?) -> Bool { state == .clean || state == .lateRelease }
+        guard released(mergeBase), released(merge), tip == .leaked || tip == .flaky else { return Evidence() }
         return Evidence(episodes: 1, recentEpisodes: recent ? 1 : 0)
     }
 

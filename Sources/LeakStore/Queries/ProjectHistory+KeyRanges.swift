@@ -119,7 +119,7 @@ extension ProjectHistory {
     /// The keys at the commit with those outcomes (of one type, when `typeID` is given), as
     /// `keyCounts(commitID:environment:typeID:includingSuspect:).filter(outcomes.includes)` gives
     /// them, without reading the keys that did not, where `leak_states` answers alone: a commit of
-    /// a 100,000-check run costs a scan of its states, not 100,000 keys with their names.
+    /// a 100,000-check run costs its few hundred telling states, not 100,000 keys.
     func keyCounts(commitID: Int64, environment: String, typeID: Int64? = nil, includingSuspect: Bool = false,
                    having outcomes: Outcomes) throws -> [KeyCounts] {
         let runs = try runCounts(commitID: commitID, environment: environment)
@@ -127,9 +127,10 @@ extension ProjectHistory {
             return try keyCounts(commitID: commitID, environment: environment, typeID: typeID, includingSuspect: includingSuspect)
                 .filter(outcomes.includes)
         }
-        // One type's keys: a point of `leak_states_by_key` each; every key: the commit's range of the primary key.
+        // One type's keys: a point of `leak_states_by_key` each; every key: the commit's range of
+        // `leak_states_telling`, which holds only the states that leaked or released late.
         let source = typeID == nil
-            ? "leak_states ls JOIN leak_keys k ON k.id = ls.key_id"
+            ? "leak_states ls INDEXED BY leak_states_telling JOIN leak_keys k ON k.id = ls.key_id"
             : "leak_keys k JOIN leak_states ls INDEXED BY leak_states_by_key ON ls.key_id = k.id"
         var result: [KeyCounts] = []
         try db.query("""

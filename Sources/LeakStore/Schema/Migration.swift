@@ -31,6 +31,7 @@ public struct Migration: Sendable {
         Migration(version: 8, name: "leak_keys", bytes: PackageResources._008_leak_keys_sql, conversion: .leakKeys),
         Migration(version: 9, name: "runs_by_commit_environment_covering",
                   bytes: PackageResources._009_runs_by_commit_environment_covering_sql),
+        Migration(version: 10, name: "leak_states_telling", bytes: PackageResources._010_leak_states_telling_sql),
     ]
 
     /// Every PostgreSQL migration this build knows, oldest first (`Migrations/postgres/`): the
@@ -43,6 +44,7 @@ public struct Migration: Sendable {
         Migration(version: 4, name: "pg_leak_keys", bytes: PackageResources._004_pg_leak_keys_sql, conversion: .leakKeys),
         Migration(version: 5, name: "pg_runs_by_commit_environment_covering",
                   bytes: PackageResources._005_pg_runs_by_commit_environment_covering_sql),
+        Migration(version: 6, name: "pg_leak_states_telling", bytes: PackageResources._006_pg_leak_states_telling_sql),
     ]
 
     /// The schema version this build writes.
