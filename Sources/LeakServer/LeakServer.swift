@@ -58,6 +58,12 @@ public final class LeakServer: Sendable {
         return port
     }
 
+    /// Closes the listening socket; requests in flight go on. `stop` does it too, so call this
+    /// first only to tell someone that new connections are refused before waiting for the rest.
+    public func stopAccepting() {
+        http.stopAccepting()
+    }
+
     /// Stops accepting connections, lets requests in flight finish (up to `grace`), stops, and
     /// closes the store (SQLite checkpoints its write-ahead log into the database file).
     public func stop(grace: Duration = .seconds(10)) {

@@ -31,6 +31,8 @@ struct Serve {
         say("leakhistory-server database: \(store.location)")
         say("leakhistory-server listening on http://\(configuration.host):\(port)")
         stopRequested.wait()
+        // Refuse new connections before saying so: whoever reads the line may connect at once.
+        server.stopAccepting()
         say("leakhistory-server stopping: finishing requests in flight")
         server.stop()
         say("leakhistory-server stopped")

@@ -65,6 +65,7 @@ final class MicroHTTPDServer: Sendable {
 
     /// The daemon pointer, kept as an integer so the type stays `Sendable`; 0 when stopped.
     private let daemonAddress = Atomic<Int>(0)
+    private let accepting = Atomic<Bool>(false)
     /// Requests whose headers have arrived and whose response is not yet sent.
     let inFlight: RequestsInFlight
     let deadlines: ConnectionDeadlines
@@ -148,19 +149,28 @@ final class MicroHTTPDServer: Sendable {
                 + "(is another process using the port? try --port 0 for any free port)")
         }
         daemonAddress.store(Int(bitPattern: UnsafeMutableRawPointer(daemon)), ordering: .sequentiallyConsistent)
+        accepting.store(true, ordering: .sequentiallyConsistent)
         deadlines.start()
         return lh_mhd_bound_port(daemon)
     }
 
+    /// Closes the listening socket, so new connections fail at once instead of waiting in the
+    /// backlog for a server that will not accept them; requests in flight go on. Idempotent.
+    func stopAccepting() {
+        guard accepting.exchange(false, ordering: .sequentiallyConsistent) else { return }
+        let address = daemonAddress.load(ordering: .sequentiallyConsistent)
+        guard address != 0, let raw = UnsafeMutableRawPointer(bitPattern: address) else { return }
+        // Quiesce hands the listening socket back to us to close.
+        let listener = MHD_quiesce_daemon(OpaquePointer(raw))
+        if listener >= 0 { close(listener) }
+    }
+
     /// Stops accepting connections, waits up to `grace` for requests in flight, then stops.
     func stop(grace: Duration = .seconds(10)) {
+        stopAccepting()
         let address = daemonAddress.exchange(0, ordering: .sequentiallyConsistent)
         guard address != 0, let raw = UnsafeMutableRawPointer(bitPattern: address) else { return }
         let daemon = OpaquePointer(raw)
-        // Quiesce hands the listening socket back; closing it now makes new connections fail
-        // at once instead of waiting in the backlog for a server that will not accept them.
-        let listener = MHD_quiesce_daemon(daemon)
-        if listener >= 0 { close(listener) }
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: grace)
         while inFlight.count > 0, clock.now < deadline {
