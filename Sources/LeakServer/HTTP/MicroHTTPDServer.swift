@@ -345,8 +345,10 @@ final class MicroHTTPDServer: Sendable {
     /// libmicrohttpd without a copy and counted against the budget until sent (or dropped).
     private func queue(_ connection: OpaquePointer, _ response: Response, client: UInt32, close: Bool) -> MHD_Result {
         let box = ResponseBody(data: response.body, client: client, budget: budget)
+        // libmicrohttpd zeroes a buffer of the block size for every response: 32 KiB cost a
+        // small answer more instructions than building it.
         let mhdResponse = MHD_create_response_from_callback(
-            UInt64(response.body.count), 32 * 1024,
+            UInt64(response.body.count), min(32 * 1024, max(256, response.body.count)),
             { cls, position, buffer, max in
                 let box = Unmanaged<ResponseBody>.fromOpaque(cls!).takeUnretainedValue()
                 return box.copy(from: Int(position), into: buffer!, max: max)

@@ -32,11 +32,19 @@ public struct Request: Sendable {
     /// The token after `Authorization: Bearer`, if any.
     public var bearerToken: String? {
         guard let value = header("authorization") else { return nil }
+        // Foundation's trimming cost ~45,000 instructions a request (callgrind), splitting into
+        // `Character`s ~20,000: the usual form, `Bearer ` and a token that begins and ends with a
+        // visible ASCII character, is read as bytes; anything else the general way.
+        let visible = UInt8(ascii: "!")...UInt8(ascii: "~")
+        let scheme = "Bearer ".utf8
+        if value.utf8.starts(with: scheme) {
+            let token = value.utf8.dropFirst(scheme.count)
+            if let first = token.first, let last = token.last, visible.contains(first), visible.contains(last) {
+                return String(Substring(token))
+            }
+        }
         let parts = value.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        // Foundation's trimming cost ~45,000 instructions a request (callgrind); a token that
-        // begins and ends with a visible ASCII character has nothing to trim.
-        let visible = UInt8(ascii: "!")...UInt8(ascii: "~")
         if let first = parts[1].utf8.first, let last = parts[1].utf8.last, visible.contains(first), visible.contains(last) {
             return String(parts[1])
         }

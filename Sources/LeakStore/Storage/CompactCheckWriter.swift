@@ -313,22 +313,33 @@ extension WriteSession {
     private func readKeys(_ keys: [KeyIDs]) throws {
         for start in stride(from: 0, to: keys.count, by: Self.keyBatch) {
             let chunk = keys[start..<min(start + Self.keyBatch, keys.count)]
-            // Always `keyBatch` pairs, the last repeated, so that one prepared statement serves every batch.
-            let padded = chunk + repeatElement(chunk[chunk.endIndex - 1], count: Self.keyBatch - chunk.count)
-            try connection.query(Self.keyReadBack, padded.flatMap { [SQLValue.integer($0.scenarioID), .integer($0.typeID)] }) { row in
+            // Padded with the last key up to a statement's size, so that eight prepared statements
+            // serve every batch, and a run's ten new keys are looked up 16 times, not 128.
+            let size = Self.keyReadBackSize(chunk.count)
+            let padded = chunk + repeatElement(chunk[chunk.endIndex - 1], count: size - chunk.count)
+            try connection.query(Self.keyReadBack[size.trailingZeroBitCount],
+                                 padded.flatMap { [SQLValue.integer($0.scenarioID), .integer($0.typeID)] }) { row in
                 keyIDs[KeyIDs(scenarioID: row.int64(at: 1), typeID: row.int64(at: 2))] =
                     InternedKey(id: row.int64(at: 0), siteID: row.isNull(at: 3) ? nil : row.int64(at: 3))
             }
         }
     }
 
-    /// The `leak_keys` rows of `keyBatch` (scenario, type) pairs, bound in turn.
-    private static let keyReadBack: String = {
-        let pairs = (0..<keyBatch).map { "(CAST(?\(2 * $0 + 1) AS BIGINT), CAST(?\(2 * $0 + 2) AS BIGINT))" }
+    /// How many pairs the statement that reads `count` keys (1 to `keyBatch`) binds: the power
+    /// of two at or above `count`.
+    static func keyReadBackSize(_ count: Int) -> Int {
+        precondition((1...keyBatch).contains(count), "a key read-back reads 1 to \(keyBatch) keys")
+        return count == 1 ? 1 : 1 << (Int.bitWidth - (count - 1).leadingZeroBitCount)
+    }
+
+    /// The `leak_keys` rows of 1, 2, 4, … `keyBatch` (scenario, type) pairs, bound in turn; the
+    /// statement of `2^n` pairs at index `n`.
+    private static let keyReadBack: [String] = (0...keyBatch.trailingZeroBitCount).map { power in
+        let pairs = (0..<(1 << power)).map { "(CAST(?\(2 * $0 + 1) AS BIGINT), CAST(?\(2 * $0 + 2) AS BIGINT))" }
         return """
             WITH wanted (scenario_id, type_id) AS (VALUES \(pairs.joined(separator: ", ")))
             SELECT k.id, k.scenario_id, k.type_id, k.site_id
             FROM wanted w JOIN leak_keys k ON k.scenario_id = w.scenario_id AND k.type_id = w.type_id
             """
-    }()
+    }
 }

@@ -93,11 +93,16 @@ extension LeakStore {
         }
     }
 
-    /// `lh_<id>_<secret>` → id.
+    /// `lh_<id>_<secret>` (a secret of 64 bytes, no `_`) → id. Read as bytes: splitting the
+    /// token into `Character`s cost more than the database lookup.
     static func tokenID(in token: String) -> Int64? {
-        let parts = token.split(separator: "_", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0] == "lh", parts[2].count == 64 else { return nil }
-        return Int64(parts[1])
+        let bytes = token.utf8
+        guard bytes.starts(with: "lh_".utf8) else { return nil }
+        let rest = bytes.dropFirst(3)
+        guard let separator = rest.firstIndex(of: UInt8(ascii: "_")) else { return nil }
+        let secret = rest[rest.index(after: separator)...]
+        guard secret.count == 64, !secret.contains(UInt8(ascii: "_")) else { return nil }
+        return Int64(Substring(rest[..<separator]))
     }
 
     private func insertToken(_ db: any SQLConnection, projectID: Int64, project: String, scope: TokenScope) throws -> IssuedToken {
