@@ -1,4 +1,5 @@
 import Foundation
+import LeakServer
 import Testing
 
 @Suite("Tokens on uploads and reads")
@@ -10,6 +11,14 @@ struct AuthorizationTests {
         #expect(reply.headers["www-authenticate"] == "Bearer")
         #expect(reply.error?.message.contains("needs `Authorization: Bearer <write token>` for project \"app\"") == true)
         #expect(try server.nothingStored())
+    }
+
+    /// The usual `Bearer <token>` is read as bytes, anything else the general way; both agree.
+    @Test(arguments: [("Bearer abc", "abc"), ("bearer abc", "abc"), ("BEARER abc", "abc"), ("Bearer  abc ", "abc"),
+                      ("Bearer a b", "a b"), ("Bearer \t", nil), ("Bearer", nil), ("Bearer ", nil), ("Basic abc", nil),
+                      ("Bearerabc", nil)] as [(String, String?)])
+    func theBearerTokenIsTheAuthorizationAfterItsScheme(_ header: String, _ token: String?) {
+        #expect(Request(method: "GET", path: "/", headers: ["Authorization": header]).bearerToken == token)
     }
 
     @Test func anUnknownTokenIsA401() throws {

@@ -2,6 +2,9 @@ import Foundation
 @testable import LeakServer
 import LeakStore
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The pool that runs handlers, and the time budget that bounds each read.
 @Suite("Worker pool and query budget")
@@ -26,6 +29,68 @@ struct WorkerPoolTests {
         for _ in 0..<3 { release.signal() }
     }
 
+    /// Idle workers are woken for the jobs they may take, not all at once: every job of many
+    /// clients submitting from many threads at once still runs, none is left waiting for a
+    /// wake-up that went to the wrong worker.
+    @Test func everyJobOfManyClientsSubmittingAtOnceRuns() throws {
+        let pool = WorkerPool(limits: .init(workers: 4, queueLimit: 10_000, perClientRunning: 2, perClientQueued: 1_000))
+        pool.start()
+        defer { pool.stop() }
+        let done = DispatchSemaphore(value: 0)
+        let (clients, jobsEach) = (40, 25)
+        DispatchQueue.concurrentPerform(iterations: clients) { client in
+            for _ in 0..<jobsEach {
+                #expect(pool.submit(client: UInt32(client)) { done.signal() } == nil)
+            }
+        }
+        for _ in 0..<(clients * jobsEach) {
+            #expect(done.wait(timeout: .now() + 10) == .success)
+        }
+        #expect(pool.depth.queued == 0)
+    }
+
+    /// As many jobs run at once as there are idle workers and clients to run them: every
+    /// ordinary worker is woken when that many clients each queue a job that waits for the others.
+    @Test func everyOrdinaryWorkerIsWokenWhenThereIsWorkForIt() throws {
+        let workers = 4
+        let pool = WorkerPool(limits: .init(workers: workers, queueLimit: 100, perClientRunning: 1, perClientQueued: 10))
+        pool.start()
+        defer { pool.stop() }
+        let started = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        for client in 0..<workers {
+            #expect(pool.submit(client: UInt32(client)) { started.signal(); release.wait() } == nil)
+        }
+        for _ in 0..<workers {
+            #expect(started.wait(timeout: .now() + 10) == .success)
+        }
+        #expect(pool.depth.running == workers)
+        for _ in 0..<workers { release.signal() }
+    }
+
+    /// A job left to the background workers (its client turned heavy while it waited) is taken by
+    /// one of them when an ordinary worker, which may not take it, finishes the job before it.
+    @Test func aHeavyClientsWaitingJobIsTakenByABackgroundWorker() throws {
+        let pool = WorkerPool(limits: .init(workers: 2, queueLimit: 100, perClientRunning: 2, perClientQueued: 10))
+        pool.start()
+        defer { pool.stop() }
+        let started = DispatchSemaphore(value: 0)
+        // Two jobs of a second each: two worker-seconds, past the one and a half that makes a client heavy.
+        for _ in 0..<2 {
+            #expect(pool.submit(client: 7) { started.signal(); Thread.sleep(forTimeInterval: 1) } == nil)
+        }
+        for _ in 0..<2 { #expect(started.wait(timeout: .now() + 10) == .success) }
+        let ranAt = NiceValue()
+        let third = DispatchSemaphore(value: 0)
+        #expect(pool.submit(client: 7) {
+            // A background worker runs at nice 19 (the nice value is per thread on Linux).
+            ranAt.value = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+            third.signal()
+        } == nil)
+        #expect(third.wait(timeout: .now() + 10) == .success)
+        #expect(ranAt.value == 19)
+    }
+
     @Test func aReadPastItsBudgetIsInterruptedAndAnswered503() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("budget-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -44,4 +109,9 @@ struct WorkerPoolTests {
         // The reader is usable again for the next request.
         #expect(try store.read { try $0.scalarInt("SELECT 1") } == 1)
     }
+}
+
+/// The nice value of the thread a job ran on, written before the job signals and read after the wait.
+private final class NiceValue: @unchecked Sendable {
+    var value: Int32?
 }

@@ -65,6 +65,65 @@ struct LeakStoreTests {
         #expect(again == first)
     }
 
+    /// `lh_<id>_<secret>`, read as bytes: the id of a well-formed token, nil for anything else.
+    @Test func aTokensIDIsReadFromItsBytes() {
+        let secret = String(repeating: "0f", count: 32)
+        #expect(LeakStore.tokenID(in: "lh_12_" + secret) == 12)
+        #expect(LeakStore.tokenID(in: "lh_9223372036854775807_" + secret) == Int64.max)
+        for malformed in ["lh_12_" + secret.dropLast(), "lh_12_" + secret + "0", "lh_1_2_" + secret.dropFirst(2), "lx_12_" + secret,
+                          "lh__" + secret, "lh_x_" + secret, "lh_12" + secret, "lh_99999999999999999999_" + secret, ""] {
+            #expect(LeakStore.tokenID(in: malformed) == nil, "\(malformed)")
+        }
+    }
+
+    /// A key read-back binds the power of two at or above its key count: eight statements for
+    /// every count from 1 to `keyBatch`.
+    @Test func aKeyReadBackIsSizedToThePowerOfTwoAtOrAboveItsKeys() {
+        let sizes = (1...WriteSession.keyBatch).map(WriteSession.keyReadBackSize)
+        #expect(zip(1..., sizes).allSatisfy { count, size in size >= count && size / 2 < count && size & (size - 1) == 0 })
+        #expect(Set(sizes).sorted() == [1, 2, 4, 8, 16, 32, 64, 128])
+    }
+
+    /// `intern(keys:)` reads a run's unknown keys by statements sized to them and keeps the rows
+    /// its insert returns for the new ones: interned in batches of every awkward size, half of
+    /// each batch already in `leak_keys` (and forgotten by the session), the session's ids and
+    /// usual sites are exactly the table's, and no key is in it twice.
+    @Test(arguments: TestEngine.all)
+    func keysInternedInBatchesOfEverySizeAreTheTablesRows(_ engine: TestEngine) throws {
+        let database = try TestDatabase(engine)
+        let store = try database.open()
+        let (scenarios, typeID, siteID) = try store.write { writer in
+            let names = (0..<800).map { "S/\($0)()" }
+            try writer.intern(scenarios: names, types: ["App.Model"])
+            return (names.map { writer.scenarioIDs[$0]! }, writer.typeIDs["App.Model"]!,
+                    try writer.intern(CheckSite(file: "S.swift", line: 1, lifecycle: "release")))
+        }
+        var next = 0
+        for size in [1, 2, 3, 5, 16, 17, 127, 128, 129, 300] {
+            let batch = (next..<(next + size)).map { (key: KeyIDs(scenarioID: scenarios[$0], typeID: typeID),
+                                                      siteID: $0 % 3 == 0 ? nil : Optional(siteID)) }
+            next += size
+            // The first half of the batch goes in first, then the session forgets it.
+            try store.write { try $0.intern(keys: Array(batch.prefix(size / 2))) }
+            let interned = try store.write { writer in
+                writer.forgetInterned()
+                try writer.intern(keys: batch)
+                return batch.map { writer.keyIDs[$0.key] }
+            }
+            var rows: [KeyIDs: InternedKey] = [:]
+            try store.read { db in
+                try db.query("SELECT id, scenario_id, type_id, site_id FROM leak_keys") { row in
+                    rows[KeyIDs(scenarioID: row.int64(at: 1), typeID: row.int64(at: 2))] =
+                        InternedKey(id: row.int64(at: 0), siteID: row.isNull(at: 3) ? nil : row.int64(at: 3))
+                }
+            }
+            #expect(rows.count == next, "batch of \(size)")
+            #expect(zip(batch, interned).allSatisfy { wanted, got in
+                got != nil && got?.id == rows[wanted.key]?.id && got?.siteID == wanted.siteID && rows[wanted.key]?.siteID == wanted.siteID
+            }, "batch of \(size)")
+        }
+    }
+
     @Test(arguments: TestEngine.all)
     func aFailedIngestLeavesNoTraceAndLaterIngestsStillWork(_ engine: TestEngine) throws {
         let database = try TestDatabase(engine)

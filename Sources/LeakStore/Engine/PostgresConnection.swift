@@ -70,7 +70,7 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
     /// unnest($1::<type>[], …) <suffix>`, each column's values sent as one array. The statement
     /// is prepared once per connection, whatever the row count, with each column's type as
     /// PostgreSQL infers it for the one-row `VALUES` form.
-    package func insert(_ insert: RowInsert, rows: [[SQLValue]]) throws {
+    package func insert(_ insert: RowInsert, rows: [[SQLValue]], returned: (any SQLRow) throws -> Void) throws {
         guard !rows.isEmpty else { return }
         var columns = Array(repeating: "{", count: insert.columnCount)
         for (index, row) in rows.enumerated() {
@@ -79,7 +79,7 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
                 PostgresArray.append(value, to: &columns[column])
             }
         }
-        try query(try arrayInsertSQL(insert), columns.map { .text($0 + "}") }) { _ in }
+        try query(try arrayInsertSQL(insert), columns.map { .text($0 + "}") }, row: returned)
     }
 
     /// Every name in one statement: the known ones read, the others inserted in the order given
@@ -110,7 +110,7 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
 
     /// The `unnest` form of `insert`, made on first use.
     private func arrayInsertSQL(_ insert: RowInsert) throws -> String {
-        let oneRow = insert.sql(rows: 1)
+        let oneRow = insert.oneRowSQL
         if let sql = arrayInserts[oneRow] { return sql }
         let described = PQdescribePrepared(handle, try statementName(oneRow))
         defer { PQclear(described) }

@@ -25,21 +25,19 @@ extension SQLRow {
 /// statement per row; PostgreSQL sends many rows a statement (one round trip per batch).
 package struct RowInsert: Sendable {
     /// `checks (run_id, scenario_id, …)`.
-    package var into: String
-    package var columnCount: Int
-    /// What follows the values, e.g. an `ON CONFLICT` clause; "" for none.
-    package var suffix: String
+    package let into: String
+    package let columnCount: Int
+    /// What follows the values, e.g. an `ON CONFLICT` or a `RETURNING` clause; "" for none.
+    package let suffix: String
+    /// `INSERT INTO <into> VALUES (?, …) <suffix>`, made once: the engines look their prepared
+    /// statement up by it for every insert.
+    package let oneRowSQL: String
 
     package init(into: String, columnCount: Int, suffix: String = "") {
         self.into = into
         self.columnCount = columnCount
         self.suffix = suffix
-    }
-
-    /// The statement for `rows` rows, with `?` placeholders.
-    package func sql(rows: Int) -> String {
-        let row = "(" + Array(repeating: "?", count: columnCount).joined(separator: ", ") + ")"
-        return "INSERT INTO \(into) VALUES " + Array(repeating: row, count: rows).joined(separator: ", ")
+        oneRowSQL = "INSERT INTO \(into) VALUES (" + Array(repeating: "?", count: columnCount).joined(separator: ", ") + ")"
             + (suffix.isEmpty ? "" : " " + suffix)
     }
 }
@@ -53,8 +51,9 @@ package protocol SQLConnection: AnyObject {
     func execute(_ sql: String) throws
     /// Runs `sql` with `values` bound and calls `row` for each result row.
     func query(_ sql: String, _ values: [SQLValue], row: (any SQLRow) throws -> Void) throws
-    /// Inserts `rows` (each `insert.columnCount` values) in as few statements as the engine likes.
-    func insert(_ insert: RowInsert, rows: [[SQLValue]]) throws
+    /// Inserts `rows` (each `insert.columnCount` values) in as few statements as the engine
+    /// likes, and calls `returned` for each row the insert returns (`RETURNING` in its suffix).
+    func insert(_ insert: RowInsert, rows: [[SQLValue]], returned: (any SQLRow) throws -> Void) throws
     /// The ids of `names` in `table` (`types` or `scenarios`), inserting the missing ones in
     /// the order given. Safe when several servers intern the same names at once: an insert
     /// that loses does nothing, and the name is read again.
@@ -80,6 +79,11 @@ extension SQLConnection {
 }
 
 extension SQLConnection {
+    /// Inserts `rows` (each `insert.columnCount` values) in as few statements as the engine likes.
+    package func insert(_ insert: RowInsert, rows: [[SQLValue]]) throws {
+        try self.insert(insert, rows: rows) { _ in }
+    }
+
     /// Runs `sql` with `values` bound, ignoring any rows.
     package func run(_ sql: String, _ values: [SQLValue] = []) throws {
         try query(sql, values) { _ in }

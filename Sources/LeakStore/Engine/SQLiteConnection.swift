@@ -105,14 +105,14 @@ package final class SQLiteConnection: SQLConnection, @unchecked Sendable {
     }
 
     /// One prepared statement stepped once per row.
-    package func insert(_ insert: RowInsert, rows: [[SQLValue]]) throws {
+    package func insert(_ insert: RowInsert, rows: [[SQLValue]], returned: (any SQLRow) throws -> Void) throws {
         guard !rows.isEmpty else { return }
-        let statement = try statement(insert.sql(rows: 1))
+        let statement = try statement(insert.oneRowSQL)
         defer { statement.reset() }
         for values in rows {
             statement.reset()
             try statement.bind(values)
-            try statement.step()
+            while try statement.step() { try returned(statement) }
         }
     }
 

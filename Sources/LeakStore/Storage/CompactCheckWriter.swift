@@ -55,6 +55,34 @@ struct CompactCheckWriter {
         case scenarioAndType
     }
 
+    init(states: String, checks: String, keys: KeyColumns) {
+        self.states = states
+        self.checks = checks
+        self.keys = keys
+        let keyColumns = keys == .keyID ? "key_id" : "scenario_id, type_id"
+        stateColumns = """
+            \(states) (commit_id, environment_id, \(keyColumns), checked_count, leaked_count,
+                late_release_count, error_count, passed_site_id, slowest_pass_us)
+            """
+        stateConflict = """
+                    ON CONFLICT (commit_id, environment_id, \(keyColumns)) DO UPDATE SET
+                        checked_count = \(states).checked_count + excluded.checked_count,
+                        leaked_count = \(states).leaked_count + excluded.leaked_count,
+                        late_release_count = \(states).late_release_count + excluded.late_release_count,
+                        error_count = \(states).error_count + excluded.error_count,
+                        passed_site_id = CASE WHEN \(states).slowest_pass_us IS NULL THEN excluded.passed_site_id
+                                              ELSE \(states).passed_site_id END,
+                        slowest_pass_us = CASE WHEN \(states).slowest_pass_us IS NULL
+                                                 OR excluded.slowest_pass_us > \(states).slowest_pass_us
+                                               THEN excluded.slowest_pass_us ELSE \(states).slowest_pass_us END
+            """
+        recordInsert = RowInsert(into: """
+            \(checks) (run_id, scenario_id, type_id, outcome, waited_ms, timeout_ms, site_id, fingerprint, retain_path,
+                message, source, checked_at, known_issue, before_pass)
+            """, columnCount: 14)
+        stateUpsert = RowInsert(into: stateColumns, columnCount: keys == .keyID ? 9 : 10, suffix: stateConflict)
+    }
+
     /// The live tables.
     static let live = CompactCheckWriter(states: "leak_states", checks: "checks", keys: .keyID)
     /// The tables migration 6 fills before they replace the old ones.
@@ -167,42 +195,17 @@ struct CompactCheckWriter {
             """, [.integer(from), .integer(into)])
     }
 
-    private var recordInsert: RowInsert {
-        RowInsert(into: """
-            \(checks) (run_id, scenario_id, type_id, outcome, waited_ms, timeout_ms, site_id, fingerprint, retain_path,
-                message, source, checked_at, known_issue, before_pass)
-            """, columnCount: 14)
-    }
-
-    private var stateUpsert: RowInsert {
-        RowInsert(into: stateColumns, columnCount: keys == .keyID ? 9 : 10, suffix: stateConflict)
-    }
+    /// Made once (`init`): the connection looks its prepared statement up by the text.
+    private let recordInsert: RowInsert
+    private let stateUpsert: RowInsert
 
     /// The columns that name a key in `states`.
     private var keyColumns: String { keys == .keyID ? "key_id" : "scenario_id, type_id" }
 
-    private var stateColumns: String {
-        """
-        \(states) (commit_id, environment_id, \(keyColumns), checked_count, leaked_count,
-            late_release_count, error_count, passed_site_id, slowest_pass_us)
-        """
-    }
+    private let stateColumns: String
 
     /// How a key's state adds up what comes after it: the counts add, the first passing site stays, the slowest wait wins.
-    private var stateConflict: String {
-        """
-                ON CONFLICT (commit_id, environment_id, \(keyColumns)) DO UPDATE SET
-                    checked_count = \(states).checked_count + excluded.checked_count,
-                    leaked_count = \(states).leaked_count + excluded.leaked_count,
-                    late_release_count = \(states).late_release_count + excluded.late_release_count,
-                    error_count = \(states).error_count + excluded.error_count,
-                    passed_site_id = CASE WHEN \(states).slowest_pass_us IS NULL THEN excluded.passed_site_id
-                                          ELSE \(states).passed_site_id END,
-                    slowest_pass_us = CASE WHEN \(states).slowest_pass_us IS NULL
-                                             OR excluded.slowest_pass_us > \(states).slowest_pass_us
-                                           THEN excluded.slowest_pass_us ELSE \(states).slowest_pass_us END
-        """
-    }
+    private let stateConflict: String
 }
 
 /// What a run's checks add to the key states at its commit, gathered while its records are stored.
@@ -286,28 +289,41 @@ extension WriteSession {
         return id
     }
 
-    /// How many keys one statement of `intern(keys:)` reads back.
+    /// How many keys one statement of `intern(keys:)` reads back, at most (a power of two).
     static let keyBatch = 128
 
     /// Interns the leak keys this session does not know yet: reads their ids and sites from
     /// `leak_keys`, and of no other keys, `keyBatch` keys a statement; inserts the ones not there
     /// (in the order given: sorted, so that racing servers lock rows in the same order), each
     /// with its usual site (the site of its first row-less passing check, when it has one), and
-    /// reads those back.
+    /// keeps the rows the insert returns; reads back only those another server inserted first.
     func intern(keys wanted: [(key: KeyIDs, siteID: Int64?)]) throws {
         let unknown = wanted.filter { keyIDs[$0.key] == nil }
         guard !unknown.isEmpty else { return }
         try readKeys(unknown.map(\.key))
         let missing = unknown.filter { keyIDs[$0.key] == nil }
         guard !missing.isEmpty else { return }
-        try connection.insert(RowInsert(into: "leak_keys (scenario_id, type_id, site_id)", columnCount: 3,
-                                        suffix: "ON CONFLICT (scenario_id, type_id) DO NOTHING"),
-                              rows: missing.map { [.integer($0.key.scenarioID), .integer($0.key.typeID), $0.siteID.map(SQLValue.integer) ?? .null] })
-        try readKeys(missing.map(\.key))
-        if let lost = missing.first(where: { keyIDs[$0.key] == nil })?.key {
+        try connection.insert(Self.keyInsert, rows: missing.map {
+            [.integer($0.key.scenarioID), .integer($0.key.typeID), $0.siteID.map(SQLValue.integer) ?? .null]
+        }, returned: rememberKey)
+        let lost = missing.filter { keyIDs[$0.key] == nil }
+        guard !lost.isEmpty else { return }
+        try readKeys(lost.map(\.key))
+        if let lost = lost.first(where: { keyIDs[$0.key] == nil })?.key {
             throw LeakStoreError.unavailable("interning the key \(lost.scenarioID), \(lost.typeID) returned no id")
         }
     }
+
+    /// A `leak_keys` row, as `keyInsert` and `keyReadBack` return it, kept in `keyIDs`.
+    private func rememberKey(_ row: any SQLRow) {
+        keyIDs[KeyIDs(scenarioID: row.int64(at: 1), typeID: row.int64(at: 2))] =
+            InternedKey(id: row.int64(at: 0), siteID: row.isNull(at: 3) ? nil : row.int64(at: 3))
+    }
+
+    /// Returns the rows it adds; one that another server added first it leaves, and returns nothing for.
+    private static let keyInsert = RowInsert(
+        into: "leak_keys (scenario_id, type_id, site_id)", columnCount: 3,
+        suffix: "ON CONFLICT (scenario_id, type_id) DO NOTHING RETURNING id, scenario_id, type_id, site_id")
 
     /// Reads the `leak_keys` rows of `keys` there are into `keyIDs`.
     private func readKeys(_ keys: [KeyIDs]) throws {
@@ -318,10 +334,7 @@ extension WriteSession {
             let size = Self.keyReadBackSize(chunk.count)
             let padded = chunk + repeatElement(chunk[chunk.endIndex - 1], count: size - chunk.count)
             try connection.query(Self.keyReadBack[size.trailingZeroBitCount],
-                                 padded.flatMap { [SQLValue.integer($0.scenarioID), .integer($0.typeID)] }) { row in
-                keyIDs[KeyIDs(scenarioID: row.int64(at: 1), typeID: row.int64(at: 2))] =
-                    InternedKey(id: row.int64(at: 0), siteID: row.isNull(at: 3) ? nil : row.int64(at: 3))
-            }
+                                 padded.flatMap { [SQLValue.integer($0.scenarioID), .integer($0.typeID)] }, row: rememberKey)
         }
     }
 
