@@ -16,6 +16,7 @@ struct IncomingCheck {
     var retainPath: String?
     var message: String?
     var source: String?
+    /// Empty for a check that gets no row (`CompactCheckWriter.isRowless`): nothing reads it.
     var checkedAt: String
     /// A leak recorded inside `withKnownIssue`.
     var knownIssue: Bool
@@ -81,6 +82,24 @@ struct CompactCheckWriter {
                 message, source, checked_at, known_issue, before_pass)
             """, columnCount: 14)
         stateUpsert = RowInsert(into: stateColumns, columnCount: keys == .keyID ? 9 : 10, suffix: stateConflict)
+        let passedState = switch keys {
+        case .keyID: """
+            JOIN leak_keys k ON k.scenario_id = w.scenario_id AND k.type_id = w.type_id
+            JOIN \(states) ls ON ls.commit_id = ?1 AND ls.environment_id = ?2 AND ls.key_id = k.id
+            """
+        case .scenarioAndType: """
+            JOIN \(states) ls ON ls.commit_id = ?1 AND ls.environment_id = ?2
+                AND ls.scenario_id = w.scenario_id AND ls.type_id = w.type_id
+            """
+        }
+        passedReadBack = (0...WriteSession.keyBatch.trailingZeroBitCount).map { power in
+            """
+            WITH wanted (scenario_id, type_id) AS (VALUES \(WriteSession.keyPairs(1 << power, from: 3)))
+            SELECT w.scenario_id, w.type_id FROM wanted w
+            \(passedState)
+            WHERE ls.slowest_pass_us IS NOT NULL
+            """
+        }
     }
 
     /// The live tables.
@@ -98,20 +117,24 @@ struct CompactCheckWriter {
                writer: WriteSession) throws {
         let db = writer.connection
         let environmentID = try writer.intern(environment, in: "environments")
-        // Keys whose first row-less passing check at this commit came in an earlier run.
+        // Keys whose first row-less passing check at this commit came in an earlier run, among
+        // the keys of this run's full records, the only ones `storeRecords` asks about: read by
+        // key, not the commit's every state (a 1,000-check run's commit has 1,000).
         var passed: Set<KeyIDs> = []
-        if incoming.contains(where: { !Self.isRowless($0, suspectRun: suspect) }),
+        let recordKeys = Set(incoming.lazy.filter { !Self.isRowless($0, suspectRun: suspect) }
+            .map { KeyIDs(scenarioID: $0.scenarioID, typeID: $0.typeID) })
+        if !recordKeys.isEmpty,
            try db.scalarInt("SELECT 1 FROM runs WHERE commit_id = ? AND environment = ? AND id <> ? LIMIT 1",
                             [.integer(commitID), .text(environment), .integer(runID)]) != nil {
-            let (source, columns) = switch keys {
-            case .keyID: ("\(states) ls JOIN leak_keys k ON k.id = ls.key_id", "k.scenario_id, k.type_id")
-            case .scenarioAndType: ("\(states) ls", "ls.scenario_id, ls.type_id")
-            }
-            try db.query("""
-                SELECT \(columns) FROM \(source)
-                WHERE ls.commit_id = ? AND ls.environment_id = ? AND ls.slowest_pass_us IS NOT NULL
-                """, [.integer(commitID), .integer(environmentID)]) { row in
-                passed.insert(KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1)))
+            let sorted = recordKeys.sorted { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
+            for start in stride(from: 0, to: sorted.count, by: WriteSession.keyBatch) {
+                let chunk = sorted[start..<min(start + WriteSession.keyBatch, sorted.count)]
+                let size = WriteSession.keyReadBackSize(chunk.count)
+                let padded = chunk + repeatElement(chunk[chunk.endIndex - 1], count: size - chunk.count)
+                try db.query(passedReadBack[size.trailingZeroBitCount], [.integer(commitID), .integer(environmentID)]
+                             + padded.flatMap { [SQLValue.integer($0.scenarioID), .integer($0.typeID)] }) { row in
+                    passed.insert(KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1)))
+                }
             }
         }
         var run = CompactRun(passed: passed)
@@ -154,15 +177,26 @@ struct CompactCheckWriter {
         // Keys upserted in sorted order, so that two servers storing runs of one commit lock rows in the same order.
         if keys == .keyID { try writer.intern(keys: keyStates.map { ($0.key, $0.value.passedSiteID) }) }
         try writer.connection.insert(stateUpsert, rows: keyStates.map { ids, counts in
-            var key: [SQLValue] = [.integer(ids.scenarioID), .integer(ids.typeID)]
+            // One array a row, appended to: concatenating three cost a tenth of a key state's upsert.
+            var row: [SQLValue] = []
+            row.reserveCapacity(stateUpsert.columnCount)
+            row.append(.integer(commitID))
+            row.append(.integer(environmentID))
             var passedSiteID = counts.passedSiteID
             if keys == .keyID, let interned = writer.keyIDs[ids] {
-                key = [.integer(interned.id)]
+                row.append(.integer(interned.id))
                 if passedSiteID == interned.siteID { passedSiteID = nil }
+            } else {
+                row.append(.integer(ids.scenarioID))
+                row.append(.integer(ids.typeID))
             }
-            return [.integer(commitID), .integer(environmentID)] + key + [
-                .integer(counts.checked), .integer(counts.leaked), .integer(counts.lateRelease), .integer(counts.errors),
-                passedSiteID.map(SQLValue.integer) ?? .null, counts.slowestPassUs.map(SQLValue.integer) ?? .null]
+            row.append(.integer(counts.checked))
+            row.append(.integer(counts.leaked))
+            row.append(.integer(counts.lateRelease))
+            row.append(.integer(counts.errors))
+            row.append(passedSiteID.map(SQLValue.integer) ?? .null)
+            row.append(counts.slowestPassUs.map(SQLValue.integer) ?? .null)
+            return row
         })
     }
 
@@ -198,6 +232,10 @@ struct CompactCheckWriter {
     /// Made once (`init`): the connection looks its prepared statement up by the text.
     private let recordInsert: RowInsert
     private let stateUpsert: RowInsert
+    /// Which of 1, 2, 4, … `WriteSession.keyBatch` keys (bound from `?3` on, after the commit
+    /// and the environment) have a row-less passing check at the commit already; the statement
+    /// of `2^n` keys at index `n`.
+    private let passedReadBack: [String]
 
     /// The columns that name a key in `states`.
     private var keyColumns: String { keys == .keyID ? "key_id" : "scenario_id, type_id" }
@@ -348,11 +386,15 @@ extension WriteSession {
     /// The `leak_keys` rows of 1, 2, 4, … `keyBatch` (scenario, type) pairs, bound in turn; the
     /// statement of `2^n` pairs at index `n`.
     private static let keyReadBack: [String] = (0...keyBatch.trailingZeroBitCount).map { power in
-        let pairs = (0..<(1 << power)).map { "(CAST(?\(2 * $0 + 1) AS BIGINT), CAST(?\(2 * $0 + 2) AS BIGINT))" }
-        return """
-            WITH wanted (scenario_id, type_id) AS (VALUES \(pairs.joined(separator: ", ")))
-            SELECT k.id, k.scenario_id, k.type_id, k.site_id
-            FROM wanted w JOIN leak_keys k ON k.scenario_id = w.scenario_id AND k.type_id = w.type_id
-            """
+        """
+        WITH wanted (scenario_id, type_id) AS (VALUES \(keyPairs(1 << power, from: 1)))
+        SELECT k.id, k.scenario_id, k.type_id, k.site_id
+        FROM wanted w JOIN leak_keys k ON k.scenario_id = w.scenario_id AND k.type_id = w.type_id
+        """
+    }
+
+    /// `count` (scenario, type) pairs of a `VALUES` list, bound from parameter `first` on.
+    static func keyPairs(_ count: Int, from first: Int) -> String {
+        (0..<count).map { "(CAST(?\(first + 2 * $0) AS BIGINT), CAST(?\(first + 2 * $0 + 1) AS BIGINT))" }.joined(separator: ", ")
     }
 }
