@@ -467,37 +467,56 @@ struct ProjectHistory {
     func mergedBranches(into line: [BranchCommit], steps: Int) throws -> [MergedBranch] {
         guard let low = line.map(\.id).min(), let high = line.map(\.id).max() else { return [] }
         let position = Dictionary(line.enumerated().map { ($0.element.id, $0.offset) }, uniquingKeysWith: { first, _ in first })
-        // First and second parents of every commit of the project uploaded in the line's span (the
-        // merged branches' commits were uploaded in between), with their ids when uploaded (a first
-        // parent not uploaded is nil inside).
-        var firstParent: [Int64: Int64?] = [:], secondParent: [Int64: Int64] = [:]
-        try db.query("""
-            SELECT p.commit_id, p.position, pc.id FROM commits child
-            JOIN commit_parents p ON p.commit_id = child.id AND p.position < 2
-            LEFT JOIN commits pc ON pc.project_id = child.project_id AND pc.sha = p.parent_sha
-            WHERE child.project_id = ? AND child.id BETWEEN ? AND ?
-            """, [.integer(projectID), .integer(low), .integer(high)]) { row in
-            let parentID = row.isNull(at: 2) ? nil : row.int64(at: 2)
-            if row.int(at: 1) == 0 { firstParent[row.int64(at: 0)] = .some(parentID) }
-            else if let parentID { secondParent[row.int64(at: 0)] = parentID }
-        }
-        return line.compactMap { merge in
-            guard let tip = secondParent[merge.id] else { return nil }
-            var current = tip
-            for _ in 0..<steps {
-                guard let parent = firstParent[current] else { return nil }
+        // The branch commits walked are those uploaded in the line's span (a branch merged into the
+        // line was uploaded in between): a commit outside it ends its walk unanswered.
+        let inSpan = { (id: Int64) in id >= low && id <= high }
+        let tips = try parents(of: line.map(\.id), position: 1).compactMapValues { $0 }
+        var answers: [Int: MergedBranch] = [:]
+        /// Each live walk: its merge's offset in `line`, and the branch commit it stands on.
+        var walks = line.indices.compactMap { index in tips[line[index].id].map { (merge: index, current: $0) } }
+        for _ in 0..<steps where !walks.isEmpty {
+            let firstParents = try parents(of: walks.map(\.current).filter(inSpan), position: 0)
+            walks = walks.compactMap { walk in
+                // Outside the span, or no first parent recorded: the walk ends without a merge-base.
+                guard inSpan(walk.current), let parent = firstParents[walk.current] else { return nil }
+                let merge = line[walk.merge].id, tip = tips[merge]!
                 guard let parentID = parent else {
-                    let before = current
-                    return line.first { $0.id < before }.map { MergedBranch(merge: merge.id, tip: tip, mergeBase: $0.id) }
+                    // The branch's parent was never uploaded: the line's commit uploaded before it stands in.
+                    let before = walk.current
+                    answers[walk.merge] = line.first { $0.id < before }.map { MergedBranch(merge: merge, tip: tip, mergeBase: $0.id) }
+                    return nil
                 }
-                if let at = position[parentID], at > position[merge.id]! {
-                    return MergedBranch(merge: merge.id, tip: tip, mergeBase: parentID)
+                if let at = position[parentID], at > walk.merge {
+                    answers[walk.merge] = MergedBranch(merge: merge, tip: tip, mergeBase: parentID)
+                    return nil
                 }
-                current = parentID
+                return (walk.merge, parentID)
             }
-            return nil
         }
+        return answers.sorted { $0.key < $1.key }.map(\.value)
     }
+
+    /// Each commit's parent at `position` that has a row (its id, nil when the server has no
+    /// upload of it); commits without such a parent are absent. `idBatch` commits a statement.
+    private func parents(of commitIDs: [Int64], position: Int) throws -> [Int64: Int64?] {
+        var parents: [Int64: Int64?] = [:]
+        let ids = Array(Set(commitIDs)).sorted()
+        for start in stride(from: 0, to: ids.count, by: Self.idBatch) {
+            let chunk = ids[start..<min(start + Self.idBatch, ids.count)]
+            let padded = Array(chunk) + Array(repeating: chunk.last!, count: Self.idBatch - chunk.count)
+            try db.query("""
+                SELECT p.commit_id, pc.id FROM commit_parents p
+                LEFT JOIN commits pc ON pc.project_id = ?1 AND pc.sha = p.parent_sha
+                WHERE p.position = ?2 AND p.commit_id IN (\((3..<(3 + Self.idBatch)).map { "?\($0)" }.joined(separator: ", ")))
+                """, [.integer(projectID), .integer(Int64(position))] + padded.map(SQLValue.integer)) { row in
+                parents[row.int64(at: 0)] = .some(row.isNull(at: 1) ? nil : row.int64(at: 1))
+            }
+        }
+        return parents
+    }
+
+    /// How many commit ids one statement of `parents(of:position:)` asks for.
+    static let idBatch = 64
 
     private func previousInUploadOrder(_ commitID: Int64, branch: String, avoiding visited: Set<Int64>) throws -> Int64? {
         var below = commitID
