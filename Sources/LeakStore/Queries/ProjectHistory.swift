@@ -470,7 +470,17 @@ struct ProjectHistory {
         // The branch commits walked are those uploaded in the line's span (a branch merged into the
         // line was uploaded in between): a commit outside it ends its walk unanswered.
         let inSpan = { (id: Int64) in id >= low && id <= high }
-        let tips = try parents(of: line.map(\.id), position: 1).compactMapValues { $0 }
+        // The merges' second parents that were uploaded: a range of `commit_parents` (a row or two
+        // per commit of the span, read in key order; `CROSS JOIN`: not from the project's every
+        // commit), a lookup by sha for each merge only.
+        var tips: [Int64: Int64] = [:]
+        try db.query("""
+            SELECT p.commit_id, pc.id FROM commit_parents p CROSS JOIN commits pc
+            WHERE p.commit_id BETWEEN ?2 AND ?3 AND p.position = 1 AND pc.project_id = ?1 AND pc.sha = p.parent_sha
+            """, [.integer(projectID), .integer(low), .integer(high)]) { row in
+            let merge = row.int64(at: 0)
+            if position[merge] != nil { tips[merge] = row.int64(at: 1) }
+        }
         var answers: [Int: MergedBranch] = [:]
         /// Each live walk: its merge's offset in `line`, and the branch commit it stands on.
         var walks = line.indices.compactMap { index in tips[line[index].id].map { (merge: index, current: $0) } }
