@@ -28,6 +28,7 @@ struct ProjectHistory {
 
     /// Runs at the commit in the environment: the usable (non-suspect) ones and the suspect ones.
     func runCounts(commitID: Int64, environment: String) throws -> (usable: Int, suspect: Int) {
+        if let known = memo.runCounts[environment]?[commitID] { return known }
         var counts = (usable: 0, suspect: 0)
         try db.query("""
             SELECT coalesce(sum(suspect = 0), 0), coalesce(sum(suspect = 1), 0) FROM runs
@@ -35,7 +36,16 @@ struct ProjectHistory {
             """, [.integer(commitID), .text(environment)]) { row in
             counts = (row.int(at: 0), row.int(at: 1))
         }
+        memo.runCounts[environment, default: [:]][commitID] = counts
         return counts
+    }
+
+    /// Whether `leak_states` alone holds the commit's counts in the environment: it has usable
+    /// runs and no suspect one (a suspect run's checks are full records, added up by
+    /// `keyCounts(commitID:environment:typeID:includingSuspect:)`).
+    func statesAnswerAlone(commitID: Int64, environment: String) throws -> Bool {
+        let runs = try runCounts(commitID: commitID, environment: environment)
+        return runs.usable > 0 && runs.suspect == 0
     }
 
     /// Every key's counts at the commit. From the usable runs only (a base side), unless
@@ -46,12 +56,7 @@ struct ProjectHistory {
         guard runs.usable > 0 || (includingSuspect && runs.suspect > 0) else { return [] }
         var result: [KeyCounts] = []
         let values: [SQLValue] = [.integer(commitID), .text(environment), typeID.map(SQLValue.integer) ?? .null]
-        func append(_ row: any SQLRow) {
-            result.append(KeyCounts(
-                scenarioID: row.int64(at: 0), typeID: row.int64(at: 1), scenario: row.string(at: 2) ?? "",
-                type: row.string(at: 3) ?? "", checked: row.int(at: 4), leaked: row.int(at: 5),
-                lateRelease: row.int(at: 6), errors: row.int(at: 7)))
-        }
+        func append(_ row: any SQLRow) { result.append(KeyCounts(row: row)) }
         if runs.usable > 0 {
             try db.query("""
                 SELECT k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
@@ -91,8 +96,7 @@ struct ProjectHistory {
     /// every state): the other side of a diff's telling keys.
     func keyCounts(commitID: Int64, environment: String, keys: Set<KeyIDs>, includingSuspect: Bool = false) throws -> [KeyCounts] {
         guard !keys.isEmpty else { return [] }
-        let runs = try runCounts(commitID: commitID, environment: environment)
-        guard runs.usable > 0, runs.suspect == 0 else {
+        guard try statesAnswerAlone(commitID: commitID, environment: environment) else {
             return try keyCounts(commitID: commitID, environment: environment, includingSuspect: includingSuspect)
                 .filter { keys.contains($0.ids) }
         }
@@ -106,10 +110,7 @@ struct ProjectHistory {
                 WHERE k.scenario_id IN (\(KeyBatch.scenarioSlots(from: 3))) AND +k.type_id IN (\(KeyBatch.typeSlots(from: 3)))
                   AND ls.commit_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2) AND ls.key_id = k.id
                 """, [.integer(commitID), .text(environment)] + batch.values) { row in
-                let counts = KeyCounts(
-                    scenarioID: row.int64(at: 0), typeID: row.int64(at: 1), scenario: row.string(at: 2) ?? "",
-                    type: row.string(at: 3) ?? "", checked: row.int(at: 4), leaked: row.int(at: 5),
-                    lateRelease: row.int(at: 6), errors: row.int(at: 7))
+                let counts = KeyCounts(row: row)
                 if batch.keys.contains(counts.ids) { result.append(counts) }
             }
         }
