@@ -6,7 +6,8 @@ import LeakReport
 /// a commit.
 extension ProjectHistory {
     /// Keys of one type or of one scenario: the few keys of it in `leak_keys`, then one range
-    /// of `leak_states_by_key` (key, environment, commit) per key over commits.
+    /// of `leak_states` by (key, environment, commit) per key over commits: the table's own order on
+    /// SQLite, its index by key on PostgreSQL.
     enum KeyFilter {
         case type(Int64)
         case scenario(Int64)
@@ -37,7 +38,7 @@ extension ProjectHistory {
         try db.query("""
             SELECT ls.commit_id, k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
                    ls.late_release_count, ls.error_count
-            FROM leak_keys k JOIN leak_states ls INDEXED BY leak_states_by_key ON ls.key_id = k.id
+            FROM leak_keys k JOIN leak_states ls ON ls.key_id = k.id
                  JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
             WHERE \(filter.keyCondition) AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
               AND ls.commit_id BETWEEN ?3 AND ?4
@@ -125,11 +126,11 @@ extension ProjectHistory {
             return try keyCounts(commitID: commitID, environment: environment, typeID: typeID, includingSuspect: includingSuspect)
                 .filter(outcomes.includes)
         }
-        // One type's keys: a point of `leak_states_by_key` each; every key: the commit's range of
+        // One type's keys: a range of `leak_states` by key each; every key: the commit's range of
         // `leak_states_telling`, which holds only the states that leaked or released late.
         let source = typeID == nil
             ? "leak_states ls INDEXED BY leak_states_telling JOIN leak_keys k ON k.id = ls.key_id"
-            : "leak_keys k JOIN leak_states ls INDEXED BY leak_states_by_key ON ls.key_id = k.id"
+            : "leak_keys k JOIN leak_states ls ON ls.key_id = k.id"
         var result: [KeyCounts] = []
         try db.query("""
             SELECT k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,

@@ -122,7 +122,7 @@ struct ProjectHistory {
     static let keyBatch = 128
 
     /// Each key's state at each of `commitIDs` that checked it, from its usable runs (every run
-    /// at `allRunsAt`, a head): an index range of `leak_states_by_key` per key, plus the
+    /// at `allRunsAt`, a head): a range of `leak_states` by key per key (the table's own order on SQLite), plus the
     /// head's suspect runs' records when it has any. Keys go `keyBatch` to a statement.
     func keyStates(_ keys: Set<KeyIDs>, environment: String, at commitIDs: Set<Int64>,
                    allRunsAt head: Int64? = nil) throws -> [KeyIDs: [Int64: KeyState]] {
@@ -147,7 +147,7 @@ struct ProjectHistory {
             try db.query("""
                 SELECT k.scenario_id, k.type_id, ls.commit_id, ls.checked_count, ls.leaked_count, ls.late_release_count,
                        ls.error_count
-                FROM leak_keys k JOIN leak_states ls INDEXED BY leak_states_by_key ON ls.key_id = k.id
+                FROM leak_keys k JOIN leak_states ls ON ls.key_id = k.id
                 WHERE k.scenario_id IN (\(KeyBatch.scenarioSlots(from: 4))) AND +k.type_id IN (\(KeyBatch.typeSlots(from: 4)))
                   AND ls.environment_id = (SELECT id FROM environments WHERE name = ?1) AND ls.commit_id BETWEEN ?2 AND ?3
                 """, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in

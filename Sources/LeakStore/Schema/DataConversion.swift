@@ -159,3 +159,32 @@ extension DataConversion {
         return (last, states)
     }
 }
+
+extension DataConversion {
+    /// Migration 11 (SQLite only): every key state into the key-ordered table, whole keys in id
+    /// order, each batch's states in the new primary key's order: the copy appends, read along
+    /// the old index by key.
+    static let keyOrder = DataConversion(marker: "key_order_progress", markerColumn: "last_key_id", unit: "leak_keys") {
+        db, _, afterKeyID, batchStates in
+        // The batch ends with the key of its `batchStates`-th state, or with the last key.
+        let after = SQLValue.integer(afterKeyID)
+        guard let last = try db.scalarInt("""
+                SELECT key_id FROM leak_states INDEXED BY leak_states_by_key WHERE key_id > ? ORDER BY key_id LIMIT 1 OFFSET ?
+                """, [after, .integer(Int64(max(0, batchStates - 1)))])
+            ?? db.scalarInt("SELECT max(key_id) FROM leak_states INDEXED BY leak_states_by_key WHERE key_id > ?", [after])
+        else { return nil }
+        let range: [SQLValue] = [after, .integer(last)]
+        let states = try db.scalarInt("""
+            SELECT count(*) FROM leak_states INDEXED BY leak_states_by_key WHERE key_id > ?1 AND key_id <= ?2
+            """, range) ?? 0
+        try db.run("""
+            INSERT INTO leak_states_key_order (commit_id, environment_id, key_id, checked_count, leaked_count, late_release_count,
+                                               error_count, passed_site_id, slowest_pass_us)
+            SELECT commit_id, environment_id, key_id, checked_count, leaked_count, late_release_count, error_count,
+                   passed_site_id, slowest_pass_us
+            FROM leak_states INDEXED BY leak_states_by_key WHERE key_id > ?1 AND key_id <= ?2
+            ORDER BY key_id, environment_id, commit_id
+            """, range)
+        return (last, states)
+    }
+}
