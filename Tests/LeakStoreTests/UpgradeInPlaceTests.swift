@@ -78,6 +78,7 @@ struct UpgradeInPlaceTests {
 
     static func keysMigrations(_ engine: TestEngine) -> [Migration] { engine == .sqlite ? Migration.all : Migration.postgres }
     static func keysVersion(_ engine: TestEngine) -> Int { engine == .sqlite ? 8 : 4 }
+    static func keysMigrationName(_ engine: TestEngine) -> String { engine == .sqlite ? "leak_keys" : "pg_leak_keys" }
 
     static func migrate(_ connection: any SQLConnection, _ migrations: [Migration]) throws {
         try Migrator(migrations: migrations, location: "test").migrate(connection) { body in
@@ -119,8 +120,9 @@ struct UpgradeInPlaceTests {
         let steps = Collected<UpgradeProgress>()
         let store = try database.open { steps.append($0) }
         #expect(try store.schemaVersion() == migrations.last?.version)
-        #expect(steps.values.map(\.finished) == [false, true], "one batch of the default size, then the swap")
-        #expect(steps.values.first?.rowsCopied == states)
+        let keySteps = steps.values.filter { $0.migration == Self.keysMigrationName(engine) }
+        #expect(keySteps.map(\.finished) == [false, true], "one batch of the default size, then the swap")
+        #expect(keySteps.first?.rowsCopied == states)
         let after = try store.read { db in
             [try db.scalarInt("SELECT count(*) FROM leak_states") ?? -1, try db.scalarInt("SELECT count(*) FROM leak_keys") ?? -1,
              try db.scalarInt("SELECT sum(checked_count) FROM leak_states") ?? -1]
@@ -159,8 +161,7 @@ struct UpgradeInPlaceTests {
             }
         }
         let stopped = try #require(steps.values.last)
-        #expect(stopped.migration == Self.keysMigrations(engine).first { $0.version == Self.keysVersion(engine) }?.name
-            && stopped.unit == "commits")
+        #expect(stopped.migration == Self.keysMigrationName(engine) && stopped.unit == "commits")
         #expect(!stopped.finished && stopped.done > 0 && stopped.done < commits && stopped.total == commits)
         #expect(stopped.rowsCopied >= 200 && stopped.rowsCopied < states)
         #expect(stopped.description == "upgrading to \(stopped.migration): \(stopped.done) of \(commits) commits "
@@ -171,12 +172,13 @@ struct UpgradeInPlaceTests {
 
         let resumed = Collected<UpgradeProgress>()
         let store = try database.open(options) { resumed.append($0) }
-        let first = try #require(resumed.values.first)
+        let keySteps = resumed.values.filter { $0.migration == stopped.migration }
+        let first = try #require(keySteps.first)
         #expect(first.done > stopped.done, "the batches done before the interruption are not copied again")
-        let last = try #require(resumed.values.last)
+        let last = try #require(keySteps.last)
         #expect(last.finished && last.done == commits && last.description.hasPrefix("upgraded to "))
         #expect(stopped.rowsCopied + last.rowsCopied == states, "every state copied once")
-        #expect(resumed.values.dropLast().allSatisfy { !$0.finished })
+        #expect(keySteps.dropLast().allSatisfy { !$0.finished })
 
         let difference = try CompactStorageTests.firstDifference(try history.answers(store))
         #expect(difference == nil, "\(difference ?? "")")
@@ -196,9 +198,69 @@ struct UpgradeInPlaceTests {
         let store = try database.open { steps.append($0) }
         // Each converting migration finds nothing to copy and says so once.
         #expect(steps.values.map(\.description) == (engine == .sqlite
-            ? ["upgraded to compact_storage: 0 runs", "upgraded to leak_keys: 0 commits"]
+            ? ["upgraded to compact_storage: 0 runs", "upgraded to leak_keys: 0 commits", "upgraded to leak_states_key_order: 0 key states"]
             : ["upgraded to pg_compact_storage: 0 runs", "upgraded to pg_leak_keys: 0 commits"]))
         #expect(try store.read { try $0.scalarInt("SELECT finished FROM compaction_progress") } == 1)
         #expect(try store.read { try $0.tableExists("leak_keys_progress") } == false)
+        #expect(try store.read { try $0.tableExists("key_order_progress") } == false)
+    }
+
+    /// Migration 11 (SQLite only) on a database a build of migration 10 filled, stopped after two
+    /// batches (as a kill between two commits would stop it): it resumes after the last batch
+    /// committed, copies no state twice, keeps every state as it was, and answers as before —
+    /// with the states now in key order, and indexed by commit.
+    @Test func keyOrderedStatesResumeAndKeepEveryStateAndAnswer() throws {
+        let (database, history, connection) = try Self.beforeKeys(.sqlite)
+        try Self.migrate(connection, Migration.all.filter { $0.version < 11 })
+        let everyState = "SELECT * FROM leak_states ORDER BY commit_id, environment_id, key_id"
+        func rows() throws -> [String] {
+            var lines: [String] = []
+            try connection.query(everyState) { row in
+                lines.append((0..<9).map { row.isNull(at: $0) ? "NULL" : String(row.int64(at: $0)) }.joined(separator: " "))
+            }
+            return lines
+        }
+        let before = try rows()
+        let keys = Int(try connection.scalarInt("SELECT count(*) FROM leak_keys") ?? 0)
+        #expect(before.count > 100 && keys > 10)
+
+        let options = StoreOptions(upgradeBatchChecks: 100)
+        let steps = Collected<UpgradeProgress>()
+        #expect(throws: Interrupted.self) {
+            _ = try database.open(options) { step in
+                steps.append(step)
+                if steps.values.count == 2 { throw Interrupted() }
+            }
+        }
+        let stopped = try #require(steps.values.last)
+        // Counted in states: a 100,000-check run's keys have one each, a key of every run thousands.
+        #expect(stopped.migration == "leak_states_key_order" && stopped.unit == "key states")
+        #expect(!stopped.finished && stopped.done == stopped.rowsCopied && stopped.total == before.count)
+        #expect(stopped.rowsCopied >= 200 && stopped.rowsCopied < before.count)
+        #expect(stopped.description == "upgrading to leak_states_key_order: \(stopped.done) of \(before.count) key states "
+            + "(\(stopped.done * 100 / before.count)%)")
+        #expect(try connection.scalarInt("SELECT count(*) FROM leak_states_key_order") == stopped.rowsCopied)
+
+        let resumed = Collected<UpgradeProgress>()
+        let store = try database.open(options) { resumed.append($0) }
+        let first = try #require(resumed.values.first)
+        #expect(first.migration == stopped.migration && first.done > stopped.done,
+                "the batches done before the interruption are not copied again")
+        let last = try #require(resumed.values.last)
+        #expect(last.finished && last.done == before.count && stopped.rowsCopied + last.rowsCopied == Int64(before.count))
+        #expect(try rows() == before, "every state as it was")
+        let schema = try connection.scalarText("SELECT sql FROM sqlite_master WHERE name = 'leak_states'") ?? ""
+        #expect(schema.contains("PRIMARY KEY (key_id, environment_id, commit_id)"))
+        let indexes = try Set(["leak_states_by_commit", "leak_states_telling", "leak_states_by_key"].filter {
+            try connection.scalarInt("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", [.text($0)]) != nil
+        })
+        #expect(indexes == ["leak_states_by_commit", "leak_states_telling"])
+        #expect(try connection.tableExists("key_order_progress") == false)
+        let difference = try CompactStorageTests.firstDifference(try history.answers(store))
+        #expect(difference == nil, "\(difference ?? "")")
+
+        let again = Collected<UpgradeProgress>()
+        _ = try database.open(options) { again.append($0) }
+        #expect(again.values.isEmpty)
     }
 }

@@ -37,6 +37,15 @@ struct KeyIDs: Hashable, Sendable {
 }
 
 extension KeyCounts {
+    /// The counts from a row's eight columns from `first` on: scenario id, type id, scenario
+    /// name, type name, checked, leaked, late release and error counts — the order every key-count
+    /// statement selects them in.
+    init(row: any SQLRow, from first: Int32 = 0) {
+        self.init(scenarioID: row.int64(at: first), typeID: row.int64(at: first + 1), scenario: row.string(at: first + 2) ?? "",
+                  type: row.string(at: first + 3) ?? "", checked: row.int(at: first + 4), leaked: row.int(at: first + 5),
+                  lateRelease: row.int(at: first + 6), errors: row.int(at: first + 7))
+    }
+
     /// Counts that fold to `state`: a key whose state an ancestor's runs stand in for.
     init(standingFor state: KeyState, ids: KeyIDs, scenario: String, type: String) {
         let (checked, leaked, late, errors) = switch state {

@@ -13,7 +13,7 @@ extension LeakStore {
     }
 
     /// Several types' trends along the same commits, in one snapshot: the branch is walked once,
-    /// and each type's keys are a range of `leak_states_by_key` each over the walk's commits. The
+    /// and each type's keys are a range of `leak_states` each (in key order on SQLite, by its index by key on PostgreSQL) over the walk's commits. The
     /// fingerprints of each leaking commit are read from its runs' checks, only when asked for
     /// (a chart draws none). A type the server never saw has an empty trend.
     /// - Throws: `LeakStoreError.projectNotFound`.
@@ -137,7 +137,7 @@ extension LeakStore {
                         .map(\.id).filter { $0 != below }
                 }
             } else {
-                // The newest commits of each of the scenario's keys (one range of `leak_states_by_key`
+                // The newest commits of each of the scenario's keys (one range of `leak_states` by key
                 // each, newest first), then the newest of them all: every one of those is among its
                 // key's newest `limit + 1`.
                 var keyIDs: [Int64] = []
@@ -145,7 +145,7 @@ extension LeakStore {
                 var newest: Set<Int64> = []
                 for keyID in keyIDs {
                     try db.query("""
-                        SELECT ls.commit_id FROM leak_states ls INDEXED BY leak_states_by_key JOIN commits c ON c.id = ls.commit_id
+                        SELECT ls.commit_id FROM leak_states ls JOIN commits c ON c.id = ls.commit_id
                         WHERE ls.key_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
                           AND c.project_id = ?3 AND ls.commit_id < ?5
                           AND EXISTS (SELECT 1 FROM runs r WHERE r.commit_id = ls.commit_id AND r.environment = ?2 AND r.suspect = 0

@@ -6,7 +6,8 @@ import LeakReport
 /// a commit.
 extension ProjectHistory {
     /// Keys of one type or of one scenario: the few keys of it in `leak_keys`, then one range
-    /// of `leak_states_by_key` (key, environment, commit) per key over commits.
+    /// of `leak_states` by (key, environment, commit) per key over commits: the table's own order on
+    /// SQLite, its index by key on PostgreSQL.
     enum KeyFilter {
         case type(Int64)
         case scenario(Int64)
@@ -37,17 +38,14 @@ extension ProjectHistory {
         try db.query("""
             SELECT ls.commit_id, k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
                    ls.late_release_count, ls.error_count
-            FROM leak_keys k JOIN leak_states ls INDEXED BY leak_states_by_key ON ls.key_id = k.id
+            FROM leak_keys k JOIN leak_states ls ON ls.key_id = k.id
                  JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
             WHERE \(filter.keyCondition) AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
               AND ls.commit_id BETWEEN ?3 AND ?4
             """, [.integer(filter.id), .text(environment), .integer(low), .integer(high)]) { row in
             let commitID = row.int64(at: 0)
             guard wanted.contains(commitID), !suspect.contains(commitID) else { return }
-            result[commitID, default: []].append(KeyCounts(
-                scenarioID: row.int64(at: 1), typeID: row.int64(at: 2), scenario: row.string(at: 3) ?? "",
-                type: row.string(at: 4) ?? "", checked: row.int(at: 5), leaked: row.int(at: 6), lateRelease: row.int(at: 7),
-                errors: row.int(at: 8)))
+            result[commitID, default: []].append(KeyCounts(row: row, from: 1))
         }
         for commitID in result.keys {
             result[commitID]?.sort { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
@@ -92,6 +90,8 @@ extension ProjectHistory {
         var lineSteps: [String: [Int64: LineStep]] = [:]
         /// Each branch's previous commit in upload order before a commit (nil inside: none).
         var previousOnBranch: [String: [Int64: Int64?]] = [:]
+        /// Each commit's usable and suspect runs, by environment (`runCounts`).
+        var runCounts: [String: [Int64: (usable: Int, suspect: Int)]] = [:]
     }
 
     /// Which of a commit's keys a read wants, by their outcomes there.
@@ -122,16 +122,15 @@ extension ProjectHistory {
     /// a 100,000-check run costs its few hundred telling states, not 100,000 keys.
     func keyCounts(commitID: Int64, environment: String, typeID: Int64? = nil, includingSuspect: Bool = false,
                    having outcomes: Outcomes) throws -> [KeyCounts] {
-        let runs = try runCounts(commitID: commitID, environment: environment)
-        guard runs.usable > 0, runs.suspect == 0 else {
+        guard try statesAnswerAlone(commitID: commitID, environment: environment) else {
             return try keyCounts(commitID: commitID, environment: environment, typeID: typeID, includingSuspect: includingSuspect)
                 .filter(outcomes.includes)
         }
-        // One type's keys: a point of `leak_states_by_key` each; every key: the commit's range of
+        // One type's keys: a range of `leak_states` by key each; every key: the commit's range of
         // `leak_states_telling`, which holds only the states that leaked or released late.
         let source = typeID == nil
             ? "leak_states ls INDEXED BY leak_states_telling JOIN leak_keys k ON k.id = ls.key_id"
-            : "leak_keys k JOIN leak_states ls INDEXED BY leak_states_by_key ON ls.key_id = k.id"
+            : "leak_keys k JOIN leak_states ls ON ls.key_id = k.id"
         var result: [KeyCounts] = []
         try db.query("""
             SELECT k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
@@ -140,10 +139,7 @@ extension ProjectHistory {
             WHERE ls.commit_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
               AND \(outcomes.predicate)\(typeID == nil ? "" : " AND k.type_id = ?3")
             """, [.integer(commitID), .text(environment)] + (typeID.map { [SQLValue.integer($0)] } ?? [])) { row in
-            result.append(KeyCounts(
-                scenarioID: row.int64(at: 0), typeID: row.int64(at: 1), scenario: row.string(at: 2) ?? "",
-                type: row.string(at: 3) ?? "", checked: row.int(at: 4), leaked: row.int(at: 5),
-                lateRelease: row.int(at: 6), errors: row.int(at: 7)))
+            result.append(KeyCounts(row: row))
         }
         return result.sorted { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
     }

@@ -28,6 +28,7 @@ struct ProjectHistory {
 
     /// Runs at the commit in the environment: the usable (non-suspect) ones and the suspect ones.
     func runCounts(commitID: Int64, environment: String) throws -> (usable: Int, suspect: Int) {
+        if let known = memo.runCounts[environment]?[commitID] { return known }
         var counts = (usable: 0, suspect: 0)
         try db.query("""
             SELECT coalesce(sum(suspect = 0), 0), coalesce(sum(suspect = 1), 0) FROM runs
@@ -35,7 +36,16 @@ struct ProjectHistory {
             """, [.integer(commitID), .text(environment)]) { row in
             counts = (row.int(at: 0), row.int(at: 1))
         }
+        memo.runCounts[environment, default: [:]][commitID] = counts
         return counts
+    }
+
+    /// Whether `leak_states` alone holds the commit's counts in the environment: it has usable
+    /// runs and no suspect one (a suspect run's checks are full records, added up by
+    /// `keyCounts(commitID:environment:typeID:includingSuspect:)`).
+    func statesAnswerAlone(commitID: Int64, environment: String) throws -> Bool {
+        let runs = try runCounts(commitID: commitID, environment: environment)
+        return runs.usable > 0 && runs.suspect == 0
     }
 
     /// Every key's counts at the commit. From the usable runs only (a base side), unless
@@ -46,12 +56,7 @@ struct ProjectHistory {
         guard runs.usable > 0 || (includingSuspect && runs.suspect > 0) else { return [] }
         var result: [KeyCounts] = []
         let values: [SQLValue] = [.integer(commitID), .text(environment), typeID.map(SQLValue.integer) ?? .null]
-        func append(_ row: any SQLRow) {
-            result.append(KeyCounts(
-                scenarioID: row.int64(at: 0), typeID: row.int64(at: 1), scenario: row.string(at: 2) ?? "",
-                type: row.string(at: 3) ?? "", checked: row.int(at: 4), leaked: row.int(at: 5),
-                lateRelease: row.int(at: 6), errors: row.int(at: 7)))
-        }
+        func append(_ row: any SQLRow) { result.append(KeyCounts(row: row)) }
         if runs.usable > 0 {
             try db.query("""
                 SELECT k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
@@ -91,8 +96,7 @@ struct ProjectHistory {
     /// every state): the other side of a diff's telling keys.
     func keyCounts(commitID: Int64, environment: String, keys: Set<KeyIDs>, includingSuspect: Bool = false) throws -> [KeyCounts] {
         guard !keys.isEmpty else { return [] }
-        let runs = try runCounts(commitID: commitID, environment: environment)
-        guard runs.usable > 0, runs.suspect == 0 else {
+        guard try statesAnswerAlone(commitID: commitID, environment: environment) else {
             return try keyCounts(commitID: commitID, environment: environment, includingSuspect: includingSuspect)
                 .filter { keys.contains($0.ids) }
         }
@@ -106,10 +110,7 @@ struct ProjectHistory {
                 WHERE k.scenario_id IN (\(KeyBatch.scenarioSlots(from: 3))) AND +k.type_id IN (\(KeyBatch.typeSlots(from: 3)))
                   AND ls.commit_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2) AND ls.key_id = k.id
                 """, [.integer(commitID), .text(environment)] + batch.values) { row in
-                let counts = KeyCounts(
-                    scenarioID: row.int64(at: 0), typeID: row.int64(at: 1), scenario: row.string(at: 2) ?? "",
-                    type: row.string(at: 3) ?? "", checked: row.int(at: 4), leaked: row.int(at: 5),
-                    lateRelease: row.int(at: 6), errors: row.int(at: 7))
+                let counts = KeyCounts(row: row)
                 if batch.keys.contains(counts.ids) { result.append(counts) }
             }
         }
@@ -121,7 +122,7 @@ struct ProjectHistory {
     static let keyBatch = 128
 
     /// Each key's state at each of `commitIDs` that checked it, from its usable runs (every run
-    /// at `allRunsAt`, a head): an index range of `leak_states_by_key` per key, plus the
+    /// at `allRunsAt`, a head): a range of `leak_states` by key per key (the table's own order on SQLite), plus the
     /// head's suspect runs' records when it has any. Keys go `keyBatch` to a statement.
     func keyStates(_ keys: Set<KeyIDs>, environment: String, at commitIDs: Set<Int64>,
                    allRunsAt head: Int64? = nil) throws -> [KeyIDs: [Int64: KeyState]] {
@@ -146,7 +147,7 @@ struct ProjectHistory {
             try db.query("""
                 SELECT k.scenario_id, k.type_id, ls.commit_id, ls.checked_count, ls.leaked_count, ls.late_release_count,
                        ls.error_count
-                FROM leak_keys k JOIN leak_states ls INDEXED BY leak_states_by_key ON ls.key_id = k.id
+                FROM leak_keys k JOIN leak_states ls ON ls.key_id = k.id
                 WHERE k.scenario_id IN (\(KeyBatch.scenarioSlots(from: 4))) AND +k.type_id IN (\(KeyBatch.typeSlots(from: 4)))
                   AND ls.environment_id = (SELECT id FROM environments WHERE name = ?1) AND ls.commit_id BETWEEN ?2 AND ?3
                 """, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
@@ -467,37 +468,66 @@ struct ProjectHistory {
     func mergedBranches(into line: [BranchCommit], steps: Int) throws -> [MergedBranch] {
         guard let low = line.map(\.id).min(), let high = line.map(\.id).max() else { return [] }
         let position = Dictionary(line.enumerated().map { ($0.element.id, $0.offset) }, uniquingKeysWith: { first, _ in first })
-        // First and second parents of every commit of the project uploaded in the line's span (the
-        // merged branches' commits were uploaded in between), with their ids when uploaded (a first
-        // parent not uploaded is nil inside).
-        var firstParent: [Int64: Int64?] = [:], secondParent: [Int64: Int64] = [:]
+        // The branch commits walked are those uploaded in the line's span (a branch merged into the
+        // line was uploaded in between): a commit outside it ends its walk unanswered.
+        let inSpan = { (id: Int64) in id >= low && id <= high }
+        // The merges' second parents that were uploaded: a range of `commit_parents` (a row or two
+        // per commit of the span, read in key order; `CROSS JOIN`: not from the project's every
+        // commit), a lookup by sha for each merge only.
+        var tips: [Int64: Int64] = [:]
         try db.query("""
-            SELECT p.commit_id, p.position, pc.id FROM commits child
-            JOIN commit_parents p ON p.commit_id = child.id AND p.position < 2
-            LEFT JOIN commits pc ON pc.project_id = child.project_id AND pc.sha = p.parent_sha
-            WHERE child.project_id = ? AND child.id BETWEEN ? AND ?
+            SELECT p.commit_id, pc.id FROM commit_parents p CROSS JOIN commits pc
+            WHERE p.commit_id BETWEEN ?2 AND ?3 AND p.position = 1 AND pc.project_id = ?1 AND pc.sha = p.parent_sha
             """, [.integer(projectID), .integer(low), .integer(high)]) { row in
-            let parentID = row.isNull(at: 2) ? nil : row.int64(at: 2)
-            if row.int(at: 1) == 0 { firstParent[row.int64(at: 0)] = .some(parentID) }
-            else if let parentID { secondParent[row.int64(at: 0)] = parentID }
+            let merge = row.int64(at: 0)
+            if position[merge] != nil { tips[merge] = row.int64(at: 1) }
         }
-        return line.compactMap { merge in
-            guard let tip = secondParent[merge.id] else { return nil }
-            var current = tip
-            for _ in 0..<steps {
-                guard let parent = firstParent[current] else { return nil }
+        var answers: [Int: MergedBranch] = [:]
+        /// Each live walk: its merge's offset in `line`, and the branch commit it stands on.
+        var walks = line.indices.compactMap { index in tips[line[index].id].map { (merge: index, current: $0) } }
+        for _ in 0..<steps where !walks.isEmpty {
+            let firstParents = try parents(of: walks.map(\.current).filter(inSpan), position: 0)
+            walks = walks.compactMap { walk in
+                // Outside the span, or no first parent recorded: the walk ends without a merge-base.
+                guard inSpan(walk.current), let parent = firstParents[walk.current] else { return nil }
+                let merge = line[walk.merge].id, tip = tips[merge]!
                 guard let parentID = parent else {
-                    let before = current
-                    return line.first { $0.id < before }.map { MergedBranch(merge: merge.id, tip: tip, mergeBase: $0.id) }
+                    // The branch's parent was never uploaded: the line's commit uploaded before it stands in.
+                    let before = walk.current
+                    answers[walk.merge] = line.first { $0.id < before }.map { MergedBranch(merge: merge, tip: tip, mergeBase: $0.id) }
+                    return nil
                 }
-                if let at = position[parentID], at > position[merge.id]! {
-                    return MergedBranch(merge: merge.id, tip: tip, mergeBase: parentID)
+                if let at = position[parentID], at > walk.merge {
+                    answers[walk.merge] = MergedBranch(merge: merge, tip: tip, mergeBase: parentID)
+                    return nil
                 }
-                current = parentID
+                return (walk.merge, parentID)
             }
-            return nil
         }
+        return answers.sorted { $0.key < $1.key }.map(\.value)
     }
+
+    /// Each commit's parent at `position` that has a row (its id, nil when the server has no
+    /// upload of it); commits without such a parent are absent. `idBatch` commits a statement.
+    private func parents(of commitIDs: [Int64], position: Int) throws -> [Int64: Int64?] {
+        var parents: [Int64: Int64?] = [:]
+        let ids = Array(Set(commitIDs)).sorted()
+        for start in stride(from: 0, to: ids.count, by: Self.idBatch) {
+            let chunk = ids[start..<min(start + Self.idBatch, ids.count)]
+            let padded = Array(chunk) + Array(repeating: chunk.last!, count: Self.idBatch - chunk.count)
+            try db.query("""
+                SELECT p.commit_id, pc.id FROM commit_parents p
+                LEFT JOIN commits pc ON pc.project_id = ?1 AND pc.sha = p.parent_sha
+                WHERE p.position = ?2 AND p.commit_id IN (\((3..<(3 + Self.idBatch)).map { "?\($0)" }.joined(separator: ", ")))
+                """, [.integer(projectID), .integer(Int64(position))] + padded.map(SQLValue.integer)) { row in
+                parents[row.int64(at: 0)] = .some(row.isNull(at: 1) ? nil : row.int64(at: 1))
+            }
+        }
+        return parents
+    }
+
+    /// How many commit ids one statement of `parents(of:position:)` asks for.
+    static let idBatch = 64
 
     private func previousInUploadOrder(_ commitID: Int64, branch: String, avoiding visited: Set<Int64>) throws -> Int64? {
         var below = commitID

@@ -10,7 +10,8 @@ public struct UpgradeProgress: Sendable, CustomStringConvertible {
 
     /// The migration, e.g. `compact_storage`.
     public var migration: String
-    /// What the conversion goes through in id order: `runs` (compact storage), `commits` (leak keys).
+    /// What the progress counts: `runs` (compact storage), `commits` (leak keys), `key states`
+    /// (key order).
     public var unit: String
     /// How many of them are copied, counting those a stopped upgrade copied before.
     public var done: Int
@@ -43,8 +44,28 @@ struct DataConversion: Sendable {
     /// The marker table, e.g. `compaction_progress`, and its column of the last id copied.
     let marker: String
     let markerColumn: String
-    /// The table whose rows the batches go through in id order (`runs`, `commits`), counted in the progress.
+    /// The table whose rows the batches go through in id order (`runs`, `commits`, `leak_keys`).
     let unit: String
+    /// What the progress counts: the rows of `unit` gone through, or (when their sizes are far
+    /// apart: a 100,000-check run's keys have a state each, a key of every run has thousands)
+    /// the rows copied.
+    let measure: Measure
+
+    enum Measure: Sendable {
+        case units
+        /// The rows of `source` copied into `target`, called `name` in the progress.
+        case rows(name: String, source: String, target: String)
+    }
+
+    init(marker: String, markerColumn: String, unit: String, measure: Measure = .units,
+         copyBatch: @escaping @Sendable (_ db: any SQLConnection, _ session: WriteSession, _ afterID: Int64, _ batchRows: Int) throws
+            -> (lastID: Int64, rows: Int64)?) {
+        self.marker = marker
+        self.markerColumn = markerColumn
+        self.unit = unit
+        self.measure = measure
+        self.copyBatch = copyBatch
+    }
 
     /// Copies one batch after `afterID` (at least one row of `unit`, about `batchRows` old rows);
     /// returns the last id copied and the old rows copied, or nil when none was left.
@@ -62,11 +83,17 @@ struct DataConversion: Sendable {
             finished = row.int(at: 1) != 0
         }
         guard !finished else { return }
-        let count = "SELECT count(*) FROM \(unit) WHERE id <= ?"
-        let total = Int(try db.scalarInt("SELECT count(*) FROM \(unit)") ?? 0)
         let session = WriteSession(db)
-        var step = UpgradeProgress(migration: migration.name, unit: unit, done: Int(try db.scalarInt(count, [.integer(lastID)]) ?? 0),
-                                   total: total, rowsCopied: 0, finished: false)
+        let count = "SELECT count(*) FROM \(unit) WHERE id <= ?"
+        var step: UpgradeProgress
+        switch measure {
+        case .units:
+            step = UpgradeProgress(migration: migration.name, unit: unit, done: Int(try db.scalarInt(count, [.integer(lastID)]) ?? 0),
+                                   total: Int(try db.scalarInt("SELECT count(*) FROM \(unit)") ?? 0), rowsCopied: 0, finished: false)
+        case let .rows(name, source, target):
+            step = UpgradeProgress(migration: migration.name, unit: name, done: Int(try db.scalarInt("SELECT count(*) FROM \(target)") ?? 0),
+                                   total: Int(try db.scalarInt("SELECT count(*) FROM \(source)") ?? 0), rowsCopied: 0, finished: false)
+        }
         while try inTransaction({ try session.transaction { session in
             // Read inside the transaction: the marker moves with the batch it describes.
             let after = try db.scalarInt("SELECT \(markerColumn) FROM \(marker)") ?? 0
@@ -74,16 +101,17 @@ struct DataConversion: Sendable {
             try db.run("UPDATE \(marker) SET \(markerColumn) = ?", [.integer(batch.lastID)])
             lastID = batch.lastID
             step.rowsCopied += batch.rows
+            if case .rows = measure { step.done += Int(batch.rows) }
             return true
         } }) {
-            step.done = Int(try db.scalarInt(count, [.integer(lastID)]) ?? 0)
+            if case .units = measure { step.done = Int(try db.scalarInt(count, [.integer(lastID)]) ?? 0) }
             try progress?(step)
         }
         _ = try inTransaction {
             try db.execute(migration.finishingSQL)
             return true
         }
-        step.done = total
+        step.done = step.total
         step.finished = true
         try progress?(step)
     }
@@ -155,6 +183,37 @@ extension DataConversion {
             FROM leak_states ls CROSS JOIN leak_keys k
             WHERE k.scenario_id = ls.scenario_id AND k.type_id = ls.type_id AND ls.commit_id > ?1 AND ls.commit_id <= ?2
             ORDER BY ls.commit_id, ls.environment_id, k.id
+            """, range)
+        return (last, states)
+    }
+}
+
+extension DataConversion {
+    /// Migration 11 (SQLite only): every key state into the key-ordered table, whole keys in id
+    /// order, each batch's states in the new primary key's order: the copy appends, read along
+    /// the old index by key.
+    static let keyOrder = DataConversion(
+        marker: "key_order_progress", markerColumn: "last_key_id", unit: "leak_keys",
+        measure: .rows(name: "key states", source: "leak_states", target: "leak_states_key_order")
+    ) { db, _, afterKeyID, batchStates in
+        // The batch ends with the key of its `batchStates`-th state, or with the last key.
+        let after = SQLValue.integer(afterKeyID)
+        guard let last = try db.scalarInt("""
+                SELECT key_id FROM leak_states INDEXED BY leak_states_by_key WHERE key_id > ? ORDER BY key_id LIMIT 1 OFFSET ?
+                """, [after, .integer(Int64(max(0, batchStates - 1)))])
+            ?? db.scalarInt("SELECT max(key_id) FROM leak_states INDEXED BY leak_states_by_key WHERE key_id > ?", [after])
+        else { return nil }
+        let range: [SQLValue] = [after, .integer(last)]
+        let states = try db.scalarInt("""
+            SELECT count(*) FROM leak_states INDEXED BY leak_states_by_key WHERE key_id > ?1 AND key_id <= ?2
+            """, range) ?? 0
+        try db.run("""
+            INSERT INTO leak_states_key_order (commit_id, environment_id, key_id, checked_count, leaked_count, late_release_count,
+                                               error_count, passed_site_id, slowest_pass_us)
+            SELECT commit_id, environment_id, key_id, checked_count, leaked_count, late_release_count, error_count,
+                   passed_site_id, slowest_pass_us
+            FROM leak_states INDEXED BY leak_states_by_key WHERE key_id > ?1 AND key_id <= ?2
+            ORDER BY key_id, environment_id, commit_id
             """, range)
         return (last, states)
     }

@@ -32,6 +32,8 @@ public struct Migration: Sendable {
         Migration(version: 9, name: "runs_by_commit_environment_covering",
                   bytes: PackageResources._009_runs_by_commit_environment_covering_sql),
         Migration(version: 10, name: "leak_states_telling", bytes: PackageResources._010_leak_states_telling_sql),
+        Migration(version: 11, name: "leak_states_key_order", bytes: PackageResources._011_leak_states_key_order_sql,
+                  conversion: .keyOrder),
     ]
 
     /// Every PostgreSQL migration this build knows, oldest first (`Migrations/postgres/`): the
