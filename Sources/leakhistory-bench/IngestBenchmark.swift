@@ -10,6 +10,8 @@ import LeakStore
 /// `/-/insert` API into a WAL SQLite table with the same columns, when `datasette` is on PATH)
 /// and the raw SQLite insert of the same rows into the same schema; the server's peak RSS; and
 /// the latency of small requests while a 100,000-check upload is being stored.
+/// `LEAKHISTORY_BENCH_INGEST_STALL=1` runs only the warm-up round (which the second huge upload
+/// lands on) and the stall probes, without the peer and the raw baseline.
 enum IngestBenchmark {
     struct Shape {
         var largeRunsPerRound: Int
@@ -24,7 +26,9 @@ enum IngestBenchmark {
     static let clients = 8
 
     static func run(quick: Bool) throws -> BenchmarkTable {
-        let shape = quick ? Shape.quick : Shape.full
+        var shape = quick ? Shape.quick : Shape.full
+        let stallOnly = ProcessInfo.processInfo.environment["LEAKHISTORY_BENCH_INGEST_STALL"] == "1"
+        if stallOnly { shape.rounds = 0 }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("leakhistory-bench-ingest-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -38,12 +42,13 @@ enum IngestBenchmark {
         let server = try ServerBinary(database: database)
         defer { server.stop() }
         let rssBefore = server.memory?.rssKiB ?? 0
-        let peer: DatasettePeer?
-        do {
-            peer = try DatasettePeer(folder: directory)
-        } catch let error as DatasettePeer.Missing {
-            print("ingest: \(error.description); the peer's columns are left out")
-            peer = nil
+        var peer: DatasettePeer?
+        if !stallOnly {
+            do {
+                peer = try DatasettePeer(folder: directory)
+            } catch let error as DatasettePeer.Missing {
+                print("ingest: \(error.description); the peer's columns are left out")
+            }
         }
         defer { peer?.stop() }
         let raw = try RawInsertBaseline(path: directory.appendingPathComponent("raw.sqlite").path)
@@ -59,6 +64,7 @@ enum IngestBenchmark {
                     try IngestClient.spawn(target: .datasette, port: $0.port, token: $0.token, prefix: prefix,
                                            uploads: count, checks: checks)
                 }
+                guard !stallOnly else { continue }
                 let rawSeconds = try raw.insert(IngestClient.runs(prefix: prefix, uploads: count, checks: checks))
                 guard round > 0 else { continue }
                 rates[name, default: []].append(Double(count) / ours)
@@ -97,8 +103,10 @@ enum IngestBenchmark {
                     ratio: "\(round2(value / peerValue))×", target: "≥ \(Int(peerTarget))× the peer", met: value >= peerTarget * peerValue))
             }
         }
-        row("checks/s, 1,000-check uploads", "large", scale: 1_000, unit: "checks/s", peerTarget: 2)
-        row("uploads/s, 10-check uploads", "small", scale: 1, unit: "uploads/s", peerTarget: 4)
+        if !stallOnly {
+            row("checks/s, 1,000-check uploads", "large", scale: 1_000, unit: "checks/s", peerTarget: 2)
+            row("uploads/s, 10-check uploads", "small", scale: 1, unit: "uploads/s", peerTarget: 4)
+        }
         table.rows.append(.init(
             figure: "peak server RSS (VmHWM)", value: "\(memory.hwmKiB / 1_024) MiB",
             baseline: "\(rssBefore / 1_024) MiB at start", ratio: "", target: "≤ 150 MiB", met: memory.hwmKiB <= 150 * 1_024))

@@ -26,4 +26,33 @@ struct SQLiteStoreTests {
         #expect(error?.message.contains("NOT NULL constraint failed: projects.name") == true)
         #expect(error?.sql == "INSERT INTO projects (name, created_at) VALUES (NULL, ?)")
     }
+
+    /// The writer's commits never copy the log into the file themselves (that held the writer
+    /// for tens of milliseconds after a big write): the checkpointer does it in the background,
+    /// and what it copied is there after a reopen.
+    @Test func theLogIsCopiedIntoTheFileInTheBackgroundNotByTheCommit() throws {
+        let database = try TemporaryDatabase()
+        let store = try LeakStore(path: database.path)
+        let checkpointer = try #require((store.engine as? SQLiteEngine)?.checkpointer)
+        func fileBytes() -> Int64 {
+            ((try? FileManager.default.attributesOfItem(atPath: database.path)[.size]) as? NSNumber)?.int64Value ?? -1
+        }
+        // More than `pagesPerCheckpoint` pages of 4 KiB in one transaction.
+        let rows = Int(SQLiteCheckpointer.pagesPerCheckpoint) * 3 / 2
+        let before = fileBytes()
+        let done = checkpointer.checkpointsCompleted
+        try checkpointer.whilePaused {
+            try store.write { writer in
+                try writer.connection.run("CREATE TABLE filler (bytes BLOB NOT NULL)")
+                for _ in 0..<rows { try writer.connection.run("INSERT INTO filler VALUES (randomblob(4000))") }
+            }
+            #expect(fileBytes() == before, "the commit copied the log into the file")
+        }
+        checkpointer.drain()
+        #expect(checkpointer.checkpointsCompleted > done)
+        #expect(fileBytes() > before + Int64(rows) * 4_000)
+        try store.close()
+        let reopened = try LeakStore(path: database.path)
+        #expect(try reopened.read { try $0.scalarInt("SELECT count(*) FROM filler") } == Int64(rows))
+    }
 }

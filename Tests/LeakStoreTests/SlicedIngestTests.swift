@@ -198,4 +198,123 @@ struct SlicedIngestTests {
             #expect(try store.read { try $0.scalarInt("SELECT count(*) FROM runs WHERE run_key = ?", [.text(big.runKey)]) } == 1)
         }
     }
+
+    static func commitID(_ store: LeakStore, _ sha: String) throws -> Int64? {
+        try store.read { try $0.scalarInt("SELECT id FROM commits WHERE sha = ?", [.text(sha)]) }
+    }
+
+    /// A re-run, big enough to go in slices and not suspect, of the newest commit of `history`
+    /// (but its last run's) whose runs have key states.
+    static func rerun(_ history: AnswerHistory) throws -> RunRecord {
+        var again = try #require(history.runs.dropLast().last { !RunTally($0.checks).suspect })
+        again.runKey = "again"
+        return again
+    }
+
+    /// The slices that store a run's records (`ingestSliceChecks` checks each); the commit's
+    /// rebuild (its key states copied) comes next.
+    static func recordSlices(_ run: RunRecord) -> Int {
+        (run.checks.count + sliced.ingestSliceChecks - 1) / sliced.ingestSliceChecks
+    }
+
+    /// A big run onto a commit that already has runs rebuilds the commit under the id right after
+    /// its own, which takes the old row's place in one short transaction; when that id is taken,
+    /// the run's key states are merged into the commit's. Either way a reader at every slice sees
+    /// the store as before, and afterwards everything is as if the run had been stored at once.
+    @Test(arguments: TestEngine.all, [false, true])
+    func aBigRunOntoACommitWithRunsRebuildsItUnderTheNextID(_ engine: TestEngine, nextIDTaken: Bool) throws {
+        let (database, store, history, _) = try Self.everyRunButTheLast(engine)
+        defer { withExtendedLifetime(database) {} }
+        let again = try Self.rerun(history)
+        let atOnce = try TestDatabase(engine)
+        let whole = try atOnce.open()
+        _ = try whole.createProject(AnswerHistory.project)
+        for run in history.runs.dropLast() + [again] { _ = try whole.ingest(run) }
+        let replaced = try #require(try Self.commitID(store, again.commit))
+        let filler = "pending:00000000000000000000000000000002"
+        if nextIDTaken {
+            try store.write { writer in
+                try writer.connection.run("""
+                    INSERT INTO commits (id, project_id, sha, branch, first_seen) VALUES (?, 1, ?, NULL, '2026-01-01T00:00:00.000Z')
+                    """, [.integer(replaced + 1), .text(filler)])
+            }
+        }
+        let before = try Self.visible(store, history)
+        let seen = Collected<[String]>()
+        store.sliceObserver.withLock { $0 = { _ in seen.append(try Self.visible(store, history)) } }
+        #expect(try store.ingest(again).created)
+        store.sliceObserver.withLock { $0 = nil }
+        #expect(seen.values.count > Self.recordSlices(again) + (nextIDTaken ? 0 : 1))
+        #expect(seen.values.allSatisfy { $0 == before })
+        #expect(try Self.commitID(store, again.commit) == (nextIDTaken ? replaced : replaced + 1))
+        if nextIDTaken {
+            try store.write { try $0.connection.run("DELETE FROM commits WHERE sha = ?", [.text(filler)]) }
+        }
+        #expect(try Self.visible(store, history) == Self.visible(whole, history))
+        #expect(try Self.storedRows(store) == Self.storedRows(whole))
+        #expect(try Self.rowCounts(store) == Self.rowCounts(whole))
+        #expect(try Self.pendingRows(store) == 0)
+    }
+
+    /// A run stored at the commit while it is being rebuilt makes the copy stale: the big run is
+    /// merged into the commit instead, and every check of both is counted once.
+    @Test(arguments: TestEngine.all)
+    func aRunThatReachesTheCommitDuringItsRebuildIsKept(_ engine: TestEngine) throws {
+        let (database, store, history, _) = try Self.everyRunButTheLast(engine)
+        defer { withExtendedLifetime(database) {} }
+        let again = try Self.rerun(history)
+        var rival = again
+        rival.runKey = "small"
+        rival.checks = Array(again.checks.prefix(Self.sliced.ingestSliceChecks))
+        let small = rival
+        let replaced = try #require(try Self.commitID(store, again.commit))
+        let copying = Self.recordSlices(again)
+        store.sliceObserver.withLock { $0 = { slice in if slice == copying { _ = try store.ingest(small) } } }
+        #expect(try store.ingest(again).created)
+        store.sliceObserver.withLock { $0 = nil }
+        #expect(try Self.commitID(store, again.commit) == replaced)
+        let (counted, checked) = try store.read { db in
+            (try db.scalarInt("SELECT sum(checked_count) FROM leak_states WHERE commit_id = ?", [.integer(replaced)]),
+             try db.scalarInt("SELECT sum(check_count) FROM runs WHERE commit_id = ? AND suspect = 0", [.integer(replaced)]))
+        }
+        #expect(counted != nil && counted == checked)
+        let runsThere = try store.read { try $0.scalarInt("SELECT count(*) FROM runs WHERE commit_id = ?", [.integer(replaced)]) }
+        #expect(runsThere == Int64(history.runs.dropLast().filter { $0.commit == again.commit }.count + 2))
+        #expect(try Self.pendingRows(store) == 0)
+    }
+
+    /// The files as a server killed in the middle of a rebuild leaves them (copied between two of
+    /// its slices, checkpoints held back): reopened, the store answers as before the upload, the
+    /// sweep removes the pending rebuild and what it stored, and the upload sent again is stored.
+    @Test func aServerKilledDuringARebuildRestartsWithTheCommitAsItWas() throws {
+        let (database, store, history, _) = try Self.everyRunButTheLast(.sqlite)
+        defer { withExtendedLifetime(database) {} }
+        let again = try Self.rerun(history)
+        let before = try Self.visible(store, history), rows = try Self.rowCounts(store)
+        let folder = try TemporaryDatabase()
+        let killed = folder.path
+        let checkpointer = try #require((store.engine as? SQLiteEngine)?.checkpointer)
+        let copying = Self.recordSlices(again)
+        store.sliceObserver.withLock {
+            $0 = { slice in
+                guard slice == copying else { return }
+                try checkpointer.whilePaused {
+                    for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: database.location + suffix) {
+                        try FileManager.default.copyItem(atPath: database.location + suffix, toPath: killed + suffix)
+                    }
+                }
+            }
+        }
+        #expect(try store.ingest(again).created)
+        store.sliceObserver.withLock { $0 = nil }
+        let restarted = try LeakStore(path: killed, options: Self.sliced)
+        #expect(try Self.pendingRows(restarted) == 2)
+        #expect(try Self.visible(restarted, history) == before)
+        #expect(try restarted.removeAbandonedUploads(receivedBefore: Date(timeIntervalSinceNow: 60)) == 1)
+        #expect(try Self.rowCounts(restarted) == rows)
+        #expect(try Self.pendingRows(restarted) == 0)
+        #expect(try restarted.ingest(again).created)
+        #expect(try Self.visible(restarted, history) == Self.visible(store, history))
+        #expect(try Self.storedRows(restarted) == Self.storedRows(store))
+    }
 }

@@ -3,13 +3,14 @@ import Foundation
 
 /// The embedded engine: one SQLite file in WAL mode. One writer connection serves every write on
 /// a serial queue; reads go to a pool of read-only connections, which WAL lets run while the
-/// writer writes.
+/// writer writes; the log is copied into the file in the background (`SQLiteCheckpointer`).
 final class SQLiteEngine: StoreEngine {
     let path: String
     private let writer: WriteSession
     private let sqliteWriter: SQLiteConnection
     private let writerQueue = DispatchQueue(label: "leakhistory.store.writer")
     private let readers: SQLiteReaderPool
+    let checkpointer: SQLiteCheckpointer
 
     var location: String { path }
 
@@ -33,6 +34,8 @@ final class SQLiteEngine: StoreEngine {
             }
             sqliteWriter = connection
             writer = WriteSession(connection, internedLimit: options.internedLimit)
+            checkpointer = try SQLiteCheckpointer(path: path, busyTimeoutMs: options.busyTimeoutMs)
+            checkpointer.watch(connection)
         } catch let error as SQLiteError {
             throw error.storeError ?? LeakStoreError.unavailable(error.description)
         }
@@ -63,8 +66,13 @@ final class SQLiteEngine: StoreEngine {
         }
     }
 
+    deinit {
+        checkpointer.stopWatching(sqliteWriter)
+    }
+
     /// Copies the write-ahead log into the main file and truncates it.
     func close() throws {
+        checkpointer.drain()
         try mapped { try writerQueue.sync { try sqliteWriter.execute("PRAGMA wal_checkpoint(TRUNCATE)") } }
     }
 

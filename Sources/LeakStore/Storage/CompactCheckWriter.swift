@@ -200,14 +200,10 @@ struct CompactCheckWriter {
         })
     }
 
-    /// Adds the key states a run stored under commit `from` of its own (a `PendingUpload`) to
-    /// those of commit `into`, as storing the run at `into` would have added them: the run comes
-    /// after the runs already there, so a record of it that came before its key's first row-less
-    /// passing check no longer does when an earlier run passed the key. Commit `from`'s own
-    /// states stay, for the caller to remove in slices (`LeakStore.removePendingUpload`): no
-    /// reader reaches them, and removing them here would double the work of this transaction,
-    /// which every other write waits for.
-    func merge(commit from: Int64, into: Int64, runID: Int64, environmentID: Int64, db: any SQLConnection) throws {
+    /// Unmarks the records of run `runID` that came before their key's first row-less passing
+    /// check, when an earlier run at commit `commitID` passed the key: the run is being published
+    /// after those runs (`LeakStore.ingest`), as if it had been stored there from the start.
+    func unmarkRecordsAfterEarlierPasses(runID: Int64, commitID: Int64, environmentID: Int64, db: any SQLConnection) throws {
         let (source, sameKey) = switch keys {
         case .keyID: ("\(states) s JOIN leak_keys k ON k.id = s.key_id",
                       "k.scenario_id = \(checks).scenario_id AND k.type_id = \(checks).type_id")
@@ -218,15 +214,24 @@ struct CompactCheckWriter {
             WHERE run_id = ?1 AND before_pass = 1 AND EXISTS (
                 SELECT 1 FROM \(source)
                 WHERE s.commit_id = ?2 AND s.environment_id = ?3 AND \(sameKey) AND s.slowest_pass_us IS NOT NULL)
-            """, [.integer(runID), .integer(into), .integer(environmentID)])
-        // In key order, so that two servers merging into one commit lock rows in the same order.
+            """, [.integer(runID), .integer(commitID), .integer(environmentID)])
+    }
+
+    /// Copies commit `from`'s key states after the (environment, key) `after` and through `last`
+    /// (to the end when nil) to commit `into`, which has none of those keys yet.
+    func copyStates(of from: Int64, into: Int64, after: (environment: Int64, key: Int64),
+                    through last: (environment: Int64, key: Int64)?, db: any SQLConnection) throws {
+        precondition(keys == .keyID, "only the live layout is copied between commits")
+        let upTo = last == nil ? "" : "AND (environment_id, key_id) <= (CAST(?5 AS BIGINT), CAST(?6 AS BIGINT))"
         try db.run("""
             INSERT INTO \(stateColumns)
-            SELECT CAST(?2 AS BIGINT), environment_id, \(keyColumns), checked_count, leaked_count,
+            SELECT CAST(?2 AS BIGINT), environment_id, key_id, checked_count, leaked_count,
                    late_release_count, error_count, passed_site_id, slowest_pass_us
-            FROM \(states) WHERE commit_id = ?1 ORDER BY environment_id, \(keyColumns)
-            \(stateConflict)
-            """, [.integer(from), .integer(into)])
+            FROM \(states)
+            WHERE commit_id = ?1 AND (environment_id, key_id) > (CAST(?3 AS BIGINT), CAST(?4 AS BIGINT)) \(upTo)
+            ORDER BY environment_id, key_id
+            """, [.integer(from), .integer(into), .integer(after.environment), .integer(after.key)]
+                + (last.map { [.integer($0.environment), .integer($0.key)] } ?? []))
     }
 
     /// Made once (`init`): the connection looks its prepared statement up by the text.

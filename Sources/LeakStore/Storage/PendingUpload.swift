@@ -25,4 +25,6 @@ struct PendingUpload: Sendable, Hashable {
     let commitID: Int64
     let placeholder: String
     let receivedAt: String
+    /// The commit with runs this upload rebuilds under the next id (`CommitOrder`), if any.
+    var replacing: Int64? = nil
 }
