@@ -16,9 +16,8 @@ final class Dispatcher: Sendable {
 
     /// Decides on the headers alone, before any body byte is read: an unknown route, a body
     /// announced over the limit, or a missing credential is answered at once (and the connection
-    /// closed when a body was on its way); a credential is checked on a worker before a body
-    /// bigger than `smallBodyBytes` is read, and with the handler otherwise. Runs on
-    /// libmicrohttpd's I/O thread, so nothing here touches the database.
+    /// closed when a body was on its way); a credential is checked on a worker before the body is
+    /// read. Runs on libmicrohttpd's I/O thread, so nothing here touches the database.
     func admit(_ head: MicroHTTPDServer.Head) -> MicroHTTPDServer.Admission {
         let clock = ContinuousClock()
         let started = clock.now
@@ -36,8 +35,8 @@ final class Dispatcher: Sendable {
                 try TokenCheck.authorize(route.access, request, context)
                 return .proceed
             }
-            // Without a body, or with a small one, the check runs with the handler.
-            guard Self.checksBeforeBody(head) else { return .proceed }
+            // Without a body there is nothing to protect: the check runs with the handler.
+            guard head.hasBody else { return .proceed }
             let label = routeLabel
             return .check { [self] in
                 do {
@@ -54,20 +53,6 @@ final class Dispatcher: Sendable {
         }
     }
 
-    /// A body of at most this many bytes is read before its credential is checked, and the check
-    /// runs with the handler, on one worker: reading a few KiB costs less than a round trip to a
-    /// worker and back before it (a 10-check upload is ~3 KiB). The credential is still checked
-    /// before the body is decompressed or parsed.
-    static let smallBodyBytes = 64 * 1024
-
-    /// Whether the credential of a request with `head` is checked on a worker before its body is
-    /// read: a body bigger than `smallBodyBytes`, or chunked (of a size not known yet).
-    static func checksBeforeBody(_ head: MicroHTTPDServer.Head) -> Bool {
-        guard head.hasBody else { return false }
-        guard let length = head.headers["content-length"].flatMap(Int.init) else { return true }
-        return length > smallBodyBytes
-    }
-
     /// Answers a request read in full. Runs on a worker.
     func dispatch(_ incoming: MicroHTTPDServer.Incoming) -> Response {
         let started = ContinuousClock.now
@@ -81,8 +66,8 @@ final class Dispatcher: Sendable {
             let matched = try match(incoming.head, body: Data(), routeLabel: &routeLabel)
             route = matched.0
             request = matched.1
-            // Before a bigger body was read, the check ran already.
-            if !Self.checksBeforeBody(incoming.head) { try TokenCheck.authorize(matched.0.access, matched.1, context) }
+            // With a body, the check ran before it was read.
+            if !incoming.head.hasBody { try TokenCheck.authorize(matched.0.access, matched.1, context) }
             request?.body = try decodedBody(incoming, limits: limits)
             response = try matched.0.handler(request!, context).response()
         } catch {
