@@ -486,7 +486,7 @@ struct ProjectHistory {
         /// Each live walk: its merge's offset in `line`, and the branch commit it stands on.
         var walks = line.indices.compactMap { index in tips[line[index].id].map { (merge: index, current: $0) } }
         for _ in 0..<steps where !walks.isEmpty {
-            let firstParents = try parents(of: walks.map(\.current).filter(inSpan), position: 0)
+            let firstParents = try firstParents(of: walks.map(\.current).filter(inSpan))
             walks = walks.compactMap { walk in
                 // Outside the span, or no first parent recorded: the walk ends without a merge-base.
                 guard inSpan(walk.current), let parent = firstParents[walk.current] else { return nil }
@@ -507,27 +507,30 @@ struct ProjectHistory {
         return answers.sorted { $0.key < $1.key }.map(\.value)
     }
 
-    /// Each commit's parent at `position` that has a row (its id, nil when the server has no
-    /// upload of it); commits without such a parent are absent. `idBatch` commits a statement.
-    private func parents(of commitIDs: [Int64], position: Int) throws -> [Int64: Int64?] {
+    /// Each commit's first parent that has a row (its id, nil when the server has no upload of
+    /// it); commits without one are absent. `idBatch` commits a statement.
+    private func firstParents(of commitIDs: [Int64]) throws -> [Int64: Int64?] {
         var parents: [Int64: Int64?] = [:]
         let ids = Array(Set(commitIDs)).sorted()
         for start in stride(from: 0, to: ids.count, by: Self.idBatch) {
             let chunk = ids[start..<min(start + Self.idBatch, ids.count)]
             let padded = Array(chunk) + Array(repeating: chunk.last!, count: Self.idBatch - chunk.count)
-            try db.query("""
-                SELECT p.commit_id, pc.id FROM commit_parents p
-                LEFT JOIN commits pc ON pc.project_id = ?1 AND pc.sha = p.parent_sha
-                WHERE p.position = ?2 AND p.commit_id IN (\((3..<(3 + Self.idBatch)).map { "?\($0)" }.joined(separator: ", ")))
-                """, [.integer(projectID), .integer(Int64(position))] + padded.map(SQLValue.integer)) { row in
+            try db.query(Self.firstParentsSQL, [.integer(projectID)] + padded.map(SQLValue.integer)) { row in
                 parents[row.int64(at: 0)] = .some(row.isNull(at: 1) ? nil : row.int64(at: 1))
             }
         }
         return parents
     }
 
-    /// How many commit ids one statement of `parents(of:position:)` asks for.
+    /// How many commit ids one statement of `firstParents(of:)` asks for.
     static let idBatch = 64
+
+    /// Built once: the same text for every batch (padded to `idBatch` ids).
+    private static let firstParentsSQL = """
+        SELECT p.commit_id, pc.id FROM commit_parents p
+        LEFT JOIN commits pc ON pc.project_id = ?1 AND pc.sha = p.parent_sha
+        WHERE p.position = 0 AND p.commit_id IN (\((2..<(2 + idBatch)).map { "?\($0)" }.joined(separator: ", ")))
+        """
 
     private func previousInUploadOrder(_ commitID: Int64, branch: String, avoiding visited: Set<Int64>) throws -> Int64? {
         var below = commitID
