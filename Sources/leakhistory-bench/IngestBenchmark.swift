@@ -12,6 +12,9 @@ import LeakStore
 /// the latency of small requests while a 100,000-check upload is being stored.
 /// `LEAKHISTORY_BENCH_INGEST_STALL=1` runs only the warm-up round (which the second huge upload
 /// lands on) and the stall probes, without the peer and the raw baseline.
+/// `LEAKHISTORY_BENCH_INGEST_SMALL=1` runs only the 10-check uploads and their raw baseline, in
+/// 9 rounds after the warm-up instead of 5 (the same figure, a steadier median), without the
+/// 1,000-check uploads, the peer and the stall probes: to measure a change to small uploads.
 enum IngestBenchmark {
     struct Shape {
         var largeRunsPerRound: Int
@@ -27,8 +30,14 @@ enum IngestBenchmark {
 
     static func run(quick: Bool) throws -> BenchmarkTable {
         var shape = quick ? Shape.quick : Shape.full
-        let stallOnly = ProcessInfo.processInfo.environment["LEAKHISTORY_BENCH_INGEST_STALL"] == "1"
+        let environment = ProcessInfo.processInfo.environment
+        let stallOnly = environment["LEAKHISTORY_BENCH_INGEST_STALL"] == "1"
+        let smallOnly = !stallOnly && environment["LEAKHISTORY_BENCH_INGEST_SMALL"] == "1"
         if stallOnly { shape.rounds = 0 }
+        if smallOnly {
+            shape.largeRunsPerRound = 0
+            if !quick { shape.rounds = 9 }
+        }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("leakhistory-bench-ingest-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -43,7 +52,7 @@ enum IngestBenchmark {
         defer { server.stop() }
         let rssBefore = server.memory?.rssKiB ?? 0
         var peer: DatasettePeer?
-        if !stallOnly {
+        if !stallOnly && !smallOnly {
             do {
                 peer = try DatasettePeer(folder: directory)
             } catch let error as DatasettePeer.Missing {
@@ -56,7 +65,8 @@ enum IngestBenchmark {
         var rates: [String: [Double]] = [:]
         // Round 0 is the warm-up and is not kept.
         for round in 0...shape.rounds {
-            for (name, count, checks) in [("large", shape.largeRunsPerRound, 1_000), ("small", shape.smallRunsPerRound, 10)] {
+            for (name, count, checks) in [("large", shape.largeRunsPerRound, 1_000), ("small", shape.smallRunsPerRound, 10)]
+            where count > 0 {
                 let prefix = "\(name)-\(round)"
                 let ours = try IngestClient.spawn(target: .leakhistory, port: server.port, token: token, prefix: prefix,
                                                   uploads: count, checks: checks)
@@ -80,15 +90,17 @@ enum IngestBenchmark {
         guard stored == expected else { throw BenchError("the server stored \(stored) checks, expected \(expected)") }
         // The huge run on a commit nothing was uploaded to (published by naming its placeholder
         // commit), then on one the rounds uploaded to (its key states merged into the commit's).
-        let stallNew = try StallProbe.measure(server: server, token: token, hugeRunChecks: shape.hugeRunChecks,
-                                              prefix: "huge-new", firstIndex: 900_000)
-        let stallMerged = try StallProbe.measure(server: server, token: token, hugeRunChecks: shape.hugeRunChecks,
-                                                 prefix: "huge-merged", firstIndex: 0)
+        let stalls: [(StallProbe.Result, String)] = smallOnly ? [] : [
+            (try StallProbe.measure(server: server, token: token, hugeRunChecks: shape.hugeRunChecks,
+                                    prefix: "huge-new", firstIndex: 900_000), "a new commit"),
+            (try StallProbe.measure(server: server, token: token, hugeRunChecks: shape.hugeRunChecks,
+                                    prefix: "huge-merged", firstIndex: 0), "a commit with runs"),
+        ]
         let memory = server.memory ?? ProcessMemory(rssKiB: 0, hwmKiB: 0)
 
         var table = BenchmarkTable(title: "ingest — a client process (\(clients) threads on keep-alive connections) uploading "
             + "to leakhistory-server (pid \(server.pid)) over loopback, and the same client to "
-            + (peer.map { "Datasette \($0.version) (/-/insert into a WAL SQLite table with the same columns)" } ?? "no peer (datasette not installed)")
+            + (peer.map { "Datasette \($0.version) (/-/insert into a WAL SQLite table with the same columns)" } ?? (smallOnly ? "no peer (LEAKHISTORY_BENCH_INGEST_SMALL)" : "no peer (datasette not installed)"))
             + "; raw SQLite inserts of the same rows; median of \(shape.rounds) rounds after a warm-up; \(stored) checks stored and counted")
         func row(_ name: String, _ key: String, scale: Double, unit: String, peerTarget: Double) {
             let value = median(rates[key] ?? []) * scale, base = median(rates[key + "-raw"] ?? []) * scale
@@ -104,13 +116,13 @@ enum IngestBenchmark {
             }
         }
         if !stallOnly {
-            row("checks/s, 1,000-check uploads", "large", scale: 1_000, unit: "checks/s", peerTarget: 2)
+            if !smallOnly { row("checks/s, 1,000-check uploads", "large", scale: 1_000, unit: "checks/s", peerTarget: 2) }
             row("uploads/s, 10-check uploads", "small", scale: 1, unit: "uploads/s", peerTarget: 4)
         }
         table.rows.append(.init(
             figure: "peak server RSS (VmHWM)", value: "\(memory.hwmKiB / 1_024) MiB",
             baseline: "\(rssBefore / 1_024) MiB at start", ratio: "", target: "≤ 150 MiB", met: memory.hwmKiB <= 150 * 1_024))
-        for (stall, commit) in [(stallNew, "a new commit"), (stallMerged, "a commit with runs")] {
+        for (stall, commit) in stalls {
             table.rows.append(.init(
                 figure: "small requests during a \(shape.hugeRunChecks)-check upload to \(commit), max",
                 value: formatNanoseconds(stall.duringMax), baseline: "\(formatNanoseconds(stall.quietMax)) max without it",
