@@ -77,6 +77,9 @@ extension ServerConfiguration {
         where value < 1 {
             throw ConfigurationError("\(name) \(value): expected at least 1")
         }
+        guard tokenMemorySeconds >= 0 else {
+            throw ConfigurationError("tokenMemorySeconds \(tokenMemorySeconds): expected 0 (check every token on a worker first) or more")
+        }
         if let retentionDays, retentionDays < 1 {
             throw ConfigurationError("retentionDays \(retentionDays): expected at least 1, or leave it out to keep every record")
         }

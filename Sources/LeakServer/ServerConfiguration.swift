@@ -56,6 +56,12 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// of runs received more than this many days ago are dropped in the background; the
     /// per-key states that diffs, trends and first-seen read stay. Nil keeps everything.
     public var retentionDays: Int?
+    /// How long a token found live is remembered as live, so that an upload with it has its body
+    /// read as soon as its headers are in, with no wait for a worker's database check first
+    /// (the handler still checks the token before it stores or answers anything); 0 remembers
+    /// nothing. A token revoked by another process may have one upload's body read, then
+    /// refused 401, within this long of its last use.
+    public var tokenMemorySeconds = 10
 
     public init() {}
 
@@ -67,7 +73,7 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// How the server opens its store: the reader pool and the query time budget.
     public var storeOptions: StoreOptions {
         StoreOptions(synchronous: synchronous, readerCount: max(readerConnections, 1),
-                     queryTimeBudget: .milliseconds(queryTimeoutMs))
+                     queryTimeBudget: .milliseconds(queryTimeoutMs), tokenMemory: .seconds(max(0, tokenMemorySeconds)))
     }
 }
 
@@ -77,7 +83,7 @@ extension ServerConfiguration: Codable {
         case threads, workers, queueLimit, perClientWorkers, perClientQueue, readerConnections
         case connectionLimit, perClientConnectionLimit, connectionMemoryBytes, connectionTimeoutSeconds
         case requestDeadlineSeconds, queryTimeoutMs, responseBytesPerClient, responseBytesTotal, limits, logRequests
-        case retentionDays
+        case retentionDays, tokenMemorySeconds
     }
 
     public init(from decoder: any Decoder) throws {
@@ -108,5 +114,6 @@ extension ServerConfiguration: Codable {
         limits = try c.decodeIfPresent(IngestLimits.self, forKey: .limits) ?? d.limits
         logRequests = try c.decodeIfPresent(Bool.self, forKey: .logRequests) ?? d.logRequests
         retentionDays = try c.decodeIfPresent(Int.self, forKey: .retentionDays) ?? d.retentionDays
+        tokenMemorySeconds = try c.decodeIfPresent(Int.self, forKey: .tokenMemorySeconds) ?? d.tokenMemorySeconds
     }
 }

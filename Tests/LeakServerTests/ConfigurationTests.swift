@@ -1,5 +1,6 @@
 import Foundation
 import LeakServer
+import LeakStore
 import Testing
 
 @Suite("Configuration")
@@ -43,6 +44,19 @@ struct ConfigurationTests {
         defer { try? FileManager.default.removeItem(at: badFolder) }
         let refused = #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(path: badPath, environment: [:]) }
         #expect(refused?.description.contains("retentionDays -3") == true)
+    }
+
+    @Test func tokenMemoryComesFromTheFileAndCannotBeNegative() throws {
+        let (folder, path) = try file(#"{"tokenMemorySeconds": 0}"#)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let off = try ServerConfiguration.load(path: path, environment: [:])
+        #expect(off.tokenMemorySeconds == 0)
+        #expect(off.storeOptions.tokenMemory == .zero)
+        #expect(ServerConfiguration().storeOptions.tokenMemory == .seconds(10))
+        let (badFolder, badPath) = try file(#"{"tokenMemorySeconds": -1}"#)
+        defer { try? FileManager.default.removeItem(at: badFolder) }
+        let refused = #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(path: badPath, environment: [:]) }
+        #expect(refused?.description.contains("tokenMemorySeconds -1") == true)
     }
 
     @Test func mistakesNameTheSettingAtFault() throws {

@@ -59,6 +59,8 @@ final class MicroHTTPDServer: Sendable {
         var head: Head
         var body: Data
         var bodyTooLarge: Bool
+        /// Whether `admit`'s check ran on a worker, and passed, before the body was read.
+        var credentialChecked: Bool
         var method: String { head.method }
         var path: String { head.path }
     }
@@ -215,6 +217,8 @@ final class MicroHTTPDServer: Sendable {
         var head: Head?
         var body = Data()
         var tooLarge = false
+        /// `admit`'s check ran (on a worker, before the body).
+        var checked = false
         /// Bytes thrown away after the body went over the limit.
         var discarded = 0
         /// Set on a worker: the answer to send after the connection is resumed.
@@ -286,6 +290,7 @@ final class MicroHTTPDServer: Sendable {
             return queue(connection, response, client: pending.client, close: head.hasBody)
         case let .check(check):
             pending.phase = .checking
+            pending.checked = true
             return suspend(connection, pending: pending) { pending.answer = check() }
         }
     }
@@ -310,7 +315,8 @@ final class MicroHTTPDServer: Sendable {
                               "answers to this client (or to all clients) that are not read yet exceed the server's budget; "
                                   + "read the answers already asked for, then retry")
         }
-        let incoming = Incoming(head: pending.head!, body: pending.body, bodyTooLarge: pending.tooLarge)
+        let incoming = Incoming(head: pending.head!, body: pending.body, bodyTooLarge: pending.tooLarge,
+                                credentialChecked: pending.checked)
         pending.body = Data()
         pending.phase = .handling
         // Past twice the limit the rest of a chunked body is not read: the connection cannot go on.

@@ -1,7 +1,8 @@
 import LeakStore
 
 /// The one place a route's `Router.Access` is checked against a request's credentials. The
-/// dispatcher calls it on the headers, before a body byte is read.
+/// dispatcher calls it on the headers, before a body byte is read, and again on the worker
+/// before the handler when the headers were admitted on a remembered token.
 enum TokenCheck {
     /// Whether `access` asks for any credential under `configuration`: a request that needs one
     /// and carries none is refused without a database lookup.
@@ -18,6 +19,22 @@ enum TokenCheck {
     /// Whether the request carries something that could be a credential for `access`.
     static func hasCredential(_ access: Router.Access, _ request: Request) -> Bool {
         request.bearerToken != nil || (access == .page && DashboardSessions.cookie(in: request) != nil)
+    }
+
+    /// Whether the store remembers the request's bearer token as live for the route's project and
+    /// scope (`LeakStorage.rememberedToken`, no database read): its body may then be read before a
+    /// worker has checked the token, provided `authorize` runs before the handler does.
+    /// False for anything else, which a worker checks before the body is read.
+    static func remembered(_ access: Router.Access, _ request: Request, _ context: RequestContext) -> Bool {
+        let scope: TokenScope
+        switch access {
+        case .write: scope = .write
+        case .read: scope = .read
+        case .open, .page, .healthz, .metrics: return false
+        }
+        guard let token = request.bearerToken,
+              case let .valid(_, project, tokenScope)? = context.store.rememberedToken(token) else { return false }
+        return project == request.parameter("project") && (scope == .read || tokenScope == .write)
     }
 
     /// Throws the refusal (401, 403, or 404 for an unknown project) unless `request` may call a

@@ -79,7 +79,13 @@ public protocol LeakStorage: Sendable {
     func createToken(project: String, scope: TokenScope) throws -> IssuedToken
     func tokens(project: String) throws -> [TokenSummary]
     func revokeToken(id: Int64) throws
+    /// Asks the database; a live token is remembered for `StoreOptions.tokenMemory`.
     func verifyToken(_ presented: String) throws -> TokenVerdict
+    /// `.valid` when `verifyToken` found `presented` live lately, from memory alone (no database
+    /// read: an I/O thread may ask); nil otherwise. A revoke through this store forgets at once;
+    /// one elsewhere is seen at the next `verifyToken`, which the caller must still make before
+    /// it acts on the request.
+    func rememberedToken(_ presented: String) -> TokenVerdict?
     /// The state of token `id` now, for a credential derived from it earlier (a dashboard session).
     func verifyToken(id: Int64) throws -> TokenVerdict
 

@@ -57,7 +57,8 @@ extension LeakStore {
         }
     }
 
-    /// Revokes a token; it stops working at once. Revoking twice keeps the first time.
+    /// Revokes a token; it stops working at once, and this store forgets it (`rememberedToken`).
+    /// Revoking twice keeps the first time.
     /// - Throws: `LeakStoreError.tokenNotFound`.
     public func revokeToken(id: Int64) throws {
         try write { writer in
@@ -68,14 +69,39 @@ extension LeakStore {
             try db.run("UPDATE tokens SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?",
                        [.text(ReportTimestamp.string(from: Date())), .integer(id)])
         }
+        // After the commit: a check that read the token as live before it is not kept either.
+        tokenMemory.forget(id: id)
     }
 
-    /// Checks a presented token: looks the row up by the id in the token, then compares the
-    /// SHA-256 of the whole token with the stored one in constant time.
+    /// Checks a presented token against the database: looks the row up by the id in the token,
+    /// then compares the SHA-256 of the whole token with the stored one in constant time. A live
+    /// token is remembered (`rememberedToken`), any other verdict forgets it.
     public func verifyToken(_ presented: String) throws -> TokenVerdict {
         guard let id = Self.tokenID(in: presented) else { return .unknown }
         let presentedHash = SHA256.hex(presented)
-        return try read { db in
+        let generation = tokenMemory.generation
+        let verdict = try databaseVerdict(id: id, presentedHash: presentedHash)
+        if case let .valid(id, project, scope) = verdict {
+            tokenMemory.remember(hash: presentedHash, .init(id: id, project: project, scope: scope), generation: generation)
+        } else {
+            tokenMemory.forget(hash: presentedHash)
+        }
+        return verdict
+    }
+
+    /// The verdict `verifyToken` gave `presented` within `StoreOptions.tokenMemory`, if it was
+    /// `.valid`, from memory alone: no database read, so an I/O thread may ask. Nil for a token
+    /// not remembered as live (never checked, unknown, revoked, or checked too long ago): ask
+    /// `verifyToken`. The database has the last word: a revoke by another process is seen at the
+    /// token's next `verifyToken`, which a caller admitting on this verdict must still make.
+    public func rememberedToken(_ presented: String) -> TokenVerdict? {
+        guard tokenMemory.lifetime != nil, Self.tokenID(in: presented) != nil,
+              let live = tokenMemory.recall(hash: SHA256.hex(presented)) else { return nil }
+        return .valid(id: live.id, project: live.project, scope: live.scope)
+    }
+
+    private func databaseVerdict(id: Int64, presentedHash: String) throws -> TokenVerdict {
+        try read { db in
             var verdict = TokenVerdict.unknown
             try db.query("""
                 SELECT t.secret_hash, t.scope, t.revoked_at, p.name

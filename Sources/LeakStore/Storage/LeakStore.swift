@@ -19,14 +19,15 @@ public final class LeakStore: LeakStorage {
     /// Called after each slice of a run stored in slices is committed, with the slice's index:
     /// tests read between two slices, or fail the upload there.
     package let sliceObserver = Mutex<(@Sendable (Int) throws -> Void)?>(nil)
+    /// The tokens `verifyToken` found live lately (`StoreOptions.tokenMemory`).
+    let tokenMemory: TokenMemory
 
     /// Opens (creating if needed) and migrates the SQLite database at `path`.
     /// - Throws: `LeakStoreError.schemaTooNew` for a database migrated by a newer build;
     ///   `.walUnavailable` when WAL cannot be enabled; `.unavailable` when the file cannot be opened.
     public convenience init(path: String, options: StoreOptions = StoreOptions(),
                             progress: UpgradeProgress.Observer? = nil) throws {
-        try self.init(engine: SQLiteEngine(path: path, options: options, progress: progress),
-                      ingestSliceChecks: options.ingestSliceChecks)
+        try self.init(engine: SQLiteEngine(path: path, options: options, progress: progress), options: options)
     }
 
     /// Opens the database that `database` names: `postgres://…` or `postgresql://…` (libpq's
@@ -40,17 +41,16 @@ public final class LeakStore: LeakStorage {
                             progress: UpgradeProgress.Observer? = nil) throws {
         switch DatabaseLocation(database) {
         case let .sqlite(path):
-            try self.init(engine: SQLiteEngine(path: path, options: options, progress: progress),
-                          ingestSliceChecks: options.ingestSliceChecks)
+            try self.init(engine: SQLiteEngine(path: path, options: options, progress: progress), options: options)
         case let .postgres(url):
-            try self.init(engine: PostgresEngine(url: url, options: options, progress: progress),
-                          ingestSliceChecks: options.ingestSliceChecks)
+            try self.init(engine: PostgresEngine(url: url, options: options, progress: progress), options: options)
         }
     }
 
-    init(engine: any StoreEngine, ingestSliceChecks: Int) {
+    init(engine: any StoreEngine, options: StoreOptions) {
         self.engine = engine
-        self.ingestSliceChecks = ingestSliceChecks
+        ingestSliceChecks = options.ingestSliceChecks
+        tokenMemory = TokenMemory(lifetime: options.tokenMemory)
     }
 
     /// Runs `body` in one read snapshot: every statement in it sees the same data, also while

@@ -32,10 +32,16 @@ public struct StoreOptions: Sendable, Hashable {
     /// projects of 2,000 checks a run; a server whose uploads name more keys than the limit in
     /// turn reads each run's keys again (a statement per 128), which costs a few % of ingest.
     public var internedLimit: Int
+    /// How long a token the store found live is remembered as live (`LeakStore.rememberedToken`,
+    /// which never reads the database), counted from the last time the database said so; zero
+    /// remembers nothing. A revoke through this store forgets the token at once; one through
+    /// another process (`tokens revoke`, another server on the same database) is seen at the
+    /// token's next `verifyToken`.
+    public var tokenMemory: Duration
 
     public init(synchronous: Synchronous = .normal, readerCount: Int = 4, busyTimeoutMs: Int32 = 5_000,
                 queryTimeBudget: Duration? = nil, upgradeBatchChecks: Int = 50_000, ingestSliceChecks: Int = 2_000,
-                internedLimit: Int = 150_000) {
+                internedLimit: Int = 150_000, tokenMemory: Duration = .seconds(10)) {
         self.synchronous = synchronous
         self.readerCount = max(1, readerCount)
         self.busyTimeoutMs = busyTimeoutMs
@@ -43,5 +49,6 @@ public struct StoreOptions: Sendable, Hashable {
         self.upgradeBatchChecks = max(1, upgradeBatchChecks)
         self.ingestSliceChecks = max(1, ingestSliceChecks)
         self.internedLimit = max(0, internedLimit)
+        self.tokenMemory = max(.zero, tokenMemory)
     }
 }
