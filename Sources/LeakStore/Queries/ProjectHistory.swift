@@ -125,24 +125,26 @@ struct ProjectHistory {
     /// at `allRunsAt`, a head): a range of `leak_states` by key per key (the table's own order on SQLite), plus the
     /// head's suspect runs' records when it has any. Keys go `keyBatch` to a statement.
     func keyStates(_ keys: Set<KeyIDs>, environment: String, at commitIDs: Set<Int64>,
-                   allRunsAt head: Int64? = nil) throws -> [KeyIDs: [Int64: KeyState]] {
-        guard !keys.isEmpty, let low = commitIDs.min(), let high = commitIDs.max() else { return [:] }
-        var states: [KeyIDs: [Int64: KeyState]] = [:]
+                   allRunsAt head: Int64? = nil) throws -> KeyStateGrid {
+        var grid = KeyStateGrid(commits: commitIDs)
+        guard !keys.isEmpty, let low = grid.commits.first, let high = grid.commits.last else { return grid }
         // The head's usable counts, for its suspect runs' counts to be added to before they fold.
         var headCounts: [KeyIDs: (checked: Int, leaked: Int, lateRelease: Int, errors: Int)] = [:]
         var suspectAtHead = false
         if let head, commitIDs.contains(head) { suspectAtHead = try runCounts(commitID: head, environment: environment).suspect > 0 }
+        let headColumn = head.flatMap(grid.column(of:))
         func counts(_ row: any SQLRow, from column: Int32) -> (checked: Int, leaked: Int, lateRelease: Int, errors: Int) {
             (row.int(at: column), row.int(at: column + 1), row.int(at: column + 2), row.int(at: column + 3))
         }
-        let batches = Self.keyBatches(keys)
+        let unchecked = [KeyState?](repeating: nil, count: grid.commits.count)
         // `+k.type_id`: the keys found by scenario, their types a filter (both lists used on the index
-        // of `leak_keys` would be a probe for every pair of the batch's scenarios and types). The rows
-        // come key by key: each key's states are gathered before they are stored.
-        for batch in batches {
-            var current: (ids: KeyIDs, states: [Int64: KeyState])?
+        // of `leak_keys` would be a probe for every pair of the batch's scenarios and types).
+        for batch in Self.keyBatches(keys) {
+            // The row being filled. SQLite hands the rows over key by key (the table's order); where an
+            // engine does not, a key met again takes up its row where it was left.
+            var current: (ids: KeyIDs, states: [KeyState?], filled: Bool)?
             func flush() {
-                if let current, !current.states.isEmpty { states[current.ids, default: [:]].merge(current.states) { $1 } }
+                if let current, current.filled { grid.rows[current.ids] = current.states }
             }
             try db.query("""
                 SELECT k.scenario_id, k.type_id, ls.commit_id, ls.checked_count, ls.leaked_count, ls.late_release_count,
@@ -151,17 +153,19 @@ struct ProjectHistory {
                 WHERE k.scenario_id IN (\(KeyBatch.scenarioSlots(from: 4))) AND +k.type_id IN (\(KeyBatch.typeSlots(from: 4)))
                   AND ls.environment_id = (SELECT id FROM environments WHERE name = ?1) AND ls.commit_id BETWEEN ?2 AND ?3
                 """, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
-                let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1)), commitID = row.int64(at: 2)
+                let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1))
                 if current?.ids != ids {
                     flush()
-                    current = batch.keys.contains(ids) ? (ids, [:]) : nil
+                    current = batch.keys.contains(ids)
+                        ? grid.rows.removeValue(forKey: ids).map { (ids, $0, true) } ?? (ids, unchecked, false) : nil
                 }
-                guard current != nil, commitIDs.contains(commitID) else { return }
+                guard current != nil, let column = grid.column(of: row.int64(at: 2)) else { return }
                 let sum = counts(row, from: 3)
-                if suspectAtHead, commitID == head { headCounts[ids] = sum; return }
+                if suspectAtHead, column == headColumn { headCounts[ids] = sum; return }
                 guard sum.checked > 0 else { return }
-                current!.states[commitID] = KeyCounts.state(checked: sum.checked, leaked: sum.leaked, lateRelease: sum.lateRelease,
-                                                            errors: sum.errors)
+                current!.states[column] = KeyCounts.state(checked: sum.checked, leaked: sum.leaked, lateRelease: sum.lateRelease,
+                                                          errors: sum.errors)
+                current!.filled = true
             }
             flush()
             guard suspectAtHead, let head else { continue }
@@ -180,13 +184,13 @@ struct ProjectHistory {
                                    usable.lateRelease + suspect.lateRelease, usable.errors + suspect.errors)
             }
         }
-        if let head {
+        if let headColumn {
             for (ids, sum) in headCounts where sum.checked > 0 {
-                states[ids, default: [:]][head] = KeyCounts.state(checked: sum.checked, leaked: sum.leaked,
-                                                                  lateRelease: sum.lateRelease, errors: sum.errors)
+                grid.rows[ids, default: unchecked][headColumn] = KeyCounts.state(checked: sum.checked, leaked: sum.leaked,
+                                                                                 lateRelease: sum.lateRelease, errors: sum.errors)
             }
         }
-        return states
+        return grid
     }
 
     /// Keys `keyBatch` at a time, each batch's scenario and type ids padded with its last key,
@@ -550,12 +554,13 @@ struct ProjectHistory {
     /// the dashboard name the same commit.
     func leakingSince(_ keys: Set<KeyIDs>, along line: [BranchCommit], environment: String,
                       allRunsAt head: Int64? = nil) throws -> [KeyIDs: String] {
-        let states = try keyStates(keys, environment: environment, at: Set(line.map(\.id)), allRunsAt: head)
+        let grid = try keyStates(keys, environment: environment, at: Set(line.map(\.id)), allRunsAt: head)
+        let columns = grid.columns(of: line.map(\.id))
         return keys.reduce(into: [:]) { since, ids in
-            let states = states[ids] ?? [:]
+            let row = grid.row(ids)
             var first: String?
-            walk: for commit in line {
-                switch states[commit.id] {
+            walk: for (commit, column) in zip(line, columns) {
+                switch row[column] {
                 case .leaked?, .flaky?: first = commit.sha
                 case .clean?, .lateRelease?: break walk
                 case .error?, nil: continue
