@@ -142,10 +142,8 @@ struct ProjectHistory {
         for batch in Self.keyBatches(keys) {
             // The row being filled. SQLite hands the rows over key by key (the table's order); where an
             // engine does not, a key met again takes up its row where it was left.
+            // (No local function to store it: one capturing these would cost an exclusivity check a row.)
             var current: (ids: KeyIDs, states: [KeyState?], filled: Bool)?
-            func flush() {
-                if let current, current.filled { grid.rows[current.ids] = current.states }
-            }
             try db.query("""
                 SELECT k.scenario_id, k.type_id, ls.commit_id, ls.checked_count, ls.leaked_count, ls.late_release_count,
                        ls.error_count
@@ -155,7 +153,7 @@ struct ProjectHistory {
                 """, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
                 let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1))
                 if current?.ids != ids {
-                    flush()
+                    if let done = current, done.filled { grid.rows[done.ids] = done.states }
                     current = batch.keys.contains(ids)
                         ? grid.rows.removeValue(forKey: ids).map { (ids, $0, true) } ?? (ids, unchecked, false) : nil
                 }
@@ -167,7 +165,7 @@ struct ProjectHistory {
                                                           errors: sum.errors)
                 current!.filled = true
             }
-            flush()
+            if let done = current, done.filled { grid.rows[done.ids] = done.states }
             guard suspectAtHead, let head else { continue }
             try db.query("""
                 SELECT k.scenario_id, k.type_id, count(*), coalesce(sum(k.outcome = 'leaked'), 0),
@@ -191,6 +189,56 @@ struct ProjectHistory {
             }
         }
         return grid
+    }
+
+    /// Of `keys`, those with a leaking state (leaked or flaky, from the usable runs) at a commit
+    /// whose id is within the span of `commitIDs`. Only these can show intermittence along lines
+    /// inside that span: a key whose every state there released (or errored) has no leak before
+    /// the head's, so no episode (`Intermittence.evidence`). A seek per key in the partial index
+    /// of leaking states (`leak_states_leaking`), not a read of the key's every state; a leak at
+    /// a commit of the span that is on none of the lines only keeps the key in, where `keyStates`
+    /// then reads it in full.
+    func keysThatLeaked(_ keys: Set<KeyIDs>, environment: String, within commitIDs: Set<Int64>) throws -> Set<KeyIDs> {
+        guard !keys.isEmpty, let low = commitIDs.min(), let high = commitIDs.max() else { return [] }
+        var leaked: Set<KeyIDs> = []
+        for batch in Self.keyBatches(keys) {
+            try db.query("""
+                SELECT k.scenario_id, k.type_id FROM leak_keys k
+                WHERE k.scenario_id IN (\(KeyBatch.scenarioSlots(from: 4))) AND +k.type_id IN (\(KeyBatch.typeSlots(from: 4)))
+                  AND EXISTS (SELECT 1 FROM leak_states ls INDEXED BY leak_states_leaking
+                              WHERE ls.key_id = k.id AND ls.environment_id = (SELECT id FROM environments WHERE name = ?1)
+                                AND ls.commit_id BETWEEN ?2 AND ?3 AND ls.leaked_count > 0)
+                """, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
+                let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1))
+                if batch.keys.contains(ids) { leaked.insert(ids) }
+            }
+        }
+        return leaked
+    }
+
+    /// For each key, the first commit of `line` (at its position) that checked it with a result
+    /// other than an error, and the state there; keys no commit of the line checked so are
+    /// absent. Read a few commits at a time, newest first, the keys still unanswered only: most
+    /// keys were checked at the line's first commits.
+    func nearestCheckedStates(_ keys: Set<KeyIDs>, along line: [BranchCommit],
+                              environment: String) throws -> [KeyIDs: (position: Int, state: KeyState)] {
+        var found: [KeyIDs: (position: Int, state: KeyState)] = [:]
+        var open = keys, start = 0, size = 8
+        while !open.isEmpty, start < line.count {
+            let stretch = line[start..<min(start + size, line.count)]
+            let grid = try keyStates(open, environment: environment, at: Set(stretch.map(\.id)))
+            let columns = grid.columns(of: stretch.map(\.id))
+            for ids in open {
+                let row = grid.row(ids)
+                if let offset = columns.firstIndex(where: { row[$0] != nil && row[$0] != .error }), let state = row[columns[offset]] {
+                    found[ids] = (start + offset, state)
+                }
+            }
+            open.subtract(found.keys)
+            start += stretch.count
+            size *= 4
+        }
+        return found
     }
 
     /// Keys `keyBatch` at a time, each batch's scenario and type ids padded with its last key,
