@@ -464,11 +464,11 @@ struct ProjectHistory {
             WITH RECURSIVE line(id, depth, is_parent) AS (
                 SELECT CAST(?1 AS BIGINT), 1, 0
                 UNION ALL
-                SELECT coalesce(pc.id, (SELECT max(b.id) FROM commits b
-                                        WHERE b.project_id = ?2 AND b.branch = ?5 AND b.id < line.id)),
-                       line.depth + 1, CASE WHEN pc.id IS NULL THEN 0 ELSE 1 END
+                SELECT coalesce(\(Self.parentID), (SELECT max(b.id) FROM commits b
+                                                    WHERE b.project_id = ?2 AND b.branch = ?5 AND b.id < line.id)),
+                       line.depth + 1, CASE WHEN \(Self.parentID) IS NULL THEN 0 ELSE 1 END
                 FROM line LEFT JOIN commit_parents p ON p.commit_id = line.id AND p.position = 0
-                     LEFT JOIN commits pc ON pc.project_id = ?2 AND pc.sha = p.parent_sha
+                     \(Self.parentJoins(project: "?2"))
                 WHERE line.id IS NOT NULL AND line.depth < ?3)
             SELECT line.depth, line.id, (SELECT c.sha FROM commits c WHERE c.id = line.id),
                    (SELECT min(r.started_at) FROM runs r WHERE r.commit_id = line.id AND r.environment = ?4 AND r.suspect = 0),
@@ -506,10 +506,23 @@ struct ProjectHistory {
     /// The commit's parent at `position` (0: the first parent), when the server knows it.
     func parent(of commitID: Int64, position: Int) throws -> Int64? {
         try db.scalarInt("""
-            SELECT c.id FROM commit_parents p JOIN commits c ON c.project_id = ? AND c.sha = p.parent_sha
-            WHERE p.commit_id = ? AND p.position = ?
+            SELECT \(Self.parentID) FROM commit_parents p \(Self.parentJoins(project: "?1"))
+            WHERE p.commit_id = ?2 AND p.position = ?3
             """, [.integer(projectID), .integer(commitID), .integer(Int64(position))])
     }
+
+    /// Joined to `commit_parents p`: the parent's commit by the id stored with it (`parent_id`,
+    /// checked against the sha: a rebuild, or two servers storing a commit and its parent at once,
+    /// can leave an id behind or missing), else by its sha. `parentID` is then its id, NULL when
+    /// the server has no upload of it. The one way the queries go from a commit to its parent.
+    static func parentJoins(project: String) -> String {
+        """
+        LEFT JOIN commits pl ON pl.id = p.parent_id AND pl.project_id = \(project) AND pl.sha = p.parent_sha
+        LEFT JOIN commits ps ON pl.id IS NULL AND ps.project_id = \(project) AND ps.sha = p.parent_sha
+        """
+    }
+
+    static let parentID = "coalesce(pl.id, ps.id)"
 
     /// The branches merged into `line` (a first-parent line, as `firstParentLine` walks it): for
     /// each of its merges whose second parent the server knows, that tip and the commit of `line`
@@ -524,15 +537,14 @@ struct ProjectHistory {
         // line was uploaded in between): a commit outside it ends its walk unanswered.
         let inSpan = { (id: Int64) in id >= low && id <= high }
         // The merges' second parents that were uploaded: a range of `commit_parents` (a row or two
-        // per commit of the span, read in key order; `CROSS JOIN`: not from the project's every
-        // commit), a lookup by sha for each merge only.
+        // per commit of the span, read in key order), each merge's parent by its id.
         var tips: [Int64: Int64] = [:]
         try db.query("""
-            SELECT p.commit_id, pc.id FROM commit_parents p CROSS JOIN commits pc
-            WHERE p.commit_id BETWEEN ?2 AND ?3 AND p.position = 1 AND pc.project_id = ?1 AND pc.sha = p.parent_sha
+            SELECT p.commit_id, \(Self.parentID) FROM commit_parents p \(Self.parentJoins(project: "?1"))
+            WHERE p.commit_id BETWEEN ?2 AND ?3 AND p.position = 1
             """, [.integer(projectID), .integer(low), .integer(high)]) { row in
             let merge = row.int64(at: 0)
-            if position[merge] != nil { tips[merge] = row.int64(at: 1) }
+            if position[merge] != nil, !row.isNull(at: 1) { tips[merge] = row.int64(at: 1) }
         }
         var answers: [Int: MergedBranch] = [:]
         /// Each live walk: its merge's offset in `line`, and the branch commit it stands on.
@@ -579,8 +591,7 @@ struct ProjectHistory {
 
     /// Built once: the same text for every batch (padded to `idBatch` ids).
     private static let firstParentsSQL = """
-        SELECT p.commit_id, pc.id FROM commit_parents p
-        LEFT JOIN commits pc ON pc.project_id = ?1 AND pc.sha = p.parent_sha
+        SELECT p.commit_id, \(parentID) FROM commit_parents p \(parentJoins(project: "?1"))
         WHERE p.position = 0 AND p.commit_id IN (\((2..<(2 + idBatch)).map { "?\($0)" }.joined(separator: ", ")))
         """
 
