@@ -67,6 +67,12 @@ public enum Intermittence {
     ///   uploaded), so a leak at its first checked commit that is clean at the next was seen at
     ///   one commit too: it counts as a brief leak.
     public static func evidence<S: Sequence>(_ line: S, fromStart: Bool = false) -> Evidence where S.Element == KeyState? {
+        evidence(Array(line), fromStart: fromStart)
+    }
+
+    /// `evidence(_:fromStart:)` of an array: what a diff calls for every leaking key, without the
+    /// generic sequence's cost per state.
+    public static func evidence(_ line: [KeyState?], fromStart: Bool = false) -> Evidence {
         let states = checked(line)
         var evidence = Evidence(disagreed: states.contains(nil))
         var current: Bool?          // leaking in the current stretch?
@@ -110,12 +116,17 @@ public enum Intermittence {
     /// True when the line (oldest first) ends in a leak seen at `leakHeldCommits` checked
     /// commits in a row or more.
     public static func leakHeld<S: Sequence>(_ line: S) -> Bool where S.Element == KeyState? {
+        leakHeld(Array(line))
+    }
+
+    /// `leakHeld(_:)` of an array.
+    public static func leakHeld(_ line: [KeyState?]) -> Bool {
         let states = checked(line)
         return states.reversed().prefix { $0 == true }.count >= leakHeldCommits
     }
 
     /// Leaking or not at each commit that checked the key; nil where its runs disagreed.
-    private static func checked<S: Sequence>(_ line: S) -> [Bool?] where S.Element == KeyState? {
+    private static func checked(_ line: [KeyState?]) -> [Bool?] {
         line.compactMap { state -> Bool?? in
             switch state {
             case .flaky?: .some(nil)

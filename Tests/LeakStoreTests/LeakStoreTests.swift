@@ -350,4 +350,54 @@ struct LeakStoreTests {
             #expect(leak.introducedBy == (key % 3 == 0 ? sha(1) : sha(3)), "\(leak.scenario)")
         }
     }
+    /// Rows of `commit_parents` whose stored parent id is not what a lookup of the parent's sha
+    /// in the project gives (both NULL when the parent was never uploaded).
+    static func misLinkedParents(_ store: LeakStore) throws -> Int64? {
+        try store.read { db in
+            try db.scalarInt("""
+                SELECT count(*) FROM commit_parents p JOIN commits c ON c.id = p.commit_id
+                LEFT JOIN commits pc ON pc.project_id = c.project_id AND pc.sha = p.parent_sha
+                WHERE p.parent_id IS DISTINCT FROM pc.id
+                """)
+        }
+    }
+
+    /// Each parent's id is kept with its `commit_parents` row whichever of a commit and its parent
+    /// was uploaded first; the walks step by it, and an id that does not match its sha (left
+    /// behind by two servers storing at once) is passed over for the lookup by sha.
+    @Test(arguments: TestEngine.all)
+    func parentIDsFollowCommitsUploadedInAnyOrder(_ engine: TestEngine) throws {
+        let database = try TestDatabase(engine)
+        let store = try database.open()
+        _ = try store.createProject("app")
+        let sha = { (number: Int) in String(repeating: "\(number)", count: 40) }
+        func run(_ number: Int) -> RunRecord {
+            var run = Self.run(key: "r\(number)", outcomes: [number >= 2 ? .leaked : .deallocated]
+                + Array(repeating: .deallocated, count: 9))
+            run.commit = sha(number)
+            run.parents = number == 1 ? [] : [sha(number - 1)]
+            return run
+        }
+        // 3 before its parent 2: its row has no parent id until 2 arrives.
+        for number in [1, 3] { _ = try store.ingest(run(number)) }
+        #expect(try store.read { try $0.scalarInt("SELECT count(*) FROM commit_parents WHERE parent_id IS NULL") } == 1)
+        for number in [2, 4] { _ = try store.ingest(run(number)) }
+        #expect(try Self.misLinkedParents(store) == 0)
+        #expect(try store.read { try $0.scalarInt("SELECT count(*) FROM commit_parents WHERE parent_id IS NULL") } == 0)
+        func leakFirstSeen() throws -> String? {
+            let diff = try store.diff(project: "app", base: sha(3), head: sha(4), environment: "linux")
+            return diff.leaks.entries.first { $0.category == .persisting }?.firstSeen
+        }
+        // The leak began at 2, along first parents 4, 3, 2, 1.
+        #expect(try leakFirstSeen() == sha(2))
+        try store.write { writer in
+            try writer.connection.run("""
+                UPDATE commit_parents SET parent_id = (SELECT id FROM commits WHERE sha = ?)
+                WHERE commit_id = (SELECT id FROM commits WHERE sha = ?)
+                """, [.text(sha(1)), .text(sha(3))])
+        }
+        #expect(try Self.misLinkedParents(store) == 1)
+        #expect(try leakFirstSeen() == sha(2))
+    }
 }
+

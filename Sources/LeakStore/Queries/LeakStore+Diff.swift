@@ -140,32 +140,39 @@ extension LeakStore {
             let headStates = Dictionary(headCounts.map { ($0.ids, $0.state) }, uniquingKeysWith: { first, _ in first })
             let judged = leakingAtHead.filter { headStates[$0] == .leaked }
             let standingIn = leakingAtHead.filter { checkedAtBase[$0] == nil || checkedAtBase[$0] == .error }
-            let lineStates = try history.keyStates(judged.union(standingIn), environment: environment, at: linesIDs)
-            for ids in leakingAtHead {
-                let states = lineStates[ids] ?? [:]
-                let line = baseLine.map { states[$0.id] }
-                if checkedAtBase[ids] == nil || checkedAtBase[ids] == .error,
-                   let index = line.prefix(Self.fallbackCommits).firstIndex(where: { $0 != nil && $0 != .error }),
-                   let state = line[index], index > 0 {
-                    baseStateFrom[ids] = baseLine[index].sha
-                    let name = headCounts.first { $0.ids == ids }!
-                    baseCounts.removeAll { $0.ids == ids }
-                    baseCounts.append(KeyCounts(standingFor: state, ids: ids, scenario: name.scenario, type: name.type))
-                }
-                guard judged.contains(ids) else { continue }
+            // A key the base did not check takes the state of the nearest ancestor that did.
+            let standIns = try history.nearestCheckedStates(standingIn, along: Array(baseLine.prefix(Self.fallbackCommits)),
+                                                            environment: environment)
+            for (ids, standIn) in standIns where standIn.position > 0 {
+                baseStateFrom[ids] = baseLine[standIn.position].sha
+                let name = headCounts.first { $0.ids == ids }!
+                baseCounts.removeAll { $0.ids == ids }
+                baseCounts.append(KeyCounts(standingFor: standIn.state, ids: ids, scenario: name.scenario, type: name.type))
+            }
+            // Only a key that leaked somewhere along the lines can have intermittent history.
+            let withHistory = try history.keysThatLeaked(judged, environment: environment, within: linesIDs)
+            let lineStates = try history.keyStates(withHistory, environment: environment, at: linesIDs)
+            // Each line's columns, found once for all keys.
+            let ancestryColumns = lineStates.columns(of: ancestry.map(\.id))
+            let afterBaseColumns = lineStates.columns(of: afterBase.map(\.id)), mergedInColumns = lineStates.columns(of: mergedIn.map(\.id))
+            let ownPartColumns = lineStates.columns(of: ownPart.map(\.id))
+            let mergedColumns = merged.map { (mergeBase: lineStates.column(of: $0.mergeBase), tip: lineStates.column(of: $0.tip),
+                                              merge: lineStates.column(of: $0.merge), recent: recentMerges.contains($0.merge)) }
+            for ids in withHistory {
+                let states = lineStates.row(ids)
                 // The head's own leak ends the head's lines: a brief clean spell between leaks is intermittence.
-                let ancestryStates = ancestry.map { states[$0.id] } + [.leaked]
-                let mergedInStates = mergedIn.map { states[$0.id] } + [.leaked]
+                let ancestryStates = states.along(ancestryColumns) + [.leaked]
+                let mergedInStates = states.along(mergedInColumns) + [.leaked]
                 var evidence = Intermittence.evidence(ancestryStates, fromStart: baseLine.count < Self.flakyWindowCommits)
-                    + Intermittence.evidence(afterBase.map { states[$0.id] })
+                    + Intermittence.evidence(states.along(afterBaseColumns))
                 if headIsMerge { evidence = evidence + Intermittence.evidence(mergedInStates) }
-                for branch in merged {
+                for branch in mergedColumns {
                     evidence = evidence + Intermittence.evidence(
                         mergedBranch: states[branch.mergeBase], tip: states[branch.tip], merge: states[branch.merge],
-                        recent: recentMerges.contains(branch.merge))
+                        recent: branch.recent)
                 }
                 // Held along the head's own commits, not a leak the base had already.
-                let headHeld = Intermittence.leakHeld(ownPart.map { states[$0.id] } + [.leaked])
+                let headHeld = Intermittence.leakHeld(states.along(ownPartColumns) + [.leaked])
                 if evidence.showsIntermittence(headHeld: headHeld) {
                     flaky.insert(ids)
                 }

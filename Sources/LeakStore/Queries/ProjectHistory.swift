@@ -125,25 +125,25 @@ struct ProjectHistory {
     /// at `allRunsAt`, a head): a range of `leak_states` by key per key (the table's own order on SQLite), plus the
     /// head's suspect runs' records when it has any. Keys go `keyBatch` to a statement.
     func keyStates(_ keys: Set<KeyIDs>, environment: String, at commitIDs: Set<Int64>,
-                   allRunsAt head: Int64? = nil) throws -> [KeyIDs: [Int64: KeyState]] {
-        guard !keys.isEmpty, let low = commitIDs.min(), let high = commitIDs.max() else { return [:] }
-        var states: [KeyIDs: [Int64: KeyState]] = [:]
+                   allRunsAt head: Int64? = nil) throws -> KeyStateGrid {
+        var grid = KeyStateGrid(commits: commitIDs)
+        guard !keys.isEmpty, let low = grid.commits.first, let high = grid.commits.last else { return grid }
         // The head's usable counts, for its suspect runs' counts to be added to before they fold.
         var headCounts: [KeyIDs: (checked: Int, leaked: Int, lateRelease: Int, errors: Int)] = [:]
         var suspectAtHead = false
         if let head, commitIDs.contains(head) { suspectAtHead = try runCounts(commitID: head, environment: environment).suspect > 0 }
+        let headColumn = head.flatMap(grid.column(of:))
         func counts(_ row: any SQLRow, from column: Int32) -> (checked: Int, leaked: Int, lateRelease: Int, errors: Int) {
             (row.int(at: column), row.int(at: column + 1), row.int(at: column + 2), row.int(at: column + 3))
         }
-        let batches = Self.keyBatches(keys)
+        let unchecked = [KeyState?](repeating: nil, count: grid.commits.count)
         // `+k.type_id`: the keys found by scenario, their types a filter (both lists used on the index
-        // of `leak_keys` would be a probe for every pair of the batch's scenarios and types). The rows
-        // come key by key: each key's states are gathered before they are stored.
-        for batch in batches {
-            var current: (ids: KeyIDs, states: [Int64: KeyState])?
-            func flush() {
-                if let current, !current.states.isEmpty { states[current.ids, default: [:]].merge(current.states) { $1 } }
-            }
+        // of `leak_keys` would be a probe for every pair of the batch's scenarios and types).
+        for batch in Self.keyBatches(keys) {
+            // The row being filled. SQLite hands the rows over key by key (the table's order); where an
+            // engine does not, a key met again takes up its row where it was left.
+            // (No local function to store it: one capturing these would cost an exclusivity check a row.)
+            var current: (ids: KeyIDs, states: [KeyState?], filled: Bool)?
             try db.query("""
                 SELECT k.scenario_id, k.type_id, ls.commit_id, ls.checked_count, ls.leaked_count, ls.late_release_count,
                        ls.error_count
@@ -151,19 +151,21 @@ struct ProjectHistory {
                 WHERE k.scenario_id IN (\(KeyBatch.scenarioSlots(from: 4))) AND +k.type_id IN (\(KeyBatch.typeSlots(from: 4)))
                   AND ls.environment_id = (SELECT id FROM environments WHERE name = ?1) AND ls.commit_id BETWEEN ?2 AND ?3
                 """, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
-                let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1)), commitID = row.int64(at: 2)
+                let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1))
                 if current?.ids != ids {
-                    flush()
-                    current = batch.keys.contains(ids) ? (ids, [:]) : nil
+                    if let done = current, done.filled { grid.rows[done.ids] = done.states }
+                    current = batch.keys.contains(ids)
+                        ? grid.rows.removeValue(forKey: ids).map { (ids, $0, true) } ?? (ids, unchecked, false) : nil
                 }
-                guard current != nil, commitIDs.contains(commitID) else { return }
+                guard current != nil, let column = grid.column(of: row.int64(at: 2)) else { return }
                 let sum = counts(row, from: 3)
-                if suspectAtHead, commitID == head { headCounts[ids] = sum; return }
+                if suspectAtHead, column == headColumn { headCounts[ids] = sum; return }
                 guard sum.checked > 0 else { return }
-                current!.states[commitID] = KeyCounts.state(checked: sum.checked, leaked: sum.leaked, lateRelease: sum.lateRelease,
-                                                            errors: sum.errors)
+                current!.states[column] = KeyCounts.state(checked: sum.checked, leaked: sum.leaked, lateRelease: sum.lateRelease,
+                                                          errors: sum.errors)
+                current!.filled = true
             }
-            flush()
+            if let done = current, done.filled { grid.rows[done.ids] = done.states }
             guard suspectAtHead, let head else { continue }
             try db.query("""
                 SELECT k.scenario_id, k.type_id, count(*), coalesce(sum(k.outcome = 'leaked'), 0),
@@ -180,13 +182,63 @@ struct ProjectHistory {
                                    usable.lateRelease + suspect.lateRelease, usable.errors + suspect.errors)
             }
         }
-        if let head {
+        if let headColumn {
             for (ids, sum) in headCounts where sum.checked > 0 {
-                states[ids, default: [:]][head] = KeyCounts.state(checked: sum.checked, leaked: sum.leaked,
-                                                                  lateRelease: sum.lateRelease, errors: sum.errors)
+                grid.rows[ids, default: unchecked][headColumn] = KeyCounts.state(checked: sum.checked, leaked: sum.leaked,
+                                                                                 lateRelease: sum.lateRelease, errors: sum.errors)
             }
         }
-        return states
+        return grid
+    }
+
+    /// Of `keys`, those with a leaking state (leaked or flaky, from the usable runs) at a commit
+    /// whose id is within the span of `commitIDs`. Only these can show intermittence along lines
+    /// inside that span: a key whose every state there released (or errored) has no leak before
+    /// the head's, so no episode (`Intermittence.evidence`). A seek per key in the partial index
+    /// of leaking states (`leak_states_leaking`), not a read of the key's every state; a leak at
+    /// a commit of the span that is on none of the lines only keeps the key in, where `keyStates`
+    /// then reads it in full.
+    func keysThatLeaked(_ keys: Set<KeyIDs>, environment: String, within commitIDs: Set<Int64>) throws -> Set<KeyIDs> {
+        guard !keys.isEmpty, let low = commitIDs.min(), let high = commitIDs.max() else { return [] }
+        var leaked: Set<KeyIDs> = []
+        for batch in Self.keyBatches(keys) {
+            try db.query("""
+                SELECT k.scenario_id, k.type_id FROM leak_keys k
+                WHERE k.scenario_id IN (\(KeyBatch.scenarioSlots(from: 4))) AND +k.type_id IN (\(KeyBatch.typeSlots(from: 4)))
+                  AND EXISTS (SELECT 1 FROM leak_states ls INDEXED BY leak_states_leaking
+                              WHERE ls.key_id = k.id AND ls.environment_id = (SELECT id FROM environments WHERE name = ?1)
+                                AND ls.commit_id BETWEEN ?2 AND ?3 AND ls.leaked_count > 0)
+                """, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
+                let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1))
+                if batch.keys.contains(ids) { leaked.insert(ids) }
+            }
+        }
+        return leaked
+    }
+
+    /// For each key, the first commit of `line` (at its position) that checked it with a result
+    /// other than an error, and the state there; keys no commit of the line checked so are
+    /// absent. Read a few commits at a time, newest first, the keys still unanswered only: most
+    /// keys were checked at the line's first commits.
+    func nearestCheckedStates(_ keys: Set<KeyIDs>, along line: [BranchCommit],
+                              environment: String) throws -> [KeyIDs: (position: Int, state: KeyState)] {
+        var found: [KeyIDs: (position: Int, state: KeyState)] = [:]
+        var open = keys, start = 0, size = 8
+        while !open.isEmpty, start < line.count {
+            let stretch = line[start..<min(start + size, line.count)]
+            let grid = try keyStates(open, environment: environment, at: Set(stretch.map(\.id)))
+            let columns = grid.columns(of: stretch.map(\.id))
+            for ids in open {
+                let row = grid.row(ids)
+                if let offset = columns.firstIndex(where: { row[$0] != nil && row[$0] != .error }), let state = row[columns[offset]] {
+                    found[ids] = (start + offset, state)
+                }
+            }
+            open.subtract(found.keys)
+            start += stretch.count
+            size *= 4
+        }
+        return found
     }
 
     /// Keys `keyBatch` at a time, each batch's scenario and type ids padded with its last key,
@@ -412,11 +464,11 @@ struct ProjectHistory {
             WITH RECURSIVE line(id, depth, is_parent) AS (
                 SELECT CAST(?1 AS BIGINT), 1, 0
                 UNION ALL
-                SELECT coalesce(pc.id, (SELECT max(b.id) FROM commits b
-                                        WHERE b.project_id = ?2 AND b.branch = ?5 AND b.id < line.id)),
-                       line.depth + 1, CASE WHEN pc.id IS NULL THEN 0 ELSE 1 END
+                SELECT coalesce(\(Self.parentID), (SELECT max(b.id) FROM commits b
+                                                    WHERE b.project_id = ?2 AND b.branch = ?5 AND b.id < line.id)),
+                       line.depth + 1, CASE WHEN \(Self.parentID) IS NULL THEN 0 ELSE 1 END
                 FROM line LEFT JOIN commit_parents p ON p.commit_id = line.id AND p.position = 0
-                     LEFT JOIN commits pc ON pc.project_id = ?2 AND pc.sha = p.parent_sha
+                     \(Self.parentJoins(project: "?2"))
                 WHERE line.id IS NOT NULL AND line.depth < ?3)
             SELECT line.depth, line.id, (SELECT c.sha FROM commits c WHERE c.id = line.id),
                    (SELECT min(r.started_at) FROM runs r WHERE r.commit_id = line.id AND r.environment = ?4 AND r.suspect = 0),
@@ -454,10 +506,23 @@ struct ProjectHistory {
     /// The commit's parent at `position` (0: the first parent), when the server knows it.
     func parent(of commitID: Int64, position: Int) throws -> Int64? {
         try db.scalarInt("""
-            SELECT c.id FROM commit_parents p JOIN commits c ON c.project_id = ? AND c.sha = p.parent_sha
-            WHERE p.commit_id = ? AND p.position = ?
+            SELECT \(Self.parentID) FROM commit_parents p \(Self.parentJoins(project: "?1"))
+            WHERE p.commit_id = ?2 AND p.position = ?3
             """, [.integer(projectID), .integer(commitID), .integer(Int64(position))])
     }
+
+    /// Joined to `commit_parents p`: the parent's commit by the id stored with it (`parent_id`,
+    /// checked against the sha: a rebuild, or two servers storing a commit and its parent at once,
+    /// can leave an id behind or missing), else by its sha. `parentID` is then its id, NULL when
+    /// the server has no upload of it. The one way the queries go from a commit to its parent.
+    static func parentJoins(project: String) -> String {
+        """
+        LEFT JOIN commits pl ON pl.id = p.parent_id AND pl.project_id = \(project) AND pl.sha = p.parent_sha
+        LEFT JOIN commits ps ON pl.id IS NULL AND ps.project_id = \(project) AND ps.sha = p.parent_sha
+        """
+    }
+
+    static let parentID = "coalesce(pl.id, ps.id)"
 
     /// The branches merged into `line` (a first-parent line, as `firstParentLine` walks it): for
     /// each of its merges whose second parent the server knows, that tip and the commit of `line`
@@ -472,15 +537,14 @@ struct ProjectHistory {
         // line was uploaded in between): a commit outside it ends its walk unanswered.
         let inSpan = { (id: Int64) in id >= low && id <= high }
         // The merges' second parents that were uploaded: a range of `commit_parents` (a row or two
-        // per commit of the span, read in key order; `CROSS JOIN`: not from the project's every
-        // commit), a lookup by sha for each merge only.
+        // per commit of the span, read in key order), each merge's parent by its id.
         var tips: [Int64: Int64] = [:]
         try db.query("""
-            SELECT p.commit_id, pc.id FROM commit_parents p CROSS JOIN commits pc
-            WHERE p.commit_id BETWEEN ?2 AND ?3 AND p.position = 1 AND pc.project_id = ?1 AND pc.sha = p.parent_sha
+            SELECT p.commit_id, \(Self.parentID) FROM commit_parents p \(Self.parentJoins(project: "?1"))
+            WHERE p.commit_id BETWEEN ?2 AND ?3 AND p.position = 1
             """, [.integer(projectID), .integer(low), .integer(high)]) { row in
             let merge = row.int64(at: 0)
-            if position[merge] != nil { tips[merge] = row.int64(at: 1) }
+            if position[merge] != nil, !row.isNull(at: 1) { tips[merge] = row.int64(at: 1) }
         }
         var answers: [Int: MergedBranch] = [:]
         /// Each live walk: its merge's offset in `line`, and the branch commit it stands on.
@@ -527,8 +591,7 @@ struct ProjectHistory {
 
     /// Built once: the same text for every batch (padded to `idBatch` ids).
     private static let firstParentsSQL = """
-        SELECT p.commit_id, pc.id FROM commit_parents p
-        LEFT JOIN commits pc ON pc.project_id = ?1 AND pc.sha = p.parent_sha
+        SELECT p.commit_id, \(parentID) FROM commit_parents p \(parentJoins(project: "?1"))
         WHERE p.position = 0 AND p.commit_id IN (\((2..<(2 + idBatch)).map { "?\($0)" }.joined(separator: ", ")))
         """
 
@@ -550,12 +613,13 @@ struct ProjectHistory {
     /// the dashboard name the same commit.
     func leakingSince(_ keys: Set<KeyIDs>, along line: [BranchCommit], environment: String,
                       allRunsAt head: Int64? = nil) throws -> [KeyIDs: String] {
-        let states = try keyStates(keys, environment: environment, at: Set(line.map(\.id)), allRunsAt: head)
+        let grid = try keyStates(keys, environment: environment, at: Set(line.map(\.id)), allRunsAt: head)
+        let columns = grid.columns(of: line.map(\.id))
         return keys.reduce(into: [:]) { since, ids in
-            let states = states[ids] ?? [:]
+            let row = grid.row(ids)
             var first: String?
-            walk: for commit in line {
-                switch states[commit.id] {
+            walk: for (commit, column) in zip(line, columns) {
+                switch row[column] {
                 case .leaked?, .flaky?: first = commit.sha
                 case .clean?, .lateRelease?: break walk
                 case .error?, nil: continue

@@ -34,6 +34,8 @@ public struct Migration: Sendable {
         Migration(version: 10, name: "leak_states_telling", bytes: PackageResources._010_leak_states_telling_sql),
         Migration(version: 11, name: "leak_states_key_order", bytes: PackageResources._011_leak_states_key_order_sql,
                   conversion: .keyOrder),
+        Migration(version: 12, name: "leak_states_leaking", bytes: PackageResources._012_leak_states_leaking_sql),
+        Migration(version: 13, name: "commit_parent_ids", bytes: PackageResources._013_commit_parent_ids_sql),
     ]
 
     /// Every PostgreSQL migration this build knows, oldest first (`Migrations/postgres/`): the
@@ -47,6 +49,8 @@ public struct Migration: Sendable {
         Migration(version: 5, name: "pg_runs_by_commit_environment_covering",
                   bytes: PackageResources._005_pg_runs_by_commit_environment_covering_sql),
         Migration(version: 6, name: "pg_leak_states_telling", bytes: PackageResources._006_pg_leak_states_telling_sql),
+        Migration(version: 7, name: "pg_leak_states_leaking", bytes: PackageResources._007_pg_leak_states_leaking_sql),
+        Migration(version: 8, name: "pg_commit_parent_ids", bytes: PackageResources._008_pg_commit_parent_ids_sql),
     ]
 
     /// The schema version this build writes.

@@ -230,6 +230,7 @@ extension LeakStore {
             try db.run("UPDATE commits SET sha = ?, branch = ? WHERE id = ?", [.text(sha), .text(run.branch), .integer(commitID)])
         }
         try insertParents(db, commitID: commitID, run.parents)
+        try linkParents(db, projectID: projectID, commitID: commitID, sha: sha)
         try db.run("UPDATE runs SET run_key = ?, content_hash = ?, commit_id = ? WHERE id = ?",
                    [.text(run.runKey), .text(hash), .integer(commitID), .integer(pending.runID)])
         return .success((tally.receipt(runID: pending.runID, created: true), leftOver))
@@ -359,6 +360,7 @@ extension LeakStore {
             throw LeakStoreError.unavailable("the commit upsert returned no id")
         }
         try insertParents(db, commitID: commitID, run.parents)
+        try linkParents(db, projectID: projectID, commitID: commitID, sha: run.commit.lowercased())
         return commitID
     }
 
@@ -367,6 +369,29 @@ extension LeakStore {
             [.integer(commitID), .integer(Int64(position)), .text(parent.lowercased())]
         })
     }
+
+    /// Keeps `commit_parents.parent_id` what a lookup of `parent_sha` in the project would give,
+    /// now that `commitID` holds `sha`: its own parents' ids (a parent uploaded before it), and
+    /// the rows of commits that named it as a parent (uploaded before it, or pointing at the id a
+    /// rebuilt commit had). The one place parent ids are written after the migration filled them.
+    /// Readers check an id against the sha (`ProjectHistory.parentJoins`): where two servers store a
+    /// commit and its parent at once, a link missed or left behind costs a lookup, not an answer.
+    private func linkParents(_ db: any SQLConnection, projectID: Int64, commitID: Int64, sha: String) throws {
+        try db.run(Self.ownParentsLink, [.integer(projectID), .integer(commitID)])
+        try db.run(Self.childrenLink, [.integer(projectID), .integer(commitID), .text(sha)])
+    }
+
+    private static let ownParentsLink = """
+        UPDATE commit_parents SET parent_id = (SELECT pc.id FROM commits pc WHERE pc.project_id = ?1 AND pc.sha = commit_parents.parent_sha)
+        WHERE commit_id = ?2 AND parent_id IS NULL
+          AND EXISTS (SELECT 1 FROM commits pc WHERE pc.project_id = ?1 AND pc.sha = commit_parents.parent_sha)
+        """
+
+    private static let childrenLink = """
+        UPDATE commit_parents SET parent_id = ?2
+        WHERE parent_sha = ?3 AND (parent_id IS NULL OR parent_id <> ?2)
+          AND commit_id IN (SELECT c.id FROM commits c WHERE c.project_id = ?1)
+        """
 
     private static let parentInsert = RowInsert(
         into: "commit_parents (commit_id, position, parent_sha)", columnCount: 3, suffix: "ON CONFLICT DO NOTHING")

@@ -1,0 +1,53 @@
+import LeakReport
+
+/// Keys' states at a set of commits, as `ProjectHistory.keyStates` reads them: a row per key,
+/// a column per commit. A diff reads a hundred keys along the same lines of several hundred
+/// commits: each line's columns are found once (`columns(of:)`), then every key's states along
+/// it are array reads, not a dictionary of dictionaries probed per key and commit.
+struct KeyStateGrid {
+    /// The columns: the commits asked about, ascending.
+    let commits: [Int64]
+    /// Each key's state in every column (nil: not checked there); a key checked at none of the
+    /// commits has no row.
+    var rows: [KeyIDs: [KeyState?]] = [:]
+
+    init(commits: Set<Int64>) {
+        self.commits = commits.sorted()
+    }
+
+    /// The column of `commitID`, nil when it was not asked about.
+    func column(of commitID: Int64) -> Int? {
+        var low = 0, high = commits.count
+        while low < high {
+            let middle = (low + high) / 2
+            if commits[middle] < commitID { low = middle + 1 } else { high = middle }
+        }
+        return low < commits.count && commits[low] == commitID ? low : nil
+    }
+
+    /// The columns of a line's commits, in the line's order.
+    func columns<S: Sequence>(of line: S) -> [Int?] where S.Element == Int64 {
+        line.map(column(of:))
+    }
+
+    /// One key's row, to read along several lines.
+    func row(_ ids: KeyIDs) -> Row {
+        Row(states: rows[ids])
+    }
+
+    struct Row {
+        fileprivate let states: [KeyState?]?
+
+        /// The state in `column` (nil: not checked there, or a commit not asked about).
+        subscript(column: Int?) -> KeyState? {
+            guard let column, let states else { return nil }
+            return states[column]
+        }
+
+        /// The states along a line's columns (`KeyStateGrid.columns(of:)`).
+        func along(_ columns: [Int?]) -> [KeyState?] {
+            guard let states else { return Array(repeating: nil, count: columns.count) }
+            return columns.map { $0.flatMap { states[$0] } }
+        }
+    }
+}
