@@ -387,10 +387,12 @@ extension LeakStore {
           AND EXISTS (SELECT 1 FROM commits pc WHERE pc.project_id = ?1 AND pc.sha = commit_parents.parent_sha)
         """
 
+    /// The project's commits are checked per child row found by the sha: `commit_id IN (SELECT … WHERE
+    /// project_id = ?)` built the list of every commit of the project for each upload.
     private static let childrenLink = """
         UPDATE commit_parents SET parent_id = ?2
         WHERE parent_sha = ?3 AND (parent_id IS NULL OR parent_id <> ?2)
-          AND commit_id IN (SELECT c.id FROM commits c WHERE c.project_id = ?1)
+          AND EXISTS (SELECT 1 FROM commits c WHERE c.id = commit_parents.commit_id AND c.project_id = ?1)
         """
 
     private static let parentInsert = RowInsert(
