@@ -459,18 +459,19 @@ struct ProjectHistory {
         // Each commit of the way, and whether it is the first parent of the one before it (else the
         // branch's previous commit; NULL where there is none).
         var way: [(depth: Int, id: Int64?, sha: String, at: String?, isParent: Bool)] = []
-        // One commit more than asked: the last one asked for learns what comes after it.
+        // One commit more than asked: the last one asked for learns what comes after it. A parent
+        // reached by its id brings its sha along (the row was read for the check against it).
         try db.query("""
-            WITH RECURSIVE line(id, depth, is_parent) AS (
-                SELECT CAST(?1 AS BIGINT), 1, 0
+            WITH RECURSIVE line(id, sha, depth, is_parent) AS (
+                SELECT CAST(?1 AS BIGINT), (SELECT c.sha FROM commits c WHERE c.id = ?1), 1, 0
                 UNION ALL
-                SELECT coalesce(\(Self.parentID), (SELECT max(b.id) FROM commits b
-                                                    WHERE b.project_id = ?2 AND b.branch = ?5 AND b.id < line.id)),
-                       line.depth + 1, CASE WHEN \(Self.parentID) IS NULL THEN 0 ELSE 1 END
+                SELECT coalesce(\(Self.parentID(project: "?2")), (SELECT max(b.id) FROM commits b
+                                                                  WHERE b.project_id = ?2 AND b.branch = ?5 AND b.id < line.id)),
+                       pl.sha, line.depth + 1, CASE WHEN \(Self.parentID(project: "?2")) IS NULL THEN 0 ELSE 1 END
                 FROM line LEFT JOIN commit_parents p ON p.commit_id = line.id AND p.position = 0
-                     \(Self.parentJoins(project: "?2"))
+                     \(Self.parentJoin(project: "?2"))
                 WHERE line.id IS NOT NULL AND line.depth < ?3)
-            SELECT line.depth, line.id, (SELECT c.sha FROM commits c WHERE c.id = line.id),
+            SELECT line.depth, line.id, coalesce(line.sha, (SELECT c.sha FROM commits c WHERE c.id = line.id)),
                    (SELECT min(r.started_at) FROM runs r WHERE r.commit_id = line.id AND r.environment = ?4 AND r.suspect = 0),
                    line.is_parent
             FROM line
@@ -506,23 +507,24 @@ struct ProjectHistory {
     /// The commit's parent at `position` (0: the first parent), when the server knows it.
     func parent(of commitID: Int64, position: Int) throws -> Int64? {
         try db.scalarInt("""
-            SELECT \(Self.parentID) FROM commit_parents p \(Self.parentJoins(project: "?1"))
+            SELECT \(Self.parentID(project: "?1")) FROM commit_parents p \(Self.parentJoin(project: "?1"))
             WHERE p.commit_id = ?2 AND p.position = ?3
             """, [.integer(projectID), .integer(commitID), .integer(Int64(position))])
     }
 
     /// Joined to `commit_parents p`: the parent's commit by the id stored with it (`parent_id`,
     /// checked against the sha: a rebuild, or two servers storing a commit and its parent at once,
-    /// can leave an id behind or missing), else by its sha. `parentID` is then its id, NULL when
-    /// the server has no upload of it. The one way the queries go from a commit to its parent.
-    static func parentJoins(project: String) -> String {
-        """
-        LEFT JOIN commits pl ON pl.id = p.parent_id AND pl.project_id = \(project) AND pl.sha = p.parent_sha
-        LEFT JOIN commits ps ON pl.id IS NULL AND ps.project_id = \(project) AND ps.sha = p.parent_sha
-        """
+    /// can leave an id behind or missing). `parentID(project:)` is then the parent's id — that
+    /// one, else the commit of the parent's sha (looked up only then: `coalesce` stops at its
+    /// first value, where a second join would seek for every step) — NULL when the server has no
+    /// upload of it. The one way the queries go from a commit to its parent.
+    static func parentJoin(project: String) -> String {
+        "LEFT JOIN commits pl ON pl.id = p.parent_id AND pl.project_id = \(project) AND pl.sha = p.parent_sha"
     }
 
-    static let parentID = "coalesce(pl.id, ps.id)"
+    static func parentID(project: String) -> String {
+        "coalesce(pl.id, (SELECT ps.id FROM commits ps WHERE ps.project_id = \(project) AND ps.sha = p.parent_sha))"
+    }
 
     /// The branches merged into `line` (a first-parent line, as `firstParentLine` walks it): for
     /// each of its merges whose second parent the server knows, that tip and the commit of `line`
@@ -540,7 +542,7 @@ struct ProjectHistory {
         // per commit of the span, read in key order), each merge's parent by its id.
         var tips: [Int64: Int64] = [:]
         try db.query("""
-            SELECT p.commit_id, \(Self.parentID) FROM commit_parents p \(Self.parentJoins(project: "?1"))
+            SELECT p.commit_id, \(Self.parentID(project: "?1")) FROM commit_parents p \(Self.parentJoin(project: "?1"))
             WHERE p.commit_id BETWEEN ?2 AND ?3 AND p.position = 1
             """, [.integer(projectID), .integer(low), .integer(high)]) { row in
             let merge = row.int64(at: 0)
@@ -591,7 +593,7 @@ struct ProjectHistory {
 
     /// Built once: the same text for every batch (padded to `idBatch` ids).
     private static let firstParentsSQL = """
-        SELECT p.commit_id, \(parentID) FROM commit_parents p \(parentJoins(project: "?1"))
+        SELECT p.commit_id, \(parentID(project: "?1")) FROM commit_parents p \(parentJoin(project: "?1"))
         WHERE p.position = 0 AND p.commit_id IN (\((2..<(2 + idBatch)).map { "?\($0)" }.joined(separator: ", ")))
         """
 
