@@ -34,7 +34,13 @@ enum TokenCheck {
         }
         guard let token = request.bearerToken,
               case let .valid(_, project, tokenScope)? = context.store.rememberedToken(token) else { return false }
-        return project == request.parameter("project") && (scope == .read || tokenScope == .write)
+        return project == request.parameter("project") && grants(tokenScope, scope)
+    }
+
+    /// Whether a token of `tokenScope` may call a route that needs `scope`: a write token does
+    /// everything, a read token reads. The one rule `remembered` and `check` both apply.
+    private static func grants(_ tokenScope: TokenScope, _ scope: TokenScope) -> Bool {
+        scope == .read || tokenScope == .write
     }
 
     /// Throws the refusal (401, 403, or 404 for an unknown project) unless `request` may call a
@@ -93,7 +99,7 @@ enum TokenCheck {
                 guard try store.projectExists(project) else { throw LeakStoreError.projectNotFound(project) }
                 throw HTTPFailure.forbidden("\(what) belongs to project \"\(tokenProject)\", not \"\(project)\"")
             }
-            if scope == .write && tokenScope != .write {
+            if !grants(tokenScope, scope) {
                 throw HTTPFailure.forbidden("a read token cannot upload; use a write token of \"\(project)\"")
             }
         }
