@@ -15,6 +15,7 @@ import LeakStore
 /// `LEAKHISTORY_BENCH_INGEST_SMALL=1` runs only the 10-check uploads and their raw baseline, in
 /// 9 rounds after the warm-up instead of 5 (the same figure, a steadier median), without the
 /// 1,000-check uploads, the peer and the stall probes: to measure a change to small uploads.
+/// `LEAKHISTORY_BENCH_INGEST_LARGE=1` does the same for the 1,000-check uploads.
 enum IngestBenchmark {
     struct Shape {
         var largeRunsPerRound: Int
@@ -33,9 +34,11 @@ enum IngestBenchmark {
         let environment = ProcessInfo.processInfo.environment
         let stallOnly = environment["LEAKHISTORY_BENCH_INGEST_STALL"] == "1"
         let smallOnly = !stallOnly && environment["LEAKHISTORY_BENCH_INGEST_SMALL"] == "1"
+        let largeOnly = !stallOnly && !smallOnly && environment["LEAKHISTORY_BENCH_INGEST_LARGE"] == "1"
+        let oneSize = smallOnly || largeOnly
         if stallOnly { shape.rounds = 0 }
-        if smallOnly {
-            shape.largeRunsPerRound = 0
+        if oneSize {
+            if smallOnly { shape.largeRunsPerRound = 0 } else { shape.smallRunsPerRound = 0 }
             if !quick { shape.rounds = 9 }
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("leakhistory-bench-ingest-\(getpid())")
@@ -52,7 +55,7 @@ enum IngestBenchmark {
         defer { server.stop() }
         let rssBefore = server.memory?.rssKiB ?? 0
         var peer: DatasettePeer?
-        if !stallOnly && !smallOnly {
+        if !stallOnly && !oneSize {
             do {
                 peer = try DatasettePeer(folder: directory)
             } catch let error as DatasettePeer.Missing {
@@ -90,7 +93,7 @@ enum IngestBenchmark {
         guard stored == expected else { throw BenchError("the server stored \(stored) checks, expected \(expected)") }
         // The huge run on a commit nothing was uploaded to (published by naming its placeholder
         // commit), then on one the rounds uploaded to (its key states merged into the commit's).
-        let stalls: [(StallProbe.Result, String)] = smallOnly ? [] : [
+        let stalls: [(StallProbe.Result, String)] = oneSize ? [] : [
             (try StallProbe.measure(server: server, token: token, hugeRunChecks: shape.hugeRunChecks,
                                     prefix: "huge-new", firstIndex: 900_000), "a new commit"),
             (try StallProbe.measure(server: server, token: token, hugeRunChecks: shape.hugeRunChecks,
@@ -100,7 +103,7 @@ enum IngestBenchmark {
 
         var table = BenchmarkTable(title: "ingest — a client process (\(clients) threads on keep-alive connections) uploading "
             + "to leakhistory-server (pid \(server.pid)) over loopback, and the same client to "
-            + (peer.map { "Datasette \($0.version) (/-/insert into a WAL SQLite table with the same columns)" } ?? (smallOnly ? "no peer (LEAKHISTORY_BENCH_INGEST_SMALL)" : "no peer (datasette not installed)"))
+            + (peer.map { "Datasette \($0.version) (/-/insert into a WAL SQLite table with the same columns)" } ?? (oneSize ? "no peer (one upload size only)" : "no peer (datasette not installed)"))
             + "; raw SQLite inserts of the same rows; median of \(shape.rounds) rounds after a warm-up; \(stored) checks stored and counted")
         func row(_ name: String, _ key: String, scale: Double, unit: String, peerTarget: Double) {
             let value = median(rates[key] ?? []) * scale, base = median(rates[key + "-raw"] ?? []) * scale
@@ -117,7 +120,7 @@ enum IngestBenchmark {
         }
         if !stallOnly {
             if !smallOnly { row("checks/s, 1,000-check uploads", "large", scale: 1_000, unit: "checks/s", peerTarget: 2) }
-            row("uploads/s, 10-check uploads", "small", scale: 1, unit: "uploads/s", peerTarget: 4)
+            if !largeOnly { row("uploads/s, 10-check uploads", "small", scale: 1, unit: "uploads/s", peerTarget: 4) }
         }
         table.rows.append(.init(
             figure: "peak server RSS (VmHWM)", value: "\(memory.hwmKiB / 1_024) MiB",

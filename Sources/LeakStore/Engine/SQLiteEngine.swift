@@ -52,7 +52,8 @@ final class SQLiteEngine: StoreEngine {
     func write<T>(_ body: (WriteSession) throws -> T) throws -> T {
         try mapped {
             try writerQueue.sync {
-                try writer.transaction { session in
+                checkpointer.beforeWrite(sqliteWriter)
+                return try writer.transaction { session in
                     try sqliteWriter.transaction(.immediate) { try body(session) }
                 }
             }
