@@ -4,9 +4,10 @@ import LeakServer
 import LeakStore
 
 /// `leakhistory-bench queries`: the regression queries and every dashboard page over HTTP on a
-/// history shaped like a real project's, measured as it grows — at 1,000,000 checks and again
-/// at 10,000,000 (the same history, uploaded further) — beside one indexed SQLite lookup timed
-/// in the same run, with the growth from one size to the next.
+/// history shaped like a real project's at two sizes — 1,000,000 checks and 10,000,000 (the same
+/// history, uploaded further; the smaller kept as a copy) — measured side by side, request by
+/// request in turn, beside one indexed SQLite lookup timed the same way, with the growth from
+/// one size to the next.
 ///
 /// The history is a `SyntheticHistory`: a main line of pushes and merged pull requests (whose
 /// commits are uploaded too), 400 keys of which a run checks about 300 (a window that slides as
@@ -69,45 +70,91 @@ enum QueriesBenchmark {
         let store = try LeakStore(path: directory.appendingPathComponent("bench.sqlite").path)
         _ = try store.createProject("bench")
 
-        var configuration = ServerConfiguration()
-        configuration.logRequests = false
-        configuration.port = 0
-        configuration.database = store.location
-        let server = LeakServer(configuration: configuration, store: store)
-        let client = BenchHTTPClient(port: try server.start())
-        defer { server.stop(grace: .seconds(1)) }
-
         var seeder = RealisticSeeder(shape: shape)
-        var stages: [Stage] = []
+        // Each smaller size is kept as a copy of the database beside the seeder's state then, and
+        // every size is measured once the largest is seeded, request by request in turn: a
+        // machine that slows down for a minute (seen: a 1.7× slower indexed lookup from one size's
+        // measurement to the next) moves every size's figures alike, not only the growth's top.
+        var sizes: [(seeder: RealisticSeeder, path: String, seedSeconds: Double, bytesOnDisk: Int64)] = []
         for target in shape.stages {
             let start = ContinuousClock.now
             try seeder.upload(to: store, until: target)
             let seconds = (ContinuousClock.now - start).nanoseconds / 1e9
-            FileHandle.standardError.write(Data("queries: \(seeder.storedChecks) checks stored in \(round1(seconds)) s; measuring\n".utf8))
+            FileHandle.standardError.write(Data("queries: \(seeder.storedChecks) checks stored in \(round1(seconds)) s\n".utf8))
             // The seeding wrote hundreds of megabytes in minutes: the log is folded into the
-            // database and the kernel's dirty pages written out before anything is timed, so that
-            // the figures are the queries' (two diffs took 0.5 s right after a 10M seeding without
-            // it, and 10 and 14 ms on the same database, replayed later).
+            // database (which a copy then holds whole) and the kernel's dirty pages written out
+            // before anything is timed, so that the figures are the queries' (two diffs took 0.5 s
+            // right after a 10M seeding without it, and 10 and 14 ms on the same database, replayed
+            // later).
             try store.checkpoint()
-            sync()
-            stages.append(try measure(seeder, store: store, client: client, requests: shape.requests, seedSeconds: seconds))
+            var path = store.location
+            if target != shape.stages.last {
+                path = directory.appendingPathComponent("bench-\(target).sqlite").path
+                try FileManager.default.copyItem(atPath: store.location, toPath: path)
+            }
+            sizes.append((seeder, path, seconds, store.sizeOnDisk() ?? 0))
+        }
+        sync()
+        FileHandle.standardError.write(Data("queries: measuring every size in turn\n".utf8))
+        var probes: [SizeProbe] = []
+        defer { for probe in probes { probe.server.stop(grace: .seconds(1)) } }
+        for size in sizes {
+            let sizeStore = size.path == store.location ? store : try LeakStore(path: size.path)
+            var configuration = ServerConfiguration()
+            configuration.logRequests = false
+            configuration.port = 0
+            configuration.database = sizeStore.location
+            let server = LeakServer(configuration: configuration, store: sizeStore)
+            let client = BenchHTTPClient(port: try server.start())
+            probes.append(SizeProbe(seeder: size.seeder, store: sizeStore, server: server, client: client))
+        }
+        let measured = try measure(probes, requests: shape.requests)
+        let stages = zip(sizes, measured).map { size, figures in
+            Stage(checks: size.seeder.storedChecks, seedSeconds: size.seedSeconds, bytesOnDisk: size.bytesOnDisk,
+                  lookup: figures.lookup, figures: figures.figures)
         }
         return table(stages, seeder: seeder)
     }
 
-    /// Every figure at the seeder's current size.
-    private static func measure(_ seeder: RealisticSeeder, store: LeakStore, client: BenchHTTPClient, requests: Int,
-                                seedSeconds: Double) throws -> Stage {
+    /// One measured size: its seeder's state, its database and a server on it.
+    private struct SizeProbe {
+        var seeder: RealisticSeeder
+        var store: LeakStore
+        var server: LeakServer
+        var client: BenchHTTPClient
+    }
+
+    /// Every figure at every size, the sizes taking turns request by request (in alternating
+    /// order, so that neither always follows the other), each size drawing its own requests
+    /// from its own seeded generator.
+    private static func measure(_ probes: [SizeProbe], requests: Int) throws
+        -> [(lookup: [Double], figures: [(name: String, values: [Double])])]
+    {
+        let requestsBySize = probes.map { figureRequests($0, requests: requests) }
+        var results = probes.map { _ in (lookup: [Double](), figures: [(name: String, values: [Double])]()) }
+        for (index, figure) in requestsBySize[0].enumerated() {
+            let values = try latencies(figure.count, sizes: probes.count) { request, size in try requestsBySize[size][index].send(request) }
+            for size in probes.indices {
+                if index == 0 {
+                    results[size].lookup = values[size]
+                } else {
+                    results[size].figures.append((figure.name, values[size]))
+                }
+            }
+        }
+        return results
+    }
+
+    /// The requests of every figure at one size, in the order they are measured: first the
+    /// baseline (an indexed SQLite lookup, straight through the store), then each figure.
+    private static func figureRequests(_ probe: SizeProbe, requests: Int)
+        -> [(name: String, count: Int, send: (Int) throws -> Void)]
+    {
         var random = SplitMix64(seed: 42)
+        let seeder = probe.seeder, store = probe.store, client = probe.client
         let history = seeder.history
         let sha = RealisticSeeder.sha
         let uploaded = seeder.uploadedBuilds
-        let lookup = try latencies(requests * 4) { _ in
-            _ = try store.read { db in
-                try db.scalarInt("SELECT id FROM commits WHERE project_id = 1 AND sha = ?",
-                                 [.text(sha(uploaded[Int(random.next(below: UInt64(uploaded.count)))].commit))])
-            }
-        }
         /// A build CI ran, as `leakhistory check` compared it when it ran: a main build with the
         /// nearest uploaded commit along its first parents, a pull request's with that of its
         /// merge-base (and main's newest upload then, the build's `mainTip`, as the flaky window's
@@ -127,47 +174,48 @@ enum QueriesBenchmark {
         }
         func randomType() -> String { history.keys[Int(random.next(below: UInt64(history.keys.count)))].type }
         func randomEnvironment() -> String { environments[Int(random.next(below: UInt64(environments.count)))] }
-        func trend(_ limit: Int) throws -> [Double] {
-            try latencies(requests) { _ in
+        func trend(_ limit: Int) -> (Int) throws -> Void {
+            { _ in
                 try client.expect200("GET", "/v1/projects/bench/types/\(randomType())/trend?branch=main&limit=\(limit)&environment=\(randomEnvironment())")
             }
         }
-        var figures: [(String, [Double])] = []
-        figures.append(("diff", try latencies(requests) { _ in
-            try client.expect200("GET", "/v1/projects/bench/diff?\(randomDiffQuery())")
-        }))
-        figures.append(("types", try latencies(requests) { index in
-            try client.expect200("GET", "/v1/projects/bench/types?branch=main&environment=\(environments[index % environments.count])")
-        }))
-        figures.append(("trend, limit 50", try trend(50)))
-        figures.append(("trend, limit 1000", try trend(1_000)))
-        figures.append(("resolve (100 candidates)", try latencies(requests) { _ in
-            // 99 commits never uploaded, then one that was: the whole list is searched.
-            let known = uploaded[Int(random.next(below: UInt64(uploaded.count)))].commit
-            let candidates = (0..<99).map { sha(history.commits.count + 1 + $0) } + [sha(known)]
-            let body = try JSONEncoder().encode(ResolveRequest(environment: randomEnvironment(), candidates: candidates))
-            try client.expect200("POST", "/v1/projects/bench/resolve", body: body)
-        }))
-        figures.append(("scenario history, limit 50", try latencies(requests) { _ in
-            let scenario = history.keys[Int(random.next(below: UInt64(history.keys.count)))].scenario
-            let encoded = scenario.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? scenario
-            try client.expect200("GET", "/v1/projects/bench/scenarios/history?scenario=\(encoded)&environment=\(randomEnvironment())&limit=50")
-        }))
-        // The dashboard's pages: each draws from the same queries plus its own bounded lists.
-        figures.append(("page /p/{project}", try latencies(requests) { index in
-            try client.expect200("GET", "/p/bench?branch=main&environment=\(environments[index % environments.count])")
-        }))
-        figures.append(("page /p/{project}/types/{type}", try latencies(requests) { _ in
-            try client.expect200("GET", "/p/bench/types/\(randomType())?branch=main&environment=\(randomEnvironment())")
-        }))
-        figures.append(("page /p/{project}/diff", try latencies(requests) { _ in
-            try client.expect200("GET", "/p/bench/diff?\(randomDiffQuery())")
-        }))
-        figures.append(("page /p/{project}/commits/{sha}", try latencies(requests) { _ in
-            try client.expect200("GET", "/p/bench/commits/\(sha(uploaded[Int(random.next(below: UInt64(uploaded.count)))].commit))")
-        }))
-        return Stage(checks: seeder.storedChecks, seedSeconds: seedSeconds, bytesOnDisk: store.sizeOnDisk() ?? 0,
-                     lookup: lookup, figures: figures)
+        return [
+            ("lookup", requests * 4, { _ in
+                _ = try store.read { db in
+                    try db.scalarInt("SELECT id FROM commits WHERE project_id = 1 AND sha = ?",
+                                     [.text(sha(uploaded[Int(random.next(below: UInt64(uploaded.count)))].commit))])
+                }
+            }),
+            ("diff", requests, { _ in try client.expect200("GET", "/v1/projects/bench/diff?\(randomDiffQuery())") }),
+            ("types", requests, { index in
+                try client.expect200("GET", "/v1/projects/bench/types?branch=main&environment=\(environments[index % environments.count])")
+            }),
+            ("trend, limit 50", requests, trend(50)),
+            ("trend, limit 1000", requests, trend(1_000)),
+            ("resolve (100 candidates)", requests, { _ in
+                // 99 commits never uploaded, then one that was: the whole list is searched.
+                let known = uploaded[Int(random.next(below: UInt64(uploaded.count)))].commit
+                let candidates = (0..<99).map { sha(history.commits.count + 1 + $0) } + [sha(known)]
+                let body = try JSONEncoder().encode(ResolveRequest(environment: randomEnvironment(), candidates: candidates))
+                try client.expect200("POST", "/v1/projects/bench/resolve", body: body)
+            }),
+            ("scenario history, limit 50", requests, { _ in
+                let scenario = history.keys[Int(random.next(below: UInt64(history.keys.count)))].scenario
+                let encoded = scenario.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? scenario
+                try client.expect200("GET", "/v1/projects/bench/scenarios/history?scenario=\(encoded)&environment=\(randomEnvironment())&limit=50")
+            }),
+            // The dashboard's pages: each draws from the same queries plus its own bounded lists.
+            ("page /p/{project}", requests, { index in
+                try client.expect200("GET", "/p/bench?branch=main&environment=\(environments[index % environments.count])")
+            }),
+            ("page /p/{project}/types/{type}", requests, { _ in
+                try client.expect200("GET", "/p/bench/types/\(randomType())?branch=main&environment=\(randomEnvironment())")
+            }),
+            ("page /p/{project}/diff", requests, { _ in try client.expect200("GET", "/p/bench/diff?\(randomDiffQuery())") }),
+            ("page /p/{project}/commits/{sha}", requests, { _ in
+                try client.expect200("GET", "/p/bench/commits/\(sha(uploaded[Int(random.next(below: UInt64(uploaded.count)))].commit))")
+            }),
+        ]
     }
 
     /// p50 and p99 of each figure at the largest size, beside its value at the size before and
@@ -222,15 +270,21 @@ enum QueriesBenchmark {
         return String(repeating: "0", count: 40 - digits.count) + digits
     }
 
-    /// Nanoseconds of each of `count` calls, after five warm-up calls.
-    private static func latencies(_ count: Int, _ body: (Int) throws -> Void) throws -> [Double] {
-        for index in 0..<5 { try body(index) }
+    /// Nanoseconds of each of `count` calls of `body(request, size)` for every size, after five
+    /// warm-up calls each: the sizes in turn, every other request in the opposite order.
+    private static func latencies(_ count: Int, sizes: Int, _ body: (Int, Int) throws -> Void) throws -> [[Double]] {
+        for index in 0..<5 { for size in 0..<sizes { try body(index, size) } }
         let clock = ContinuousClock()
-        return try (0..<count).map { index in
-            let start = clock.now
-            try body(index)
-            return (clock.now - start).nanoseconds
+        var values = Array(repeating: [Double](), count: sizes)
+        for index in 0..<count {
+            for turn in 0..<sizes {
+                let size = index % 2 == 0 ? turn : sizes - 1 - turn
+                let start = clock.now
+                try body(index, size)
+                values[size].append((clock.now - start).nanoseconds)
+            }
         }
+        return values
     }
 
     static func percentile(_ values: [Double], _ p: Double) -> Double {
