@@ -86,7 +86,10 @@ enum IngestClient {
 
     /// Sends every body from `threads` threads (thread i to `ports[i % ports.count]`: several
     /// servers behind a round-robin balancer); returns the wall-clock seconds. Any answer but
-    /// 201 is an error: the figure counts stored uploads only.
+    /// 201 is an error: the figure counts stored uploads only. Each thread is a CI runner of its
+    /// own, from a loopback address of its own (127.0.1.1, 127.0.1.2, …): the server's share of
+    /// workers per client address (`perClientWorkers`, 2) is for one client that asks too much,
+    /// and would otherwise serve the whole fleet as that one client.
     static func send(_ bodies: [Data], path: String, ports: [Int], token: String,
                      threads: Int = IngestBenchmark.clients) throws -> Double {
         try send(bodies.map { ($0, false) }, path: path, ports: ports, token: token, threads: threads)
@@ -97,7 +100,8 @@ enum IngestClient {
         let failures = Locked<[String]>([])
         let start = ContinuousClock.now
         onClientThreads(threads) { thread in
-            let connection = KeepAliveConnection(port: ports[thread % ports.count], timeoutSeconds: 120)
+            let connection = KeepAliveConnection(port: ports[thread % ports.count], timeoutSeconds: 120,
+                                                 source: "127.0.1.\(thread % 250 + 1)")
             while true {
                 let index = next.withLock { value in
                     defer { value += 1 }
