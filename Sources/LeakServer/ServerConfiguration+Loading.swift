@@ -80,6 +80,10 @@ extension ServerConfiguration {
         guard tokenMemorySeconds >= 0 else {
             throw ConfigurationError("tokenMemorySeconds \(tokenMemorySeconds): expected 0 (check every token on a worker first) or more")
         }
+        // 2^43 bytes: SQLite's own ceiling for `mmap_size` is far below what an Int64 shift would wrap at.
+        guard (0...(1 << 23)).contains(readerMemoryMapMiB) else {
+            throw ConfigurationError("readerMemoryMapMiB \(readerMemoryMapMiB): expected 0 (read pages through a cache of each connection's own) to 8388608")
+        }
         if let retentionDays, retentionDays < 1 {
             throw ConfigurationError("retentionDays \(retentionDays): expected at least 1, or leave it out to keep every record")
         }

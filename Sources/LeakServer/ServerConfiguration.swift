@@ -32,6 +32,9 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// SQLite read connections; as many as workers and background workers, so that a query
     /// never waits for one.
     public var readerConnections = 16
+    /// MiB of the SQLite file each read connection maps into memory
+    /// (`StoreOptions.readerMemoryMapBytes`); 0 maps nothing.
+    public var readerMemoryMapMiB = 1_024
     /// Connections open at once (the server raises its open-file limit to fit).
     public var connectionLimit = 4_096
     /// Connections open at once from one IP address.
@@ -73,14 +76,15 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// How the server opens its store: the reader pool and the query time budget.
     public var storeOptions: StoreOptions {
         StoreOptions(synchronous: synchronous, readerCount: max(readerConnections, 1),
-                     queryTimeBudget: .milliseconds(queryTimeoutMs), tokenMemory: .seconds(max(0, tokenMemorySeconds)))
+                     queryTimeBudget: .milliseconds(queryTimeoutMs), tokenMemory: .seconds(max(0, tokenMemorySeconds)),
+                     readerMemoryMapBytes: Int64(max(0, readerMemoryMapMiB)) << 20)
     }
 }
 
 extension ServerConfiguration: Codable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case host, port, database, synchronous, requireReadToken, healthzWithoutToken, metricsWithoutToken
-        case threads, workers, queueLimit, perClientWorkers, perClientQueue, readerConnections
+        case threads, workers, queueLimit, perClientWorkers, perClientQueue, readerConnections, readerMemoryMapMiB
         case connectionLimit, perClientConnectionLimit, connectionMemoryBytes, connectionTimeoutSeconds
         case requestDeadlineSeconds, queryTimeoutMs, responseBytesPerClient, responseBytesTotal, limits, logRequests
         case retentionDays, tokenMemorySeconds
@@ -103,6 +107,7 @@ extension ServerConfiguration: Codable {
         perClientWorkers = try c.decodeIfPresent(Int.self, forKey: .perClientWorkers) ?? d.perClientWorkers
         perClientQueue = try c.decodeIfPresent(Int.self, forKey: .perClientQueue) ?? d.perClientQueue
         readerConnections = try c.decodeIfPresent(Int.self, forKey: .readerConnections) ?? d.readerConnections
+        readerMemoryMapMiB = try c.decodeIfPresent(Int.self, forKey: .readerMemoryMapMiB) ?? d.readerMemoryMapMiB
         connectionLimit = try c.decodeIfPresent(Int.self, forKey: .connectionLimit) ?? d.connectionLimit
         perClientConnectionLimit = try c.decodeIfPresent(Int.self, forKey: .perClientConnectionLimit) ?? d.perClientConnectionLimit
         connectionMemoryBytes = try c.decodeIfPresent(Int.self, forKey: .connectionMemoryBytes) ?? d.connectionMemoryBytes

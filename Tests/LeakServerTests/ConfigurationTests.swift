@@ -59,6 +59,17 @@ struct ConfigurationTests {
         #expect(refused?.description.contains("tokenMemorySeconds -1") == true)
     }
 
+    @Test func readerMemoryMapComesFromTheFileInMiBAndHasBounds() throws {
+        #expect(ServerConfiguration().storeOptions.readerMemoryMapBytes == 1 << 30)
+        let (folder, path) = try file(#"{"readerMemoryMapMiB": 0}"#)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(try ServerConfiguration.load(path: path, environment: [:]).storeOptions.readerMemoryMapBytes == 0)
+        let (badFolder, badPath) = try file(#"{"readerMemoryMapMiB": -5}"#)
+        defer { try? FileManager.default.removeItem(at: badFolder) }
+        let refused = #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(path: badPath, environment: [:]) }
+        #expect(refused?.description.contains("readerMemoryMapMiB -5") == true)
+    }
+
     @Test func mistakesNameTheSettingAtFault() throws {
         let (folder, path) = try file(#"{"prot": 9000}"#)
         defer { try? FileManager.default.removeItem(at: folder) }

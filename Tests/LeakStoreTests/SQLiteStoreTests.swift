@@ -16,6 +16,19 @@ struct SQLiteStoreTests {
         #expect(settings == ["wal", "1", "2"])
     }
 
+    /// Readers map the file (`readerMemoryMapBytes`) and read the same rows as without it.
+    @Test func readersMapTheFileAsConfiguredAndReadTheSameRows() throws {
+        let database = try TemporaryDatabase()
+        let mapped = try LeakStore(path: database.path, options: StoreOptions(readerMemoryMapBytes: 64 << 20))
+        _ = try mapped.createProject("app")
+        #expect(try mapped.read { try $0.scalarInt("PRAGMA mmap_size") } == 64 << 20)
+        let plain = try LeakStore(path: database.path, options: StoreOptions(readerMemoryMapBytes: 0))
+        #expect(try plain.read { try $0.scalarInt("PRAGMA mmap_size") } == 0)
+        #expect(try plain.projectNames() == mapped.projectNames())
+        // The writer reads what it just wrote: it does not map.
+        #expect(try mapped.write { try $0.connection.scalarInt("PRAGMA mmap_size") } == 0)
+    }
+
     @Test func aFailingStatementNamesTheCodeTheMessageAndTheSQL() throws {
         let database = try TemporaryDatabase()
         let store = try LeakStore(path: database.path)

@@ -40,6 +40,7 @@ final class SQLiteEngine: StoreEngine {
             throw error.storeError ?? LeakStoreError.unavailable(error.description)
         }
         readers = SQLiteReaderPool(path: path, limit: options.readerCount, busyTimeoutMs: options.busyTimeoutMs,
+                                   memoryMapBytes: options.readerMemoryMapBytes,
                                    budget: options.queryTimeBudget)
     }
 

@@ -8,11 +8,13 @@ final class SQLiteReaderPool: Sendable {
     private let limit: Int
     private let busyTimeoutMs: Int32
     private let budget: Duration?
+    private let memoryMapBytes: Int64
     private let idle = Mutex<[SQLiteConnection]>([])
     private let available: DispatchSemaphore
 
-    init(path: String, limit: Int, busyTimeoutMs: Int32, budget: Duration?) {
+    init(path: String, limit: Int, busyTimeoutMs: Int32, memoryMapBytes: Int64 = 0, budget: Duration?) {
         self.budget = budget
+        self.memoryMapBytes = memoryMapBytes
         self.path = path
         self.limit = limit
         self.busyTimeoutMs = busyTimeoutMs
@@ -33,6 +35,8 @@ final class SQLiteReaderPool: Sendable {
         if let reader = idle.withLock({ $0.popLast() }) { return reader }
         let reader = try SQLiteConnection(path: path, mode: .readOnly, busyTimeoutMs: busyTimeoutMs)
         try reader.execute("PRAGMA query_only = ON")
+        // `StoreOptions.readerMemoryMapBytes`. A PRAGMA takes no parameter; the value is an integer.
+        try reader.execute("PRAGMA mmap_size = \(memoryMapBytes)")
         return reader
     }
 }

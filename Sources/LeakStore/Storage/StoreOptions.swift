@@ -38,10 +38,19 @@ public struct StoreOptions: Sendable, Hashable {
     /// another process (`tokens revoke`, another server on the same database) is seen at the
     /// token's next `verifyToken`.
     public var tokenMemory: Duration
+    /// How much of the database file each SQLite read connection maps into memory
+    /// (`PRAGMA mmap_size`) instead of copying each page it reads through `pread` into a page
+    /// cache of its own (2 MiB): the pages come from the kernel's file cache, shared by every
+    /// connection. At 10M checks (a 385 MB file) a mix of diffs, types and scenario histories
+    /// took 29% less time with it. Address space, not memory: the mapped pages are the file
+    /// cache's (the process's RSS counts those it touched). 0 maps nothing. The writer never
+    /// maps: what it reads is mostly what it just wrote.
+    public var readerMemoryMapBytes: Int64
 
     public init(synchronous: Synchronous = .normal, readerCount: Int = 4, busyTimeoutMs: Int32 = 5_000,
                 queryTimeBudget: Duration? = nil, upgradeBatchChecks: Int = 50_000, ingestSliceChecks: Int = 2_000,
-                internedLimit: Int = 150_000, tokenMemory: Duration = .seconds(10)) {
+                internedLimit: Int = 150_000, tokenMemory: Duration = .seconds(10),
+                readerMemoryMapBytes: Int64 = 1 << 30) {
         self.synchronous = synchronous
         self.readerCount = max(1, readerCount)
         self.busyTimeoutMs = busyTimeoutMs
@@ -50,5 +59,6 @@ public struct StoreOptions: Sendable, Hashable {
         self.ingestSliceChecks = max(1, ingestSliceChecks)
         self.internedLimit = max(0, internedLimit)
         self.tokenMemory = max(.zero, tokenMemory)
+        self.readerMemoryMapBytes = max(0, readerMemoryMapBytes)
     }
 }
