@@ -12,7 +12,7 @@ final class SQLiteReaderPool: Sendable {
     private let idle = Mutex<[SQLiteConnection]>([])
     private let available: DispatchSemaphore
 
-    init(path: String, limit: Int, busyTimeoutMs: Int32, memoryMapBytes: Int64 = 0, budget: Duration?) {
+    init(path: String, limit: Int, busyTimeoutMs: Int32, memoryMapBytes: Int64, budget: Duration?) {
         self.budget = budget
         self.memoryMapBytes = memoryMapBytes
         self.path = path
