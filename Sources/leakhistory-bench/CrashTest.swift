@@ -43,7 +43,8 @@ enum CrashTest {
             let clientsDone = DispatchSemaphore(value: 0)
             Thread {
                 onClientThreads(clients) { client in
-                    upload(port: port, token: token, prefix: "c\(cycle)-\(client)", stop: stop, outcomes: outcomes)
+                    upload(port: port, token: token, prefix: "c\(cycle)-\(client)", firstCommit: (cycle * clients + client) * 100_000,
+                           stop: stop, outcomes: outcomes)
                 }
                 clientsDone.signal()
             }.start()
@@ -72,8 +73,12 @@ enum CrashTest {
         return ok
     }
 
-    /// Uploads runs with fresh keys until `stop` is set or the connection fails after it.
-    private static func upload(port: Int, token: String, prefix: String, stop: Locked<Bool>, outcomes: Locked<Outcomes>) {
+    /// Uploads runs with fresh keys until `stop` is set or the connection fails after it, each
+    /// run on a commit of its own from `firstCommit` on (what `verify` counts a run's checks by;
+    /// every client once started from the same commit, and the kill -9 test failed on runs that
+    /// were all there: their commit's states held several clients' runs).
+    private static func upload(port: Int, token: String, prefix: String, firstCommit: Int, stop: Locked<Bool>,
+                               outcomes: Locked<Outcomes>) {
         let connection = KeepAliveConnection(port: port, timeoutSeconds: 10)
         let encoder = JSONEncoder()
         var sequence = 0
@@ -81,7 +86,7 @@ enum CrashTest {
             sequence += 1
             let key = "\(prefix)-\(sequence)"
             let checks = 20 + (sequence * 37) % 381
-            let run = IngestBenchmark.makeRun(key: key, index: sequence, checks: checks, project: "crash")
+            let run = IngestBenchmark.makeRun(key: key, index: firstCommit + sequence, checks: checks, project: "crash")
             guard let body = try? encoder.encode(run) else { return }
             do {
                 let reply = try connection.request("POST", "/v1/projects/crash/runs", body: body,
