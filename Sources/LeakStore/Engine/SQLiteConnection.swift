@@ -104,7 +104,8 @@ package final class SQLiteConnection: SQLConnection, @unchecked Sendable {
         while try statement.step() { try row(statement) }
     }
 
-    /// One prepared statement stepped once per row.
+    /// One prepared statement stepped once per row; a row added by an insert that
+    /// `returnsAddedRows` is returned as its rowid and the values bound.
     package func insert(_ insert: RowInsert, rows: [[SQLValue]], returned: (any SQLRow) throws -> Void) throws {
         guard !rows.isEmpty else { return }
         let statement = try statement(insert.oneRowSQL)
@@ -113,6 +114,10 @@ package final class SQLiteConnection: SQLConnection, @unchecked Sendable {
             statement.reset()
             try statement.bind(values)
             while try statement.step() { try returned(statement) }
+            // An `ON CONFLICT … DO NOTHING` that did nothing changes no row.
+            if insert.returnsAddedRows, sqlite3_changes(handle) == 1 {
+                try returned(AddedRow(id: lastInsertRowID, values: values))
+            }
         }
     }
 

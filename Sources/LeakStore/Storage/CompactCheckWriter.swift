@@ -366,7 +366,7 @@ extension WriteSession {
     /// Returns the rows it adds; one that another server added first it leaves, and returns nothing for.
     private static let keyInsert = RowInsert(
         into: "leak_keys (scenario_id, type_id, site_id)", columnCount: 3,
-        suffix: "ON CONFLICT (scenario_id, type_id) DO NOTHING RETURNING id, scenario_id, type_id, site_id")
+        suffix: "ON CONFLICT (scenario_id, type_id) DO NOTHING", returnsAddedRows: true)
 
     /// Reads the `leak_keys` rows of `keys` there are into `keyIDs`.
     private func readKeys(_ keys: [KeyIDs]) throws {
