@@ -43,11 +43,25 @@ package struct RowInsert: Sendable {
         self.into = into
         self.columnCount = columnCount
         self.returnsAddedRows = returnsAddedRows
-        oneRowSQL = "INSERT INTO \(into) VALUES (" + Array(repeating: "?", count: columnCount).joined(separator: ", ") + ")"
-            + (suffix.isEmpty ? "" : " " + suffix)
+        oneRowSQL = "INSERT INTO \(into) VALUES " + Self.values(columnCount) + (suffix.isEmpty ? "" : " " + suffix)
         // `into` is `table (columns)`: the columns follow `id` in what is returned.
         let columns = into.drop { $0 != "(" }.dropFirst().prefix { $0 != ")" }
         self.suffix = returnsAddedRows ? suffix + " RETURNING id, " + columns : suffix
+        sqliteSuffix = suffix
+    }
+
+    /// What follows the values on SQLite: `suffix` without the `RETURNING` of `returnsAddedRows`.
+    private let sqliteSuffix: String
+
+    /// `INSERT INTO <into> VALUES (?, …), (?, …) <suffix>` with `rows` rows, SQLite's multi-row form.
+    package func sql(rows: Int) -> String {
+        "INSERT INTO \(into) VALUES " + Array(repeating: Self.values(columnCount), count: rows).joined(separator: ", ")
+            + (sqliteSuffix.isEmpty ? "" : " " + sqliteSuffix)
+    }
+
+    /// `(?, ?, …)`: one row's parameters.
+    private static func values(_ count: Int) -> String {
+        "(" + Array(repeating: "?", count: count).joined(separator: ", ") + ")"
     }
 }
 

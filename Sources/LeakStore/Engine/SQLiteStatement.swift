@@ -54,10 +54,10 @@ package final class SQLiteStatement: SQLRow {
         try connection.check(sqlite3_bind_null(handle, index), sql: sql)
     }
 
-    /// Binds each value in order from parameter 1.
-    package func bind(_ values: [SQLValue]) throws {
+    /// Binds each value in order from parameter `first` (1, the first, unless told).
+    package func bind(_ values: [SQLValue], from first: Int32 = 1) throws {
         for (offset, value) in values.enumerated() {
-            let index = Int32(offset + 1)
+            let index = Int32(offset) + first
             switch value {
             case .null: try bindNull(at: index)
             case let .integer(v): try bind(v, at: index)
