@@ -29,7 +29,8 @@ struct SQLiteStoreTests {
 
     /// Rows go 32 a statement, the rest in powers of two: every row is inserted in the order
     /// given, a row upserts against one before it in the same statement, and an insert that
-    /// returns the rows it adds returns those and no others, as one statement a row did.
+    /// returns the rows it adds returns those of a statement that added all its rows, with
+    /// their ids, and none of one that did not.
     @Test func multiRowInsertsKeepOrderUpsertsAndAddedRows() throws {
         let database = try TemporaryDatabase()
         let store = try LeakStore(path: database.path)
@@ -45,7 +46,12 @@ struct SQLiteStoreTests {
             let distinct = RowInsert(into: "t (k, n, s)", columnCount: 3, suffix: "ON CONFLICT (k) DO NOTHING",
                                      returnsAddedRows: true)
             var added: [[String]] = []
-            try db.insert(distinct, rows: [[.integer(5), .integer(9), .null], [.integer(100), .integer(7), .text("new")]]) { row in
+            // Two statements: keys 5 (there already) and 100, then key 101 alone.
+            try db.insert(distinct, rows: [[.integer(5), .integer(9), .null], [.integer(100), .integer(7), .text("new")],
+                                           [.integer(101), .integer(8), .null]]) { row in
+                added.append((0..<4).map { row.isNull(at: $0) ? "null" : row.string(at: $0) ?? "" })
+            }
+            try db.insert(distinct, rows: [[.integer(102), .integer(1), .null], [.integer(103), .integer(2), .text("x")]]) { row in
                 added.append((0..<4).map { row.isNull(at: $0) ? "null" : row.string(at: $0) ?? "" })
             }
             var stored: [String] = []
@@ -56,9 +62,9 @@ struct SQLiteStoreTests {
         }
         let expected = (0..<75).filter { $0 != 40 && $0 != 74 }.enumerated().map { offset, index in
             "\(offset + 1) \(index) \(index == 3 ? 3 : 1) \(index == 3 ? "74" : index.isMultiple(of: 2) ? "\(index)" : "null")"
-        } + ["74 100 7 new"]
+        } + ["74 100 7 new", "75 101 8 null", "76 102 1 null", "77 103 2 x"]
         #expect(stored == expected)
-        #expect(added == [["74", "100", "7", "new"]])
+        #expect(added == [["75", "101", "8", "null"], ["76", "102", "1", "null"], ["77", "103", "2", "x"]])
     }
 
     /// The writer's commits never copy the log into the file themselves (that held the writer

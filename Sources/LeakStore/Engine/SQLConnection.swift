@@ -29,11 +29,13 @@ package struct RowInsert: Sendable {
     package let columnCount: Int
     /// What follows the values, e.g. an `ON CONFLICT` or a `RETURNING` clause; "" for none.
     package let suffix: String
-    /// Whether the insert returns each row it adds as its `id` (the table's rowid) followed by
-    /// the values inserted. SQLite does not run a `RETURNING` clause for it: SQLite gathers a
-    /// `RETURNING` statement's rows in a temporary b-tree it opens and closes every time, which
-    /// was 44,000 instructions a row, a third of a 1,000-check upload with new keys (callgrind);
-    /// the connection reads the new row's id instead (`SQLiteConnection.insert`).
+    /// Whether the insert (whose conflicts do nothing) returns the rows it adds, each as its `id` (the table's rowid) followed
+    /// by the values inserted; not always all of them (SQLite returns none of a statement's rows
+    /// when it did not add them all), so the caller reads back what it still needs. SQLite does
+    /// not run a `RETURNING` clause for it: SQLite gathers a `RETURNING` statement's rows in a
+    /// temporary b-tree it opens and closes every time, which was 44,000 instructions a row, a
+    /// third of a 1,000-check upload with new keys (callgrind); the connection works the ids
+    /// out from the last one inserted instead (`SQLiteConnection.insert`).
     package let returnsAddedRows: Bool
     /// `INSERT INTO <into> VALUES (?, …) <suffix>`, made once: the engines look their prepared
     /// statement up by it for every insert. Without the `RETURNING` of `returnsAddedRows`.

@@ -115,12 +115,12 @@ package final class SQLiteConnection: SQLConnection, @unchecked Sendable {
     /// Multi-row statements (`VALUES (…), (…)`) of up to `rowsPerStatement` rows, the rest in
     /// powers of two, so that a handful of prepared statements serve every row count; SQLite
     /// inserts the rows in the order given, and upserts each against the ones before it, as
-    /// one statement a row did. An insert that `returnsAddedRows` goes a row a statement: what
-    /// the statement changed tells whether its row was added, and the row is returned as its
-    /// rowid and the values bound.
+    /// one statement a row did. For an insert that `returnsAddedRows`, a statement that added
+    /// all its rows returns them as their rowids and the values bound: a new rowid is one more
+    /// than the table's largest, so one statement's rows have consecutive ids ending at the last
+    /// one inserted. A statement that added fewer (a row was there already) returns none.
     package func insert(_ insert: RowInsert, rows: [[SQLValue]], returned: (any SQLRow) throws -> Void) throws {
-        let most = insert.returnsAddedRows
-            ? 1 : max(1, min(Self.rowsPerStatement, Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1)) / insert.columnCount))
+        let most = max(1, min(Self.rowsPerStatement, Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1)) / insert.columnCount))
         var start = 0
         while start < rows.count {
             let left = rows.count - start
@@ -132,8 +132,11 @@ package final class SQLiteConnection: SQLConnection, @unchecked Sendable {
             }
             while try statement.step() { try returned(statement) }
             // An `ON CONFLICT … DO NOTHING` that did nothing changes no row.
-            if insert.returnsAddedRows, sqlite3_changes(handle) == 1 {
-                try returned(AddedRow(id: lastInsertRowID, values: rows[start]))
+            if insert.returnsAddedRows, sqlite3_changes(handle) == count {
+                let first = lastInsertRowID - Int64(count) + 1
+                for (offset, values) in rows[start..<(start + count)].enumerated() {
+                    try returned(AddedRow(id: first + Int64(offset), values: values))
+                }
             }
             start += count
         }

@@ -339,7 +339,8 @@ extension WriteSession {
     /// `leak_keys`, and of no other keys, `keyBatch` keys a statement; inserts the ones not there
     /// (in the order given: sorted, so that racing servers lock rows in the same order), each
     /// with its usual site (the site of its first row-less passing check, when it has one), and
-    /// keeps the rows the insert returns; reads back only those another server inserted first.
+    /// keeps the rows the insert returns; reads back only those it did not return (another server
+    /// inserted them first, or SQLite could not tell: `RowInsert.returnsAddedRows`).
     func intern(keys wanted: [(key: KeyIDs, siteID: Int64?)]) throws {
         let unknown = wanted.filter { keyIDs[$0.key] == nil }
         guard !unknown.isEmpty else { return }
