@@ -149,11 +149,20 @@ struct CompactCheckWriter {
     /// few neighbouring pages of each index.
     func storeRecords(_ incoming: [IncomingCheck], runID: Int64, suspect: Bool, writer: WriteSession,
                       into run: inout CompactRun) throws {
-        for site in Set(incoming.map(\.site)).sorted() { _ = try writer.intern(site) }
+        // Each check's site is looked up once; the new ones are interned in sorted order, so
+        // that two servers storing runs with the same sites lock rows in the same order.
+        var siteIDs = incoming.map { writer.siteIDs[$0.site] }
+        let newSites = Set(zip(incoming, siteIDs).lazy.filter { $0.1 == nil }.map(\.0.site)).sorted()
+        for site in newSites { _ = try writer.intern(site) }
+        if !newSites.isEmpty {
+            for index in siteIDs.indices where siteIDs[index] == nil { siteIDs[index] = writer.siteIDs[incoming[index].site] }
+        }
+        // A run's checks are mostly of different keys: grown one by one, the table was copied a dozen times.
+        if run.states.isEmpty { run.states.reserveCapacity(incoming.count) }
         var records: [[SQLValue]] = []
-        for check in incoming {
+        for (check, siteID) in zip(incoming, siteIDs) {
             let ids = KeyIDs(scenarioID: check.scenarioID, typeID: check.typeID)
-            let siteID = writer.siteIDs[check.site] ?? 0
+            let siteID = siteID ?? 0
             if !suspect { run.states[ids, default: KeyAggregate()].add(check.outcome) }
             if Self.isRowless(check, suspectRun: suspect) {
                 run.states[ids]?.pass(siteID: siteID, waitedMs: check.waitedMs)
