@@ -152,23 +152,31 @@ struct RunRecordParser {
         return RetainPathStep(holder: holder, property: property, kind: kind)
     }
 
-    /// Whether the next string is a tag `version` accepts. The tag as written (every check has
-    /// `leakhistory.check/1`) is matched in place: building it as a `String` and parsing it cost
-    /// a tenth of a check's decoding (callgrind); any other spelling is read and parsed.
+    /// Whether the next string is a tag `version` accepts. The tag as clients write it (every
+    /// check has `leakhistory.check/1`) is matched in place: building it as a `String` and
+    /// parsing it cost a tenth of a check's decoding (callgrind); any other spelling is read and parsed.
     private mutating func schema(_ version: SchemaVersion) throws -> Bool {
         skipWhitespace()
-        let tag = version == .check ? Self.checkTag : Array(version.description.utf8)
-        let end = index + tag.count + 2
-        if end <= bytes.count, bytes[index] == UInt8(ascii: "\""), bytes[end - 1] == UInt8(ascii: "\""),
-           UnsafeBufferPointer(rebasing: bytes[(index + 1)..<(end - 1)]).elementsEqual(tag) {
-            index = end
-            return true
+        for tag in version == .check ? Self.checkTags : Self.spellings(of: version) {
+            let end = index + tag.count + 2
+            if end <= bytes.count, bytes[index] == UInt8(ascii: "\""), bytes[end - 1] == UInt8(ascii: "\""),
+               UnsafeBufferPointer(rebasing: bytes[(index + 1)..<(end - 1)]).elementsEqual(tag) {
+                index = end
+                return true
+            }
         }
         let text = try string()
         return (try? version.accept(text)) != nil
     }
 
-    private static let checkTag = Array(SchemaVersion.check.description.utf8)
+    /// A tag's bytes inside a JSON string: with its slash escaped (`\/`, as `JSONEncoder` writes
+    /// it, the CLI among them), and as it is.
+    private static func spellings(of version: SchemaVersion) -> [[UInt8]] {
+        let tag = version.description
+        return [Array(tag.replacingOccurrences(of: "/", with: "\\/").utf8), Array(tag.utf8)]
+    }
+
+    private static let checkTags = spellings(of: .check)
 
     private mutating func timestamp() throws -> Date {
         try ReportTimestamp.date(from: string()).orGiveUp()
