@@ -29,9 +29,10 @@ package struct RowInsert: Sendable {
     package let columnCount: Int
     /// What follows the values, e.g. an `ON CONFLICT` or a `RETURNING` clause; "" for none.
     package let suffix: String
-    /// Whether the insert (whose conflicts do nothing) returns the rows it adds, each as its `id` (the table's rowid) followed
-    /// by the values inserted; not always all of them (SQLite returns none of a statement's rows
-    /// when it did not add them all), so the caller reads back what it still needs. SQLite does
+    /// Whether the insert (whose conflicts do nothing) returns the rows it adds, each as its `id`
+    /// (the table's rowid) followed by the values inserted; not always all of them (SQLite returns
+    /// none of a statement's rows when it did not add them all), so the caller reads back what it
+    /// still needs. SQLite does
     /// not run a `RETURNING` clause for it: SQLite gathers a `RETURNING` statement's rows in a
     /// temporary b-tree it opens and closes every time, which was 44,000 instructions a row, a
     /// third of a 1,000-check upload with new keys (callgrind); the connection works the ids
