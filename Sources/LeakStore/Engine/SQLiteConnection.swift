@@ -160,6 +160,8 @@ package final class SQLiteConnection: SQLConnection, @unchecked Sendable {
         var rows: Int
     }
 
+    package var conflictsUseUpIDs: Bool { false }
+
     package func tableExists(_ name: String) throws -> Bool {
         try scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)]) ?? 0 > 0
     }
