@@ -40,6 +40,46 @@ struct SQLiteStoreTests {
         #expect(error?.sql == "INSERT INTO projects (name, created_at) VALUES (NULL, ?)")
     }
 
+    /// Rows go 32 a statement, the rest in powers of two: every row is inserted in the order
+    /// given, a row upserts against one before it in the same statement, and an insert that
+    /// returns the rows it adds returns those of a statement that added all its rows, with
+    /// their ids, and none of one that did not.
+    @Test func multiRowInsertsKeepOrderUpsertsAndAddedRows() throws {
+        let database = try TemporaryDatabase()
+        let store = try LeakStore(path: database.path)
+        let (stored, added) = try store.write { writer in
+            let db = writer.connection
+            try db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, k INTEGER NOT NULL UNIQUE, n INTEGER, s TEXT)")
+            let upsert = RowInsert(into: "t (k, n, s)", columnCount: 3,
+                                   suffix: "ON CONFLICT (k) DO UPDATE SET n = t.n + excluded.n, s = excluded.s")
+            // 75 rows: 32 + 32 + 8 + 2 + 1; key 3 comes again in the second statement and the last one.
+            try db.insert(upsert, rows: (0..<75).map { index in
+                [.integer(index == 40 || index == 74 ? 3 : Int64(index)), .integer(1), index.isMultiple(of: 2) ? .text("\(index)") : .null]
+            })
+            let distinct = RowInsert(into: "t (k, n, s)", columnCount: 3, suffix: "ON CONFLICT (k) DO NOTHING",
+                                     returnsAddedRows: true)
+            var added: [[String]] = []
+            // Two statements: keys 5 (there already) and 100, then key 101 alone.
+            try db.insert(distinct, rows: [[.integer(5), .integer(9), .null], [.integer(100), .integer(7), .text("new")],
+                                           [.integer(101), .integer(8), .null]]) { row in
+                added.append((0..<4).map { row.isNull(at: $0) ? "null" : row.string(at: $0) ?? "" })
+            }
+            try db.insert(distinct, rows: [[.integer(102), .integer(1), .null], [.integer(103), .integer(2), .text("x")]]) { row in
+                added.append((0..<4).map { row.isNull(at: $0) ? "null" : row.string(at: $0) ?? "" })
+            }
+            var stored: [String] = []
+            try db.query("SELECT id, k, n, coalesce(s, 'null') FROM t ORDER BY id") { row in
+                stored.append("\(row.int64(at: 0)) \(row.int64(at: 1)) \(row.int64(at: 2)) \(row.string(at: 3) ?? "")")
+            }
+            return (stored, added)
+        }
+        let expected = (0..<75).filter { $0 != 40 && $0 != 74 }.enumerated().map { offset, index in
+            "\(offset + 1) \(index) \(index == 3 ? 3 : 1) \(index == 3 ? "74" : index.isMultiple(of: 2) ? "\(index)" : "null")"
+        } + ["74 100 7 new", "75 101 8 null", "76 102 1 null", "77 103 2 x"]
+        #expect(stored == expected)
+        #expect(added == [["75", "101", "8", "null"], ["76", "102", "1", "null"], ["77", "103", "2", "x"]])
+    }
+
     /// The writer's commits never copy the log into the file themselves (that held the writer
     /// for tens of milliseconds after a big write): the checkpointer does it in the background,
     /// and what it copied is there after a reopen.

@@ -61,6 +61,8 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
         try readRows(result, row)
     }
 
+    package var conflictsUseUpIDs: Bool { true }
+
     /// In the schema the connection's `search_path` puts first.
     package func tableExists(_ name: String) throws -> Bool {
         try scalarInt("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename = ?", [.text(name)]) ?? 0 > 0

@@ -29,16 +29,77 @@ package struct RowInsert: Sendable {
     package let columnCount: Int
     /// What follows the values, e.g. an `ON CONFLICT` or a `RETURNING` clause; "" for none.
     package let suffix: String
+    /// Whether the insert (whose conflicts do nothing) returns the rows it adds, each as its `id`
+    /// (the table's rowid) followed by the values inserted; not always all of them (SQLite returns
+    /// none of a statement's rows when it did not add them all), so the caller reads back what it
+    /// still needs. SQLite does
+    /// not run a `RETURNING` clause for it: SQLite gathers a `RETURNING` statement's rows in a
+    /// temporary b-tree it opens and closes every time, which was 44,000 instructions a row, a
+    /// third of a 1,000-check upload with new keys (callgrind); the connection works the ids
+    /// out from the last one inserted instead (`SQLiteConnection.insert`).
+    package let returnsAddedRows: Bool
     /// `INSERT INTO <into> VALUES (?, …) <suffix>`, made once: the engines look their prepared
-    /// statement up by it for every insert.
+    /// statement up by it for every insert. Without the `RETURNING` of `returnsAddedRows`.
     package let oneRowSQL: String
 
-    package init(into: String, columnCount: Int, suffix: String = "") {
+    package init(into: String, columnCount: Int, suffix: String = "", returnsAddedRows: Bool = false) {
         self.into = into
         self.columnCount = columnCount
-        self.suffix = suffix
-        oneRowSQL = "INSERT INTO \(into) VALUES (" + Array(repeating: "?", count: columnCount).joined(separator: ", ") + ")"
-            + (suffix.isEmpty ? "" : " " + suffix)
+        self.returnsAddedRows = returnsAddedRows
+        oneRowSQL = "INSERT INTO \(into) VALUES " + Self.values(columnCount) + (suffix.isEmpty ? "" : " " + suffix)
+        // `into` is `table (columns)`: the columns follow `id` in what is returned.
+        let columns = into.drop { $0 != "(" }.dropFirst().prefix { $0 != ")" }
+        self.suffix = returnsAddedRows ? suffix + " RETURNING id, " + columns : suffix
+        sqliteSuffix = suffix
+    }
+
+    /// What follows the values on SQLite: `suffix` without the `RETURNING` of `returnsAddedRows`.
+    private let sqliteSuffix: String
+
+    /// `INSERT INTO <into> VALUES (?, …), (?, …) <suffix>` with `rows` rows, SQLite's multi-row form.
+    package func sql(rows: Int) -> String {
+        "INSERT INTO \(into) VALUES " + Array(repeating: Self.values(columnCount), count: rows).joined(separator: ", ")
+            + (sqliteSuffix.isEmpty ? "" : " " + sqliteSuffix)
+    }
+
+    /// `(?, ?, …)`: one row's parameters.
+    private static func values(_ count: Int) -> String {
+        "(" + Array(repeating: "?", count: count).joined(separator: ", ") + ")"
+    }
+}
+
+/// A row an insert with `RowInsert.returnsAddedRows` added, built from its id and the values bound.
+package struct AddedRow: SQLRow {
+    let id: Int64
+    let values: [SQLValue]
+
+    private func value(at column: Int32) -> SQLValue { column == 0 ? .integer(id) : values[Int(column) - 1] }
+
+    package func int64(at column: Int32) -> Int64 {
+        switch value(at: column) {
+        case let .integer(value): value
+        case let .real(value): Int64(value)
+        case .null, .text: 0
+        }
+    }
+
+    package func double(at column: Int32) -> Double {
+        switch value(at: column) {
+        case let .integer(value): Double(value)
+        case let .real(value): value
+        case .null, .text: 0
+        }
+    }
+
+    package func isNull(at column: Int32) -> Bool { value(at: column) == .null }
+
+    package func string(at column: Int32) -> String? {
+        switch value(at: column) {
+        case .null: nil
+        case let .integer(value): String(value)
+        case let .real(value): String(value)
+        case let .text(value): value
+        }
     }
 }
 
@@ -60,6 +121,10 @@ package protocol SQLConnection: AnyObject {
     func intern(_ names: [String], in table: StaticString) throws -> [String: Int64]
     /// Whether the schema holds a table of this name (the engine's catalog: `sqlite_master`, `pg_tables`).
     func tableExists(_ name: String) throws -> Bool
+    /// Whether an insert that does nothing on a conflict still uses up an id: a PostgreSQL
+    /// sequence value is taken for every row offered; a SQLite rowid is the table's largest plus
+    /// one, taken only by a row added.
+    var conflictsUseUpIDs: Bool { get }
 }
 
 extension SQLConnection {

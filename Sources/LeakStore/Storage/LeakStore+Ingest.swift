@@ -402,12 +402,21 @@ extension LeakStore {
     /// their names interned.
     private func incomingChecks(_ writer: WriteSession, _ checks: ArraySlice<CheckRecord>,
                                 retainPaths: ArraySlice<String?>, suspect: Bool) throws -> [IncomingCheck] {
-        // Names are interned in sorted order, so that two servers storing runs with the same
-        // names lock rows in the same order.
-        try writer.intern(scenarios: checks.map(\.scenario), types: checks.map(\.type))
-        return zip(checks, retainPaths).map { check, retainPath in
+        // Each name is looked up once; the new ones are interned (in sorted order, so that two
+        // servers storing runs with the same names lock rows in the same order) and looked up again.
+        var scenarioIDs = checks.map { writer.scenarioIDs[$0.scenario] }, typeIDs = checks.map { writer.typeIDs[$0.type] }
+        if scenarioIDs.contains(nil) || typeIDs.contains(nil) {
+            try writer.intern(scenarios: zip(checks, scenarioIDs).lazy.filter { $0.1 == nil }.map(\.0.scenario),
+                              types: zip(checks, typeIDs).lazy.filter { $0.1 == nil }.map(\.0.type))
+            for (offset, check) in checks.enumerated() {
+                if scenarioIDs[offset] == nil { scenarioIDs[offset] = writer.scenarioIDs[check.scenario] }
+                if typeIDs[offset] == nil { typeIDs[offset] = writer.typeIDs[check.type] }
+            }
+        }
+        return zip(checks, zip(retainPaths, zip(scenarioIDs, typeIDs))).map { check, named in
+            let (retainPath, (scenarioID, typeID)) = named
             var incoming = IncomingCheck(
-                scenarioID: writer.scenarioIDs[check.scenario] ?? 0, typeID: writer.typeIDs[check.type] ?? 0,
+                scenarioID: scenarioID ?? 0, typeID: typeID ?? 0,
                 outcome: check.outcome, waitedMs: check.waitedMs, timeoutMs: Int64(check.timeoutMs), file: check.file,
                 line: Int64(check.line), lifecycle: check.lifecycle, fingerprint: check.fingerprint,
                 retainPath: retainPath, message: check.message, source: check.source?.rawValue,
