@@ -70,8 +70,9 @@ extension LeakStore {
             } ?? []
 
             guard let base else {
+                let keys = Set(headCounts.map(\.ids))
                 let observations = try Self.observations(history, headID, headCounts, environment: environment,
-                                                         wanted: Set(headCounts.map(\.ids)), includingSuspect: true)
+                                                         wanted: keys, detailed: keys, includingSuspect: true)
                 var diff = LeakDiff(unverifiedHead: observations.byKey)
                 try annotateFirstSeen(&diff, history, headID: headID, keys: observations.idsByKey, environment: environment)
                 return CommitDiff(base: nil, head: headSide, leaks: diff)
@@ -191,10 +192,19 @@ extension LeakStore {
                 }
             }
 
+            // An entry shows the head's check unless the key is gone there or was fixed (`LeakDiff`): of
+            // a key the head has and the base only passed or errored on, the base's state is all
+            // that is read (its site was a few seeks a key: a head whose broken run leaked 300 keys).
+            let atHead = Set(headCounts.map(\.ids))
+            let baseStates = Dictionary(baseCounts.map { ($0.ids, $0.state) }, uniquingKeysWith: { first, _ in first })
+            let shownFromBase = interesting.filter { ids in
+                guard atHead.contains(ids), let state = baseStates[ids] else { return true }
+                return state != .clean && state != .error
+            }
             let baseObservations = try Self.observations(history, baseID, baseCounts, environment: environment,
-                                                         wanted: interesting, includingSuspect: false)
+                                                         wanted: interesting, detailed: shownFromBase, includingSuspect: false)
             let headObservations = try Self.observations(history, headID, headCounts, environment: environment,
-                                                         wanted: interesting, includingSuspect: true)
+                                                         wanted: interesting, detailed: interesting, includingSuspect: true)
             var idsByKey = baseObservations.idsByKey
             idsByKey.merge(headObservations.idsByKey) { first, _ in first }
             let keyOf = Dictionary(idsByKey.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
@@ -213,15 +223,16 @@ extension LeakStore {
         }
     }
 
-    /// The observations of the wanted keys at a commit, by key, with the ids of each key.
+    /// The observations of the wanted keys at a commit, by key, with the ids of each key; the
+    /// check (file, line, fingerprint, …) of the `detailed` ones, the state alone of the others.
     private static func observations(_ history: ProjectHistory, _ commitID: Int64?, _ counts: [KeyCounts], environment: String,
-                                     wanted: Set<KeyIDs>, includingSuspect: Bool) throws
+                                     wanted: Set<KeyIDs>, detailed: Set<KeyIDs>, includingSuspect: Bool) throws
         -> (byKey: [LeakKey: KeyObservation], idsByKey: [LeakKey: KeyIDs])
     {
         let chosen = counts.filter { wanted.contains($0.ids) }
         let details = try commitID.map {
-            try history.tellingChecks(commitID: $0, environment: environment, keys: Set(chosen.map(\.ids)),
-                                      includingSuspect: includingSuspect)
+            try history.tellingChecks(commitID: $0, environment: environment,
+                                      keys: Set(chosen.lazy.map(\.ids).filter(detailed.contains)), includingSuspect: includingSuspect)
         } ?? [:]
         var byKey: [LeakKey: KeyObservation] = [:], idsByKey: [LeakKey: KeyIDs] = [:]
         for counts in chosen {
