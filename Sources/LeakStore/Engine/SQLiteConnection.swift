@@ -117,8 +117,10 @@ package final class SQLiteConnection: SQLConnection, @unchecked Sendable {
     /// inserts the rows in the order given, and upserts each against the ones before it, as
     /// one statement a row did. For an insert that `returnsAddedRows`, a statement that added
     /// all its rows returns them as their rowids and the values bound: a new rowid is one more
-    /// than the table's largest (short of the largest possible), so one statement's rows have
-    /// consecutive ids ending at the last one inserted. A statement that added fewer (a row was there already) returns none.
+    /// than the table's largest (short of the largest possible, 2^63 - 1, which no table here
+    /// reaches: their ids are never given, only taken), so one statement's rows have consecutive
+    /// ids ending at the last one inserted; the one writer connection inserts between them
+    /// nothing else. A statement that added fewer (a row was there already) returns none.
     package func insert(_ insert: RowInsert, rows: [[SQLValue]], returned: (any SQLRow) throws -> Void) throws {
         let most = max(1, min(Self.rowsPerStatement, Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1)) / insert.columnCount))
         var start = 0
