@@ -110,7 +110,7 @@ public struct LeakDiff: Codable, Sendable, Hashable {
             else { continue }
             if category == .new, after?.knownIssue == true { category = .known }
             if category == .new, inherited[key] != nil { category = .inherited }
-            let shown = (category == .notRun || category == .fixed) ? (before ?? after)! : (after ?? before)!
+            let shown = Self.showsBaseCheck(before: before?.state, after: after?.state) ? before! : after!
             var entry = Entry(
                 category: category, scenario: key.scenario, type: key.type, file: shown.file, line: shown.line,
                 fingerprint: shown.fingerprint, retainPath: shown.retainPath, message: shown.message)
@@ -148,6 +148,15 @@ public struct LeakDiff: Codable, Sendable, Hashable {
 
     /// The category of a key from its states at base and head; nil when there is nothing to say
     /// (clean at both, or only errors).
+    /// Whether a key's entry shows the base's check (file, line, fingerprint, …) rather than the
+    /// head's: where the head has none (`notRun`, or not checked there) or a fixed leak's. The
+    /// store reads the checks an entry can show, no others.
+    public static func showsBaseCheck(before: KeyState?, after: KeyState?) -> Bool {
+        guard let before else { return false }
+        guard let after else { return true }
+        return before == .leaked && (after == .clean || after == .error)
+    }
+
     static func category(before: KeyState?, after: KeyState?, knownFlaky: Bool) -> Category? {
         if after == .flaky || before == .flaky { return .flaky }
         if after == .leaked {

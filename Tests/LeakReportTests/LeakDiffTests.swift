@@ -31,6 +31,30 @@ private func check(_ scenario: String, _ type: String, _ outcome: CheckOutcome, 
         #expect(diff.failsBuild(strict: false) == (expected == .new))
     }
 
+    /// An entry shows the base's check only where the head has none to show or the leak was
+    /// fixed: the store reads a side's checks by this rule alone (`showsBaseCheck`).
+    @Test func anEntryShowsTheBasesCheckOnlyWhenFixedOrNotRunAtHead() {
+        let key = LeakKey(scenario: "S/t()", type: "App.T")
+        func shownFile(_ before: KeyState?, _ after: KeyState?) -> String? {
+            let diff = LeakDiff(base: before.map { [key: KeyObservation(state: $0, file: "base.swift", line: 1)] } ?? [:],
+                                head: after.map { [key: KeyObservation(state: $0, file: "head.swift", line: 2)] } ?? [:])
+            return diff.entries.first?.file
+        }
+        let states: [KeyState?] = [nil, .clean, .leaked, .flaky, .lateRelease, .error]
+        for before in states {
+            for after in states {
+                guard let file = shownFile(before, after) else { continue }
+                #expect(file == (LeakDiff.showsBaseCheck(before: before, after: after) ? "base.swift" : "head.swift"),
+                        "before \(String(describing: before)), after \(String(describing: after))")
+            }
+        }
+        #expect(shownFile(.leaked, .clean) == "base.swift")
+        #expect(shownFile(.leaked, .error) == "base.swift")
+        #expect(shownFile(.leaked, nil) == "base.swift")
+        #expect(shownFile(.clean, .leaked) == "head.swift")
+        #expect(shownFile(.leaked, .lateRelease) == "head.swift")
+    }
+
     @Test func knownFlakyKeysAreFlakyNotNewAndFailOnlyWhenStrict() {
         let key = LeakKey(scenario: "S/t()", type: "M.T")
         let diff = LeakDiff(

@@ -192,19 +192,16 @@ extension LeakStore {
                 }
             }
 
-            // An entry shows the head's check unless the key is gone there or was fixed (`LeakDiff`): of
-            // a key the head has and the base only passed or errored on, the base's state is all
-            // that is read (its site was a few seeks a key: a head whose broken run leaked 300 keys).
-            let atHead = Set(headCounts.map(\.ids))
+            // Each side's checks only for the entries that show them (`LeakDiff.showsBaseCheck`): of a
+            // key the head has and the base passed on, the base's state alone (its site was a few
+            // seeks a key: a head whose broken run leaked 300 keys).
             let baseStates = Dictionary(baseCounts.map { ($0.ids, $0.state) }, uniquingKeysWith: { first, _ in first })
-            let shownFromBase = interesting.filter { ids in
-                guard atHead.contains(ids), let state = baseStates[ids] else { return true }
-                return state != .clean && state != .error
-            }
+            let shownFromBase = interesting.filter { LeakDiff.showsBaseCheck(before: baseStates[$0], after: headStates[$0]) }
             let baseObservations = try Self.observations(history, baseID, baseCounts, environment: environment,
                                                          wanted: interesting, detailed: shownFromBase, includingSuspect: false)
             let headObservations = try Self.observations(history, headID, headCounts, environment: environment,
-                                                         wanted: interesting, detailed: interesting, includingSuspect: true)
+                                                         wanted: interesting, detailed: interesting.subtracting(shownFromBase),
+                                                         includingSuspect: true)
             var idsByKey = baseObservations.idsByKey
             idsByKey.merge(headObservations.idsByKey) { first, _ in first }
             let keyOf = Dictionary(idsByKey.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
