@@ -39,7 +39,7 @@ final class SQLiteCheckpointer: Sendable {
     /// has taken that news (`beforeWrite`).
     private let copiedInBackground = Atomic<Int32>(-1)
     /// The writer's view of the log: touched by its commit hook and `beforeWrite` only, both on
-    /// the writer's queue (the lock is never contended).
+    /// the writer connection, which one thread uses at a time (the lock is never contended).
     private let log = Mutex(LogPosition())
 
     private struct LogPosition {

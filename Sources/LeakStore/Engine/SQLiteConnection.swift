@@ -3,7 +3,7 @@ import Foundation
 
 /// One SQLite connection with its prepared-statement cache.
 ///
-/// A connection is used by one thread at a time: the store's writer queue owns the writer, and a
+/// A connection is used by one thread at a time: the store's group commit owns the writer, and a
 /// reader belongs to whoever checked it out of the pool. That discipline, not a lock, is what
 /// makes it safe to hand between threads, hence `@unchecked Sendable`.
 package final class SQLiteConnection: SQLConnection, @unchecked Sendable {
@@ -171,6 +171,10 @@ package final class SQLiteConnection: SQLConnection, @unchecked Sendable {
     /// The rowid of the last INSERT on this connection.
     package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
+    /// True inside a transaction; false once SQLite has rolled one back by itself (after some
+    /// errors, such as a full disk, it does).
+    var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     package func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
         // Prepared once, like every other statement: `sqlite3_exec` compiled them anew each time,
@@ -181,7 +185,7 @@ package final class SQLiteConnection: SQLConnection, @unchecked Sendable {
             try run("COMMIT")
             return result
         } catch {
-            if sqlite3_get_autocommit(handle) == 0 {
+            if inTransaction {
                 try? execute("ROLLBACK")
             }
             throw error

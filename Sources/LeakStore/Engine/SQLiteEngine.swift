@@ -1,14 +1,13 @@
 import CSQLite
 import Foundation
 
-/// The embedded engine: one SQLite file in WAL mode. One writer connection serves every write on
-/// a serial queue; reads go to a pool of read-only connections, which WAL lets run while the
+/// The embedded engine: one SQLite file in WAL mode. One writer connection serves every write,
+/// those that arrive together in one transaction (`SQLiteGroupCommit`); reads go to a pool of read-only connections, which WAL lets run while the
 /// writer writes; the log is copied into the file in the background (`SQLiteCheckpointer`).
 final class SQLiteEngine: StoreEngine {
     let path: String
-    private let writer: WriteSession
     private let sqliteWriter: SQLiteConnection
-    private let writerQueue = DispatchQueue(label: "leakhistory.store.writer")
+    let writes: SQLiteGroupCommit
     private let readers: SQLiteReaderPool
     let checkpointer: SQLiteCheckpointer
 
@@ -33,9 +32,12 @@ final class SQLiteEngine: StoreEngine {
                 try connection.transaction(.immediate, body)
             }
             sqliteWriter = connection
-            writer = WriteSession(connection, internedLimit: options.internedLimit)
-            checkpointer = try SQLiteCheckpointer(path: path, busyTimeoutMs: options.busyTimeoutMs)
+            let checkpointer = try SQLiteCheckpointer(path: path, busyTimeoutMs: options.busyTimeoutMs)
             checkpointer.watch(connection)
+            self.checkpointer = checkpointer
+            writes = SQLiteGroupCommit(connection: connection,
+                                       session: WriteSession(connection, internedLimit: options.internedLimit),
+                                       beforeTransaction: { checkpointer.beforeWrite(connection) })
         } catch let error as SQLiteError {
             throw error.storeError ?? LeakStoreError.unavailable(error.description)
         }
@@ -51,14 +53,7 @@ final class SQLiteEngine: StoreEngine {
     }
 
     func write<T>(_ body: (WriteSession) throws -> T) throws -> T {
-        try mapped {
-            try writerQueue.sync {
-                checkpointer.beforeWrite(sqliteWriter)
-                return try writer.transaction { session in
-                    try sqliteWriter.transaction(.immediate) { try body(session) }
-                }
-            }
-        }
+        try mapped { try writes.write(body) }
     }
 
     func sizeOnDisk() -> Int64? {
@@ -75,7 +70,7 @@ final class SQLiteEngine: StoreEngine {
     /// Copies the write-ahead log into the main file and truncates it.
     func close() throws {
         checkpointer.drain()
-        try mapped { try writerQueue.sync { try sqliteWriter.execute("PRAGMA wal_checkpoint(TRUNCATE)") } }
+        try mapped { try writes.exclusive { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") } }
     }
 
     private func mapped<T>(_ body: () throws -> T) throws -> T {

@@ -1,0 +1,156 @@
+import Foundation
+@testable import LeakStore
+import Testing
+
+/// SQLite's writes that queue up behind one another commit in one transaction
+/// (`SQLiteGroupCommit`), and each caller still hears its own outcome.
+@Suite("SQLite group commit")
+struct GroupCommitTests {
+    struct Refused: Error, Equatable {
+        let index: Int
+    }
+
+    /// A value shared by the writing threads.
+    final class Shared<Value>: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value: Value
+        init(_ value: Value) { self.value = value }
+        func withLock<T>(_ body: (inout Value) -> T) -> T {
+            lock.lock()
+            defer { lock.unlock() }
+            return body(&value)
+        }
+    }
+
+    /// A store with a table `t`, and its group commit.
+    private func store() throws -> (TemporaryDatabase, LeakStore, SQLiteGroupCommit) {
+        let database = try TemporaryDatabase()
+        let store = try LeakStore(path: database.path)
+        try store.write { try $0.connection.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL UNIQUE, note BLOB)") }
+        let writes = try #require((store.engine as? SQLiteEngine)?.writes)
+        return (database, store, writes)
+    }
+
+    /// Holds one write open inside its transaction until `queued` writes wait behind it, then
+    /// lets it finish; returns each waiting write's outcome by index.
+    private func writesQueuedBehindOne(_ writes: SQLiteGroupCommit, _ store: LeakStore, queued: Int,
+                                       _ body: @escaping @Sendable (Int, WriteSession) throws -> Int64)
+        throws -> [Int: Result<Int64, any Error>] {
+        let outcomes = Shared<[Int: Result<Int64, any Error>]>([:])
+        let holding = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let group = DispatchGroup()
+        // Threads of their own: each waits inside the store, and the shared pool has too few.
+        func start(_ work: @escaping @Sendable () -> Void) {
+            group.enter()
+            Thread {
+                work()
+                group.leave()
+            }.start()
+        }
+        start {
+            _ = try? store.write { writer in
+                holding.signal()
+                release.wait()
+                try writer.connection.run("INSERT INTO t (v) VALUES ('first')")
+            }
+        }
+        holding.wait()
+        for index in 0..<queued {
+            start {
+                let outcome = Result { try store.write { try body(index, $0) } }
+                outcomes.withLock { $0[index] = outcome }
+            }
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while writes.counts.queued < queued, ContinuousClock.now < deadline { usleep(1_000) }
+        #expect(writes.counts.queued == queued)
+        release.signal()
+        group.wait()
+        return outcomes.withLock { $0 }
+    }
+
+    private func values(_ store: LeakStore) throws -> Set<String> {
+        var values: Set<String> = []
+        try store.read { try $0.query("SELECT v FROM t") { values.insert($0.string(at: 0) ?? "") } }
+        return values
+    }
+
+    @Test func writesQueuedTogetherCommitInOneTransactionAndEachFailsAlone() throws {
+        let (database, store, writes) = try store()
+        defer { withExtendedLifetime(database) {} }
+        let before = writes.counts.transactions
+        let outcomes = try writesQueuedBehindOne(writes, store, queued: 7) { index, writer in
+            let db = writer.connection
+            let id = try db.scalarInt("INSERT INTO t (v) VALUES (?) RETURNING id", [.text("w\(index)")]) ?? 0
+            // One write refuses after it has inserted; one breaks a constraint.
+            if index == 3 { throw Refused(index: index) }
+            if index == 5 { try db.run("INSERT INTO t (v) VALUES ('first')") }
+            return id
+        }
+        // The held write alone, then the seven that queued behind it together.
+        #expect(writes.counts.transactions - before == 2)
+        #expect(try values(store) == ["first", "w0", "w1", "w2", "w4", "w6"])
+        #expect(try store.read { try $0.scalarInt("SELECT count(*) FROM t") } == 6)
+        for index in [0, 1, 2, 4, 6] {
+            let id = try #require(try outcomes[index]?.get())
+            #expect(try store.read { try $0.scalarText("SELECT v FROM t WHERE id = ?", [.integer(id)]) } == "w\(index)")
+        }
+        #expect(throws: Refused(index: 3)) { try outcomes[3]?.get() }
+        #expect(throws: SQLiteError.self) { try outcomes[5]?.get() }
+    }
+
+    /// When the engine drops the shared transaction, each write runs again alone: the others
+    /// commit once each, and only the write that dropped it fails.
+    @Test func aBatchTheEngineGivesUpRunsEachWriteAgainAlone() throws {
+        let (database, store, writes) = try store()
+        defer { withExtendedLifetime(database) {} }
+        let runs = Shared<[Int: Int]>([:])
+        let before = writes.counts.transactions
+        let outcomes = try writesQueuedBehindOne(writes, store, queued: 4) { index, writer in
+            runs.withLock { $0[index, default: 0] += 1 }
+            let db = writer.connection
+            let id = try db.scalarInt("INSERT INTO t (v) VALUES (?) RETURNING id", [.text("w\(index)")]) ?? 0
+            if index == 1 {
+                // What SQLite does by itself after some errors (a full disk, an I/O error).
+                try db.execute("ROLLBACK")
+                throw Refused(index: index)
+            }
+            return id
+        }
+        #expect(try values(store) == ["first", "w0", "w2", "w3"])
+        // Those taken before it in the batch ran twice, those after it once.
+        let counts = runs.withLock { $0 }
+        #expect(counts[1] == 2)
+        #expect(counts.keys.sorted() == [0, 1, 2, 3] && counts.values.allSatisfy { $0 == 1 || $0 == 2 })
+        // The held write, the shared one given up, and the four alone.
+        #expect(writes.counts.transactions - before == 6)
+        #expect(throws: Refused(index: 1)) { try outcomes[1]?.get() }
+        for index in [0, 2, 3] { #expect(throws: Never.self) { try outcomes[index]?.get() } }
+    }
+
+    /// A full disk inside a shared transaction fails the write that filled it, not the others.
+    @Test func aFullDiskFailsOnlyTheWriteThatFilledIt() throws {
+        let (database, store, writes) = try store()
+        defer { withExtendedLifetime(database) {} }
+        let pages = try store.write { try $0.connection.scalarInt("PRAGMA page_count") } ?? 0
+        try store.write { _ = try $0.connection.scalarInt("PRAGMA max_page_count = \(pages + 8)") }
+        let outcomes = try writesQueuedBehindOne(writes, store, queued: 3) { index, writer in
+            let note: SQLValue = index == 1 ? .text(String(repeating: "x", count: 200_000)) : .null
+            return try writer.connection.scalarInt("INSERT INTO t (v, note) VALUES (?, ?) RETURNING id", [.text("w\(index)"), note]) ?? 0
+        }
+        #expect(try values(store) == ["first", "w0", "w2"])
+        let failure = #expect(throws: LeakStoreError.self) { try outcomes[1]?.get() }
+        #expect(failure.map { if case .full = $0 { true } else { false } } == true)
+    }
+
+    /// The shutdown checkpoint waits for the writes before it and runs outside any transaction.
+    @Test func anExclusiveCallRunsOutsideAnyTransaction() throws {
+        let (database, store, writes) = try store()
+        defer { withExtendedLifetime(database) {} }
+        try store.write { try $0.connection.run("INSERT INTO t (v) VALUES ('x')") }
+        let inTransaction = try writes.exclusive { $0.inTransaction }
+        #expect(!inTransaction)
+        try store.close()
+        #expect(try values(store) == ["x"])
+    }
+}
