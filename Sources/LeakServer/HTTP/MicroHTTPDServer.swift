@@ -348,20 +348,18 @@ final class MicroHTTPDServer: Sendable {
     }
 
     /// Queues `response` with the security headers every answer carries. Its body is handed to
-    /// libmicrohttpd without a copy and counted against the budget until sent (or dropped).
+    /// libmicrohttpd as one buffer, which goes out in the same `send` as the headers (a body read
+    /// through a callback took a second one, and the client a second wake-up), and is counted
+    /// against the budget until sent (or dropped).
     private func queue(_ connection: OpaquePointer, _ response: Response, client: UInt32, close: Bool) -> MHD_Result {
         let box = ResponseBody(data: response.body, client: client, budget: budget)
-        // libmicrohttpd zeroes a buffer of the block size for every response: 32 KiB cost a
-        // small answer more instructions than building it.
-        let mhdResponse = MHD_create_response_from_callback(
-            UInt64(response.body.count), min(32 * 1024, max(256, response.body.count)),
-            { cls, position, buffer, max in
-                let box = Unmanaged<ResponseBody>.fromOpaque(cls!).takeUnretainedValue()
-                return box.copy(from: Int(position), into: buffer!, max: max)
-            },
-            Unmanaged.passRetained(box).toOpaque(),
-            { cls in Unmanaged<ResponseBody>.fromOpaque(cls!).release() })
-        guard let mhdResponse else { return .NO }
+        let mhdResponse = MHD_create_response_from_buffer_with_free_callback_cls(
+            box.count, box.bytes.baseAddress, { cls in Unmanaged<ResponseBody>.fromOpaque(cls!).release() },
+            Unmanaged.passRetained(box).toOpaque())
+        guard let mhdResponse else {
+            Unmanaged.passUnretained(box).release()
+            return .NO
+        }
         defer { MHD_destroy_response(mhdResponse) }
         for (name, value) in SecurityHeaders.merged(into: response.headers) {
             _ = MHD_add_response_header(mhdResponse, name, value)
@@ -370,28 +368,27 @@ final class MicroHTTPDServer: Sendable {
         return MHD_queue_response(connection, UInt32(response.status), mhdResponse)
     }
 
-    /// A body libmicrohttpd reads as it sends, charged to the client's budget until freed.
+    /// A body's bytes where libmicrohttpd may read them until it frees the response, charged to
+    /// the client's budget until then.
     private final class ResponseBody: @unchecked Sendable {
-        let data: Data
+        /// A copy: `Data` promises its bytes a fixed address only inside `withUnsafeBytes`.
+        let bytes: UnsafeMutableRawBufferPointer
+        let count: Int
         let client: UInt32
         let budget: ResponseBudget
 
         init(data: Data, client: UInt32, budget: ResponseBudget) {
-            self.data = data
+            bytes = .allocate(byteCount: max(1, data.count), alignment: 1)
+            bytes.copyBytes(from: data)
+            count = data.count
             self.client = client
             self.budget = budget
             budget.charge(client, data.count)
         }
 
-        deinit { budget.release(client, data.count) }
-
-        func copy(from position: Int, into buffer: UnsafeMutablePointer<CChar>, max: Int) -> Int {
-            guard position < data.count else { return -1 }  // MHD_CONTENT_READER_END_OF_STREAM
-            let count = min(max, data.count - position)
-            data.withUnsafeBytes { bytes in
-                UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress! + position, byteCount: count)
-            }
-            return count
+        deinit {
+            budget.release(client, count)
+            bytes.deallocate()
         }
     }
 
