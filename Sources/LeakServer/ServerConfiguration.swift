@@ -61,9 +61,10 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var retentionDays: Int?
     /// How long a token found live is remembered as live, so that an upload with it has its body
     /// read as soon as its headers are in, with no wait for a worker's database check first
-    /// (the handler still checks the token before it stores or answers anything); 0 remembers
-    /// nothing. A token revoked by another process may have one upload's body read, then
-    /// refused 401, within this long of its last use.
+    /// (the token is still checked against the database, in the transaction that would store
+    /// the upload, before anything is written); 0 remembers nothing. A token revoked by another
+    /// process may have one upload's body read and parsed, then refused 401, within this long
+    /// of its last use.
     public var tokenMemorySeconds = 10
 
     public init() {}

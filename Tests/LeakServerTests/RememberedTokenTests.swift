@@ -32,9 +32,9 @@ struct RememberedTokenTests {
     }
 
     /// Revoked by `leakhistory-server tokens revoke`, another process on the same database: the
-    /// server's memory cannot know, so the next upload's body is read, the handler's check against
-    /// the database refuses it (nothing stored), and the token is forgotten: the one after is
-    /// refused on its headers.
+    /// server's memory cannot know, so the next upload's body is read, the check against the
+    /// database in the transaction that would store it refuses it (nothing stored), and the token
+    /// is forgotten: the one after is refused on its headers.
     @Test(arguments: TestEngine.all)
     func aRememberedTokenRevokedByAnotherProcessIsRefusedBeforeAnythingIsStored(_ engine: TestEngine) throws {
         let database = try TestDatabase(engine)

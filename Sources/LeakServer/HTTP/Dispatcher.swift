@@ -19,7 +19,7 @@ final class Dispatcher: Sendable {
     /// closed when a body was on its way); a credential is checked on a worker before the body is
     /// read, unless the store remembers it as live for this route (`TokenCheck.remembered`):
     /// then the body is read at once and `dispatch` checks the credential against the database
-    /// before the handler runs. Runs on libmicrohttpd's I/O thread, so nothing here touches the
+    /// before the handler runs (or leaves it to the handler's write, `TokenCheck.leftToWrite`). Runs on libmicrohttpd's I/O thread, so nothing here touches the
     /// database.
     func admit(_ head: MicroHTTPDServer.Head) -> MicroHTTPDServer.Admission {
         let clock = ContinuousClock()
@@ -70,8 +70,15 @@ final class Dispatcher: Sendable {
             route = matched.0
             request = matched.1
             // Unless a worker checked it before the body was read, the credential is checked now,
-            // before anything is decoded or stored.
-            if !incoming.credentialChecked { try TokenCheck.authorize(matched.0.access, matched.1, context) }
+            // before anything is decoded or stored; or, for a route that checks it in its own
+            // write, there (`TokenCheck.leftToWrite`).
+            if !incoming.credentialChecked {
+                if TokenCheck.leftToWrite(matched.0, matched.1, context) {
+                    request?.credentialLeftToWrite = true
+                } else {
+                    try TokenCheck.authorize(matched.0.access, matched.1, context)
+                }
+            }
             if incoming.bodyTooLarge { throw tooLarge(limits) }
             request?.body = try decodedBody(incoming, limits: limits)
             response = try matched.0.handler(request!, context).response()

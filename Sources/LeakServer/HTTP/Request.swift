@@ -13,6 +13,9 @@ public struct Request: Sendable {
     public var body: Data
     /// Values of `{name}` segments in the matched route pattern.
     public var parameters: [String: String] = [:]
+    /// Set by the dispatcher when it left the token's check to the handler's write
+    /// (`TokenCheck.inWrite`).
+    var credentialLeftToWrite = false
 
     public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
                 body: Data = Data()) {

@@ -37,6 +37,9 @@ public struct Router: Sendable {
         /// The pattern as registered, e.g. `/v1/projects/{project}/runs`; also the metrics label.
         public let pattern: String
         public let access: Access
+        /// A `.write` route whose handler checks a remembered token in its own write transaction
+        /// (`TokenCheck.inWrite`) rather than the dispatcher before it runs.
+        let checksCredentialInWrite: Bool
         let segments: [Segment]
         let handler: Handler
         let presentFailure: FailurePresenter?
@@ -69,15 +72,17 @@ public struct Router: Sendable {
 
     /// Registers `handler` for `method` and `pattern`, callable by whom `access` says.
     public mutating func on(_ method: HTTPMethod, _ pattern: String, access: Access = .open,
-                            presentFailure: FailurePresenter? = nil, handler: @escaping Handler) {
+                            checksCredentialInWrite: Bool = false, presentFailure: FailurePresenter? = nil,
+                            handler: @escaping Handler) {
         let segments = Self.segments(of: pattern)
         let shape = segments.map(\.shape)
         precondition(!routes.contains { $0.method == method && $0.segments.map(\.shape) == shape },
                      "Router: \(method.rawValue) \(pattern) is registered twice")
         precondition(access == .open || access == .healthz || access == .metrics || segments.contains(.parameter("project")),
                      "Router: \(pattern) checks a project's token but has no {project} segment")
-        routes.append(Route(method: method, pattern: pattern, access: access, segments: segments, handler: handler,
-                            presentFailure: presentFailure))
+        precondition(!checksCredentialInWrite || access == .write, "Router: only a write route checks its token in its write")
+        routes.append(Route(method: method, pattern: pattern, access: access, checksCredentialInWrite: checksCredentialInWrite,
+                            segments: segments, handler: handler, presentFailure: presentFailure))
     }
 
     public mutating func get(_ pattern: String, access: Access = .open, presentFailure: FailurePresenter? = nil,
@@ -85,9 +90,10 @@ public struct Router: Sendable {
         on(.get, pattern, access: access, presentFailure: presentFailure, handler: handler)
     }
 
-    public mutating func post(_ pattern: String, access: Access = .open, presentFailure: FailurePresenter? = nil,
-                              handler: @escaping Handler) {
-        on(.post, pattern, access: access, presentFailure: presentFailure, handler: handler)
+    public mutating func post(_ pattern: String, access: Access = .open, checksCredentialInWrite: Bool = false,
+                              presentFailure: FailurePresenter? = nil, handler: @escaping Handler) {
+        on(.post, pattern, access: access, checksCredentialInWrite: checksCredentialInWrite, presentFailure: presentFailure,
+           handler: handler)
     }
 
     /// Finds the route for `method` and `path`.

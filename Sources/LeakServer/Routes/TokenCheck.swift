@@ -37,6 +37,27 @@ enum TokenCheck {
         return project == request.parameter("project") && grants(tokenScope, scope)
     }
 
+    /// Whether the dispatcher leaves the check of `request`'s token to the route's own write:
+    /// for a route that does it (`Router.Route.checksCredentialInWrite`) and a token remembered
+    /// as live, whose body was read on its headers. The handler then parses the body before the
+    /// database has had its word, which refuses in the transaction that would store it
+    /// (`inWrite`): one transaction an upload instead of a read before it. A token this process
+    /// revoked is forgotten at once and refused on its headers; only one revoked by another
+    /// process within `tokenMemorySeconds` has a body parsed before it is refused.
+    static func leftToWrite(_ route: Router.Route, _ request: Request, _ context: RequestContext) -> Bool {
+        route.checksCredentialInWrite && remembered(route.access, request, context)
+    }
+
+    /// The check a write route's store transaction makes (`LeakStorage.ingest`'s `credential`)
+    /// when the dispatcher left it (`leftToWrite`); nil when the token was checked already.
+    static func inWrite(_ request: Request, _ context: RequestContext) -> CredentialCheck? {
+        guard request.credentialLeftToWrite, let token = request.bearerToken else { return nil }
+        let project = request.parameter("project")
+        return CredentialCheck(token: token) { verdict in
+            try check(verdict, scope: .write, project: project, store: context.store, what: "the token")
+        }
+    }
+
     /// Whether a token of `tokenScope` may call a route that needs `scope`: a write token does
     /// everything, a read token reads. The one rule `remembered` and `check` both apply.
     private static func grants(_ tokenScope: TokenScope, _ scope: TokenScope) -> Bool {

@@ -34,3 +34,18 @@ public enum TokenVerdict: Sendable, Hashable {
     /// Malformed, unknown, or the secret does not match.
     case unknown
 }
+
+/// A bearer token for the store to check in the transaction that would use it, before anything
+/// is written, and what the caller makes of the verdict: `authorize` throws to refuse (the
+/// transaction then writes nothing). An upload admitted on a remembered token
+/// (`LeakStorage.rememberedToken`) is checked this way: one transaction instead of a read before
+/// it, and the verdict is that of the data the write sees.
+public struct CredentialCheck {
+    public let token: String
+    public let authorize: (TokenVerdict) throws -> Void
+
+    public init(token: String, authorize: @escaping (TokenVerdict) throws -> Void) {
+        self.token = token
+        self.authorize = authorize
+    }
+}

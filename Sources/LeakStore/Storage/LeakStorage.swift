@@ -16,9 +16,10 @@ public protocol LeakStorage: Sendable {
 
     /// Stores one run and its checks; the same `runKey` with the same content returns the first
     /// run's receipt with `created == false` and stores nothing, even when several servers
-    /// race on the key.
-    /// - Throws: `.projectNotFound`, `.runKeyConflict`.
-    func ingest(_ run: RunRecord, contentHash: String?) throws -> IngestReceipt
+    /// race on the key. With `credential`, its token is checked first, in the same transaction
+    /// (as `verifyToken` would, and remembered or forgotten the same way).
+    /// - Throws: `.projectNotFound`, `.runKeyConflict`; what `credential.authorize` throws.
+    func ingest(_ run: RunRecord, contentHash: String?, credential: CredentialCheck?) throws -> IngestReceipt
 
     /// Resolves two revisions (ids, branch names, id prefixes), their merge-base along the
     /// uploaded parents, and the nearest ancestor of it with data, within `depth`.
@@ -101,8 +102,8 @@ public protocol LeakStorage: Sendable {
 }
 
 extension LeakStorage {
-    public func ingest(_ run: RunRecord) throws -> IngestReceipt {
-        try ingest(run, contentHash: nil)
+    public func ingest(_ run: RunRecord, contentHash: String? = nil) throws -> IngestReceipt {
+        try ingest(run, contentHash: contentHash, credential: nil)
     }
 
     public func diff(project: String, base: String?, head: String, environment: String, mergeBase: String? = nil,

@@ -15,20 +15,24 @@ extension LeakStore {
     ///
     /// The same `runKey` with the same content returns the first run's receipt with
     /// `created == false` and adds nothing.
-    /// - Parameter contentHash: a digest of the run's canonical form; `RunRecord.contentHash` by default.
-    /// - Throws: `LeakStoreError.projectNotFound`, `.runKeyConflict`, or `SQLiteError`.
-    public func ingest(_ run: RunRecord, contentHash: String?) throws -> IngestReceipt {
+    /// - Parameters:
+    ///   - contentHash: a digest of the run's canonical form; `RunRecord.contentHash` by default.
+    ///   - credential: checked in the first transaction, before anything is written.
+    /// - Throws: `LeakStoreError.projectNotFound`, `.runKeyConflict`, or `SQLiteError`; what
+    ///   `credential.authorize` throws.
+    public func ingest(_ run: RunRecord, contentHash: String?, credential: CredentialCheck?) throws -> IngestReceipt {
         let hash = contentHash ?? run.contentHash()
         let receivedAt = ReportTimestamp.string(from: Date())
         let tally = RunTally(run.checks)
         if run.checks.count > ingestSliceChecks {
-            return try ingestInSlices(run, hash: hash, receivedAt: receivedAt, tally: tally)
+            return try ingestInSlices(run, hash: hash, receivedAt: receivedAt, tally: tally, credential: credential)
         }
         let retainPaths = run.checks.map { $0.retainPath.map(RetainPathJSON.text) }
         // Two servers racing on one runKey: the unique (project_id, run_key) makes the loser's
         // insert fail, the engine runs this again, and the second pass finds the winner's run.
         return try write { writer in
             let db = writer.connection
+            try check(credential, on: db)
             let projectID = try projectID(db, run.project)
             if let existing = try existingRun(db, projectID: projectID, runKey: run.runKey) {
                 return try existing.receipt(for: run, hash: hash)
@@ -45,9 +49,11 @@ extension LeakStore {
     }
 
     /// A big run: its pending upload, its slices, and the publishing transaction.
-    private func ingestInSlices(_ run: RunRecord, hash: String, receivedAt: String, tally: RunTally) throws -> IngestReceipt {
+    private func ingestInSlices(_ run: RunRecord, hash: String, receivedAt: String, tally: RunTally,
+                                credential: CredentialCheck?) throws -> IngestReceipt {
         let started: Result<PendingUpload, ExistingRun> = try write { writer in
             let db = writer.connection
+            try check(credential, on: db)
             let projectID = try projectID(db, run.project)
             if let existing = try existingRun(db, projectID: projectID, runKey: run.runKey) { return .failure(existing) }
             let placeholder = PendingUpload.newPlaceholder()

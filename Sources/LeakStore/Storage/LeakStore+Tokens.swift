@@ -77,16 +77,27 @@ extension LeakStore {
     /// then compares the SHA-256 of the whole token with the stored one in constant time. A live
     /// token is remembered (`rememberedToken`), any other verdict forgets it.
     public func verifyToken(_ presented: String) throws -> TokenVerdict {
+        try read { try verifyToken(presented, on: $0) }
+    }
+
+    /// `verifyToken` in a transaction of the caller's (`CredentialCheck`).
+    func verifyToken(_ presented: String, on db: any SQLConnection) throws -> TokenVerdict {
         guard let id = Self.tokenID(in: presented) else { return .unknown }
         let presentedHash = SHA256.hex(presented)
         let generation = tokenMemory.generation
-        let verdict = try databaseVerdict(id: id, presentedHash: presentedHash)
+        let verdict = try databaseVerdict(db, id: id, presentedHash: presentedHash)
         if case let .valid(id, project, scope) = verdict {
             tokenMemory.remember(hash: presentedHash, .init(id: id, project: project, scope: scope), generation: generation)
         } else {
             tokenMemory.forget(hash: presentedHash)
         }
         return verdict
+    }
+
+    /// Checks `credential` (when there is one) in the transaction `db` is in, before it writes.
+    func check(_ credential: CredentialCheck?, on db: any SQLConnection) throws {
+        guard let credential else { return }
+        try credential.authorize(try verifyToken(credential.token, on: db))
     }
 
     /// The verdict `verifyToken` gave `presented` within `StoreOptions.tokenMemory`, if it was
@@ -100,23 +111,21 @@ extension LeakStore {
         return .valid(id: live.id, project: live.project, scope: live.scope)
     }
 
-    private func databaseVerdict(id: Int64, presentedHash: String) throws -> TokenVerdict {
-        try read { db in
-            var verdict = TokenVerdict.unknown
-            try db.query("""
-                SELECT t.secret_hash, t.scope, t.revoked_at, p.name
-                FROM tokens t JOIN projects p ON p.id = t.project_id WHERE t.id = ?
-                """, [.integer(id)]) { row in
-                guard SHA256.constantTimeEqual(row.string(at: 0) ?? "", presentedHash) else { return }
-                if !row.isNull(at: 2) {
-                    verdict = .revoked(id: id)
-                } else {
-                    verdict = .valid(id: id, project: row.string(at: 3) ?? "",
-                                     scope: TokenScope(rawValue: row.string(at: 1) ?? "") ?? .read)
-                }
+    private func databaseVerdict(_ db: any SQLConnection, id: Int64, presentedHash: String) throws -> TokenVerdict {
+        var verdict = TokenVerdict.unknown
+        try db.query("""
+            SELECT t.secret_hash, t.scope, t.revoked_at, p.name
+            FROM tokens t JOIN projects p ON p.id = t.project_id WHERE t.id = ?
+            """, [.integer(id)]) { row in
+            guard SHA256.constantTimeEqual(row.string(at: 0) ?? "", presentedHash) else { return }
+            if !row.isNull(at: 2) {
+                verdict = .revoked(id: id)
+            } else {
+                verdict = .valid(id: id, project: row.string(at: 3) ?? "",
+                                 scope: TokenScope(rawValue: row.string(at: 1) ?? "") ?? .read)
             }
-            return verdict
         }
+        return verdict
     }
 
     /// `lh_<id>_<secret>` (a secret of 64 bytes, no `_`) → id. Read as bytes: splitting the
