@@ -31,9 +31,10 @@ struct GroupCommitTests {
         return (database, store, writes)
     }
 
-    /// Holds one write open inside its transaction until `queued` writes wait behind it, then
-    /// lets it finish; returns each waiting write's outcome by index.
-    private func writesQueuedBehindOne(_ writes: SQLiteGroupCommit, _ store: LeakStore, queued: Int,
+    /// Holds one write open inside its transaction until `queued` writes (of `costs`, 1 each by
+    /// default) wait behind it, queued one after another in index order, then lets it finish;
+    /// returns each waiting write's outcome by index.
+    private func writesQueuedBehindOne(_ writes: SQLiteGroupCommit, _ store: LeakStore, queued: Int, costs: [Int] = [],
                                        _ body: @escaping @Sendable (Int, WriteSession) throws -> Int64)
         throws -> [Int: Result<Int64, any Error>] {
         let outcomes = Shared<[Int: Result<Int64, any Error>]>([:])
@@ -55,14 +56,15 @@ struct GroupCommitTests {
             }
         }
         holding.wait()
+        let deadline = ContinuousClock.now + .seconds(10)
         for index in 0..<queued {
+            let cost = index < costs.count ? costs[index] : 1
             start {
-                let outcome = Result { try store.write { try body(index, $0) } }
+                let outcome = Result { try store.write(cost: cost) { try body(index, $0) } }
                 outcomes.withLock { $0[index] = outcome }
             }
+            while writes.counts.queued < index + 1, ContinuousClock.now < deadline { usleep(200) }
         }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while writes.counts.queued < queued, ContinuousClock.now < deadline { usleep(1_000) }
         #expect(writes.counts.queued == queued)
         release.signal()
         group.wait()
@@ -126,6 +128,21 @@ struct GroupCommitTests {
         #expect(writes.counts.transactions - before == 6)
         #expect(throws: Refused(index: 1)) { try outcomes[1]?.get() }
         for index in [0, 2, 3] { #expect(throws: Never.self) { try outcomes[index]?.get() } }
+    }
+
+    /// A transaction holds about one slice's worth of checks (`StoreOptions.ingestSliceChecks`):
+    /// a big write does not join a small one's, so the small one waits for no more than it did alone.
+    @Test func aBigWriteGoesInATransactionOfItsOwn() throws {
+        let (database, store, writes) = try store()
+        defer { withExtendedLifetime(database) {} }
+        let slice = StoreOptions().ingestSliceChecks
+        let before = writes.counts.transactions
+        let outcomes = try writesQueuedBehindOne(writes, store, queued: 5, costs: [10, slice, 10, slice / 2, slice / 2 - 10]) { index, writer in
+            try writer.connection.scalarInt("INSERT INTO t (v) VALUES (?) RETURNING id", [.text("w\(index)")]) ?? 0
+        }
+        // The held write; the first small one; the big one; the small one with the two after it that fill a slice.
+        #expect(writes.counts.transactions - before == 4)
+        #expect(outcomes.count == 5 && outcomes.values.allSatisfy { (try? $0.get()) != nil })
     }
 
     /// A full disk inside a shared transaction fails the write that filled it, not the others.

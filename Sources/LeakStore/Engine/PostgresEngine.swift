@@ -50,7 +50,7 @@ final class PostgresEngine: StoreEngine {
         }
     }
 
-    func write<T>(_ body: (WriteSession) throws -> T) throws -> T {
+    func write<T>(cost: Int, _ body: (WriteSession) throws -> T) throws -> T {
         var attempt = 1
         while true {
             do {

@@ -35,7 +35,7 @@ final class SQLiteEngine: StoreEngine {
             let checkpointer = try SQLiteCheckpointer(path: path, busyTimeoutMs: options.busyTimeoutMs)
             checkpointer.watch(connection)
             self.checkpointer = checkpointer
-            writes = SQLiteGroupCommit(connection: connection,
+            writes = SQLiteGroupCommit(connection: connection, costLimit: options.ingestSliceChecks,
                                        session: WriteSession(connection, internedLimit: options.internedLimit),
                                        beforeTransaction: { checkpointer.beforeWrite(connection) })
         } catch let error as SQLiteError {
@@ -52,8 +52,8 @@ final class SQLiteEngine: StoreEngine {
         }
     }
 
-    func write<T>(_ body: (WriteSession) throws -> T) throws -> T {
-        try mapped { try writes.write(body) }
+    func write<T>(cost: Int, _ body: (WriteSession) throws -> T) throws -> T {
+        try mapped { try writes.write(cost: cost, body) }
     }
 
     func sizeOnDisk() -> Int64? {

@@ -7,8 +7,9 @@ import Foundation
 /// 8.4 pages an upload (two `pwrite`s each), mostly the same rightmost leaves of runs, key states
 /// and their indexes as the upload beside it, and every upload waited for the one before it to
 /// commit. Here writes that queue up behind one another run in one transaction, each in a
-/// savepoint of its own, up to `batchLimit` of them (3.3 pages an upload, 2,700–3,200 → 3,800–4,500
-/// uploads/s on the same client):
+/// savepoint of its own, up to `batchLimit` of them and about one slice's worth of checks
+/// (`costLimit`) — so that a small upload waits for at most one big write ahead of it, as it did
+/// alone (3.3 pages an upload, 2,700–3,200 → 3,800–4,500 uploads/s on the same client):
 ///
 /// - Each caller returns only once the transaction holding its write has committed: an
 ///   acknowledged upload is as durable as before.
@@ -27,6 +28,9 @@ final class SQLiteGroupCommit: @unchecked Sendable {
     /// (eight clients at two workers each), few enough that no caller waits behind many big ones.
     static let batchLimit = 16
 
+    /// The checks' worth of work one transaction holds unless its first write alone is more
+    /// (`StoreOptions.ingestSliceChecks`: one slice of a big run).
+    private let costLimit: Int
     private let connection: SQLiteConnection
     private let session: WriteSession
     /// Called at the start of each transaction (the checkpointer's catch-up).
@@ -55,37 +59,42 @@ final class SQLiteGroupCommit: @unchecked Sendable {
         var failure: (any Error)?
         var state = State.waiting
         let wake = DispatchSemaphore(value: 0)
+        /// About how many checks' worth of work it is (`LeakStore.write`).
+        let cost: Int
         /// Runs alone and outside any transaction (`exclusive`).
         let outsideTransaction: Bool
 
-        init(outsideTransaction: Bool = false, _ body: @escaping (WriteSession) throws -> Void) {
+        init(cost: Int, outsideTransaction: Bool, _ body: @escaping (WriteSession) throws -> Void) {
+            self.cost = cost
             self.outsideTransaction = outsideTransaction
             self.body = body
         }
     }
 
-    init(connection: SQLiteConnection, session: WriteSession, beforeTransaction: @escaping () -> Void) {
+    init(connection: SQLiteConnection, costLimit: Int, session: WriteSession, beforeTransaction: @escaping () -> Void) {
+        self.costLimit = costLimit
         self.connection = connection
         self.session = session
         self.beforeTransaction = beforeTransaction
     }
 
     /// Runs `body` in a write transaction (possibly shared with other callers' writes, each in
-    /// its own savepoint); returns once that transaction has committed.
-    func write<T>(_ body: (WriteSession) throws -> T) throws -> T {
-        try submit(outsideTransaction: false, body)
+    /// its own savepoint); returns once that transaction has committed. `cost`: about how many
+    /// checks' worth of work it is.
+    func write<T>(cost: Int = 1, _ body: (WriteSession) throws -> T) throws -> T {
+        try submit(cost: cost, outsideTransaction: false, body)
     }
 
     /// Runs `body` with the connection to itself, outside any transaction (a checkpoint at
     /// shutdown), after the writes queued before it and before those queued after it.
     func exclusive<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        try submit(outsideTransaction: true) { [connection] _ in try body(connection) }
+        try submit(cost: 1, outsideTransaction: true) { [connection] _ in try body(connection) }
     }
 
-    private func submit<T>(outsideTransaction: Bool, _ body: (WriteSession) throws -> T) throws -> T {
+    private func submit<T>(cost: Int, outsideTransaction: Bool, _ body: (WriteSession) throws -> T) throws -> T {
         var result: T?
         try withoutActuallyEscaping(body) { body in
-            let write = Write(outsideTransaction: outsideTransaction) { session in result = try body(session) }
+            let write = Write(cost: cost, outsideTransaction: outsideTransaction) { session in result = try body(session) }
             defer {
                 lock.lock()
                 write.body = nil
@@ -115,9 +124,8 @@ final class SQLiteGroupCommit: @unchecked Sendable {
             return
         }
         // This caller leads: its own write is first in line, since every write queued earlier
-        // went with an earlier batch. A write outside any transaction goes alone.
-        let batch = write.outsideTransaction ? [write]
-            : Array(queued.prefix(Self.batchLimit).prefix(while: { !$0.outsideTransaction }))
+        // went with an earlier batch.
+        let batch = nextBatch()
         queued.removeFirst(batch.count)
         lock.unlock()
         run(batch)
@@ -130,6 +138,21 @@ final class SQLiteGroupCommit: @unchecked Sendable {
         lock.unlock()
         handOver()
         if let failure = write.failure { throw failure }
+    }
+
+    /// The first write queued and those behind it that fit with it: at most `batchLimit` writes
+    /// and `costLimit` in all (the first however big); a write outside any transaction goes
+    /// alone. Lock held.
+    private func nextBatch() -> [Write] {
+        var batch = [queued[0]]
+        guard !queued[0].outsideTransaction else { return batch }
+        var cost = queued[0].cost
+        for next in queued.dropFirst().prefix(Self.batchLimit - 1) {
+            cost += next.cost
+            guard !next.outsideTransaction, cost <= costLimit else { break }
+            batch.append(next)
+        }
+        return batch
     }
 
     /// Gives the lead to the first write queued, or lets it go.

@@ -8,8 +8,9 @@ protocol StoreEngine: Sendable {
     func read<T>(_ body: (any SQLConnection) throws -> T) throws -> T
     /// Runs `body` in one write transaction, committed when it returns and rolled back when it
     /// throws. An engine whose writers can race (several servers on PostgreSQL) runs `body`
-    /// again after losing a race, so `body` must read what it depends on.
-    func write<T>(_ body: (WriteSession) throws -> T) throws -> T
+    /// again after losing a race, so `body` must read what it depends on. `cost` says about how
+    /// many checks' worth of work `body` is (`LeakStore.write`), for an engine that groups writes.
+    func write<T>(cost: Int, _ body: (WriteSession) throws -> T) throws -> T
     /// The bytes the database occupies, when the engine can tell.
     func sizeOnDisk() -> Int64?
     /// Called once at shutdown: SQLite checkpoints its write-ahead log, PostgreSQL closes its pool.

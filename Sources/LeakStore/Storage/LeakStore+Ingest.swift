@@ -30,7 +30,7 @@ extension LeakStore {
         let retainPaths = run.checks.map { $0.retainPath.map(RetainPathJSON.text) }
         // Two servers racing on one runKey: the unique (project_id, run_key) makes the loser's
         // insert fail, the engine runs this again, and the second pass finds the winner's run.
-        return try write { writer in
+        return try write(cost: run.checks.count) { writer in
             let db = writer.connection
             try check(credential, on: db)
             let projectID = try projectID(db, run.project)
@@ -51,7 +51,7 @@ extension LeakStore {
     /// A big run: its pending upload, its slices, and the publishing transaction.
     private func ingestInSlices(_ run: RunRecord, hash: String, receivedAt: String, tally: RunTally,
                                 credential: CredentialCheck?) throws -> IngestReceipt {
-        let started: Result<PendingUpload, ExistingRun> = try write { writer in
+        let started: Result<PendingUpload, ExistingRun> = try write(cost: ingestSliceChecks) { writer in
             let db = writer.connection
             try check(credential, on: db)
             let projectID = try projectID(db, run.project)
@@ -90,7 +90,7 @@ extension LeakStore {
             for start in stride(from: 0, to: run.checks.count, by: ingestSliceChecks) {
                 let range = start..<min(start + ingestSliceChecks, run.checks.count)
                 let retainPaths = run.checks[range].map { $0.retainPath.map(RetainPathJSON.text) }
-                compact = try write { writer in
+                compact = try write(cost: ingestSliceChecks) { writer in
                     var gathered = compact
                     try CompactCheckWriter.live.storeRecords(try incomingChecks(writer, run.checks[range], retainPaths: retainPaths[...],
                                                                                 suspect: tally.suspect),
@@ -109,14 +109,14 @@ extension LeakStore {
                 copied = try copyStates(of: replaced, into: pending.commitID, afterEachSlice: sliceStored)
             }
             for start in stride(from: 0, to: states.count, by: stateSlice) {
-                try write { writer in
+                try write(cost: ingestSliceChecks) { writer in
                     try CompactCheckWriter.live.storeStates(
                         states[start..<min(start + stateSlice, states.count)], commitID: pending.commitID,
                         environmentID: try writer.intern(run.environment, in: "environments"), writer: writer)
                 }
                 try sliceStored()
             }
-            let published: Result<(IngestReceipt, PendingUpload), ExistingRun> = try write { writer in
+            let published: Result<(IngestReceipt, PendingUpload), ExistingRun> = try write(cost: ingestSliceChecks) { writer in
                 try publish(pending, run: run, hash: hash, tally: tally, states: states[...], copied: copied, writer: writer)
             }
             switch published {
@@ -162,7 +162,7 @@ extension LeakStore {
         var copied: CommitRuns?
         var after: (environment: Int64, key: Int64) = (-1, -1)
         while true {
-            let step: Step = try write { writer in
+            let step: Step = try write(cost: ingestSliceChecks) { writer in
                 let db = writer.connection
                 let runs = try CommitRuns(db, commitID: from)
                 guard copied == nil || copied == runs else { return .changed }
@@ -261,7 +261,7 @@ extension LeakStore {
                 """, stateSlice),
         ]
         for step in steps {
-            while try write({ writer in
+            while try write(cost: ingestSliceChecks, { writer in
                 let db = writer.connection
                 guard try db.scalarInt(step.whileTrue, step.values) != nil, try db.scalarInt(step.anyLeft, [step.id]) != nil
                 else { return false }

@@ -59,9 +59,10 @@ public final class LeakStore: LeakStorage {
         try engine.read(body)
     }
 
-    /// Runs `body` in one write transaction (see `StoreEngine.write`).
-    package func write<T>(_ body: (WriteSession) throws -> T) throws -> T {
-        try engine.write(body)
+    /// Runs `body` in one write transaction (see `StoreEngine.write`). `cost`: about how many
+    /// checks' worth of work it is (a run's checks, a slice); 1 for anything small.
+    package func write<T>(cost: Int = 1, _ body: (WriteSession) throws -> T) throws -> T {
+        try engine.write(cost: cost, body)
     }
 
     /// The schema version of the database (the highest applied migration).
