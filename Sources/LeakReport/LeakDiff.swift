@@ -103,18 +103,51 @@ public struct LeakDiff: Codable, Sendable, Hashable {
     public init(base: [LeakKey: KeyObservation], head: [LeakKey: KeyObservation],
                 flakyKeys: Set<LeakKey> = [], inherited: [LeakKey: String] = [:],
                 suppressions: [LeakSuppression] = [], now: Date = Date()) {
-        var entries: [Entry] = []
-        for key in Set(base.keys).union(head.keys).sorted() {
-            let before = base[key], after = head[key]
-            guard var category = Self.category(before: before?.state, after: after?.state, knownFlaky: flakyKeys.contains(key))
+        let keys = Set(base.keys).union(head.keys).map {
+            KeyComparison(key: $0, base: base[$0], head: head[$0], knownFlaky: flakyKeys.contains($0), inheritedFrom: inherited[$0])
+        }
+        self = Self.classify(keys, suppressions: suppressions, now: now).diff
+    }
+
+    /// One key as both sides saw it (`classify(_:suppressions:now:)`).
+    public struct KeyComparison: Sendable {
+        public var key: LeakKey
+        public var base: KeyObservation?
+        public var head: KeyObservation?
+        /// Known to be intermittent in the base branch's recent history.
+        public var knownFlaky: Bool
+        /// The base branch's commit after the merge-base that shows it leaking, when the base had
+        /// to fall back past commits without data.
+        public var inheritedFrom: String?
+
+        public init(key: LeakKey, base: KeyObservation?, head: KeyObservation?, knownFlaky: Bool, inheritedFrom: String?) {
+            self.key = key
+            self.base = base
+            self.head = head
+            self.knownFlaky = knownFlaky
+            self.inheritedFrom = inheritedFrom
+        }
+    }
+
+    /// `init(base:head:flakyKeys:inherited:suppressions:now:)` over a list of keys, each once: the
+    /// store keeps its dictionaries of a diff's few hundred keys by interned ids (integers to hash,
+    /// not scenario and type names) and names each key here. `sources` holds each entry's index in
+    /// `keys`, in the entries' order (sorted by key).
+    public static func classify(_ keys: [KeyComparison], suppressions: [LeakSuppression] = [], now: Date = Date())
+        -> (diff: LeakDiff, sources: [Int])
+    {
+        var entries: [Entry] = [], sources: [Int] = []
+        for index in keys.indices.sorted(by: { keys[$0].key < keys[$1].key }) {
+            let key = keys[index].key, before = keys[index].base, after = keys[index].head
+            guard var category = Self.category(before: before?.state, after: after?.state, knownFlaky: keys[index].knownFlaky)
             else { continue }
             if category == .new, after?.knownIssue == true { category = .known }
-            if category == .new, inherited[key] != nil { category = .inherited }
+            if category == .new, keys[index].inheritedFrom != nil { category = .inherited }
             let shown = Self.showsBaseCheck(before: before?.state, after: after?.state) ? before! : after!
             var entry = Entry(
                 category: category, scenario: key.scenario, type: key.type, file: shown.file, line: shown.line,
                 fingerprint: shown.fingerprint, retainPath: shown.retainPath, message: shown.message)
-            if category == .inherited { entry.inheritedFrom = inherited[key] }
+            if category == .inherited { entry.inheritedFrom = keys[index].inheritedFrom }
             if category == .new {
                 let covering = suppressions.filter { $0.covers(key, fingerprint: shown.fingerprint) }
                 if let rule = covering.first(where: { $0.isActive(at: now) }) {
@@ -126,8 +159,9 @@ public struct LeakDiff: Codable, Sendable, Hashable {
                 }
             }
             entries.append(entry)
+            sources.append(index)
         }
-        self.entries = entries
+        return (LeakDiff(entries: entries), sources)
     }
 
     /// No base to compare with: every key that leaked (or flaked) at head is `unverified`, late

@@ -25,6 +25,15 @@ struct KeyStateGrid {
         return low < commits.count && commits[low] == commitID ? low : nil
     }
 
+    /// The column of `commitID`, looked for from `hint` on (the column of the commit before it, when
+    /// commits come in ascending order), else from the start.
+    func column(of commitID: Int64, from hint: Int) -> Int? {
+        var index = hint
+        guard index < commits.count, commits[index] <= commitID else { return column(of: commitID) }
+        while index < commits.count, commits[index] < commitID { index += 1 }
+        return index < commits.count && commits[index] == commitID ? index : nil
+    }
+
     /// The columns of a line's commits, in the line's order.
     func columns<S: Sequence>(of line: S) -> [Int?] where S.Element == Int64 {
         line.map(column(of:))

@@ -73,8 +73,11 @@ extension LeakStore {
                 let keys = Set(headCounts.map(\.ids))
                 let observations = try Self.observations(history, headID, headCounts, environment: environment,
                                                          wanted: keys, detailed: keys, includingSuspect: true)
-                var diff = LeakDiff(unverifiedHead: observations.byKey)
-                try annotateFirstSeen(&diff, history, headID: headID, keys: observations.idsByKey, environment: environment)
+                var diff = LeakDiff(unverifiedHead: Dictionary(observations.byKey.map { (observations.names[$0.key]!, $0.value) },
+                                                               uniquingKeysWith: { first, _ in first }))
+                let idsOf = Dictionary(observations.names.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
+                try annotateFirstSeen(&diff, history, headID: headID, ids: diff.entries.map { idsOf[$0.key]! },
+                                      environment: environment)
                 return CommitDiff(base: nil, head: headSide, leaks: diff)
             }
 
@@ -202,50 +205,53 @@ extension LeakStore {
             let headObservations = try Self.observations(history, headID, headCounts, environment: environment,
                                                          wanted: interesting, detailed: interesting.subtracting(shownFromBase),
                                                          includingSuspect: true)
-            var idsByKey = baseObservations.idsByKey
-            idsByKey.merge(headObservations.idsByKey) { first, _ in first }
-            let keyOf = Dictionary(idsByKey.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
-            var diff = LeakDiff(
-                base: baseObservations.byKey, head: headObservations.byKey,
-                flakyKeys: Set(flaky.compactMap { keyOf[$0] }),
-                inherited: Dictionary(inheritedFrom.compactMap { ids, sha in keyOf[ids].map { ($0, sha) } }, uniquingKeysWith: { a, _ in a }),
-                suppressions: try suppressionRules(db, projectID: history.projectID), now: now)
-            for index in diff.entries.indices {
-                if let ids = idsByKey[diff.entries[index].key], let sha = baseStateFrom[ids] {
-                    diff.entries[index].baseStateFrom = sha
-                }
+            var names = baseObservations.names
+            names.merge(headObservations.names) { first, _ in first }
+            let keys = Array(Set(baseObservations.byKey.keys).union(headObservations.byKey.keys))
+            let comparisons = keys.map {
+                LeakDiff.KeyComparison(key: names[$0]!, base: baseObservations.byKey[$0], head: headObservations.byKey[$0],
+                                       knownFlaky: flaky.contains($0), inheritedFrom: inheritedFrom[$0])
             }
-            try annotateFirstSeen(&diff, history, headID: headID, keys: idsByKey, environment: environment)
+            var (diff, sources) = LeakDiff.classify(comparisons, suppressions: try suppressionRules(db, projectID: history.projectID),
+                                                    now: now)
+            let entryIDs = sources.map { keys[$0] }
+            for (index, ids) in entryIDs.enumerated() {
+                if let sha = baseStateFrom[ids] { diff.entries[index].baseStateFrom = sha }
+            }
+            try annotateFirstSeen(&diff, history, headID: headID, ids: entryIDs, environment: environment)
             return CommitDiff(base: CommitDiff.Side(commit: base.lowercased(), runs: baseRuns), head: headSide, leaks: diff)
         }
     }
 
-    /// The observations of the wanted keys at a commit, by key, with the ids of each key; the
+    /// The observations of the wanted keys at a commit, by their ids, with each key's name; the
     /// check (file, line, fingerprint, …) of the `detailed` ones, the state alone of the others.
+    /// Keyed by ids, not `LeakKey`: a diff's few hundred keys hashed as integers, not as names.
     private static func observations(_ history: ProjectHistory, _ commitID: Int64?, _ counts: [KeyCounts], environment: String,
                                      wanted: Set<KeyIDs>, detailed: Set<KeyIDs>, includingSuspect: Bool) throws
-        -> (byKey: [LeakKey: KeyObservation], idsByKey: [LeakKey: KeyIDs])
+        -> (byKey: [KeyIDs: KeyObservation], names: [KeyIDs: LeakKey])
     {
         let chosen = counts.filter { wanted.contains($0.ids) }
         let details = try commitID.map {
             try history.tellingChecks(commitID: $0, environment: environment,
                                       keys: Set(chosen.lazy.map(\.ids).filter(detailed.contains)), includingSuspect: includingSuspect)
         } ?? [:]
-        var byKey: [LeakKey: KeyObservation] = [:], idsByKey: [LeakKey: KeyIDs] = [:]
+        var byKey: [KeyIDs: KeyObservation] = [:], names: [KeyIDs: LeakKey] = [:]
+        byKey.reserveCapacity(chosen.count)
+        names.reserveCapacity(chosen.count)
         for counts in chosen {
             var observation = details[counts.ids] ?? KeyObservation(state: counts.state, file: "", line: 0)
             observation.state = counts.state
-            byKey[counts.key] = observation
-            idsByKey[counts.key] = counts.ids
+            byKey[counts.ids] = observation
+            names[counts.ids] = counts.key
         }
-        return (byKey, idsByKey)
+        return (byKey, names)
     }
 
     /// Sets `firstSeen` on each entry that leaks at head: the oldest commit of the leaking
     /// stretch that ends at the head, along the head's first parents (usable commits; the head
-    /// itself counts whatever its runs).
+    /// itself counts whatever its runs). `ids`: each entry's key ids, in the entries' order.
     private func annotateFirstSeen(_ diff: inout LeakDiff, _ history: ProjectHistory, headID: Int64?,
-                                   keys: [LeakKey: KeyIDs], environment: String) throws {
+                                   ids: [KeyIDs], environment: String) throws {
         guard let headID else { return }
         let leakingCategories: Set<LeakDiff.Category> = [.new, .persisting, .inherited, .known, .unverified, .suppressed]
         guard diff.entries.contains(where: { leakingCategories.contains($0.category) }) else { return }
@@ -253,11 +259,10 @@ extension LeakStore {
         var line = try history.firstParentLine(from: headID, branch: nil, environment: environment, limit: Self.firstSeenCommits)
         if line.first?.id != headID { line.insert(BranchCommit(id: headID, sha: headSha, at: ""), at: 0) }
         let leaking = diff.entries.indices.filter { leakingCategories.contains(diff.entries[$0].category) }
-        let since = try history.leakingSince(Set(leaking.compactMap { keys[diff.entries[$0].key] }), along: line,
-                                             environment: environment, allRunsAt: headID)
+        let since = try history.leakingSince(Set(leaking.map { ids[$0] }), along: line, environment: environment,
+                                             allRunsAt: headID)
         for index in leaking {
-            guard let ids = keys[diff.entries[index].key] else { continue }
-            diff.entries[index].firstSeen = since[ids]
+            diff.entries[index].firstSeen = since[ids[index]]
         }
     }
 }

@@ -92,6 +92,15 @@ extension ProjectHistory {
         var previousOnBranch: [String: [Int64: Int64?]] = [:]
         /// Each commit's usable and suspect runs, by environment (`runCounts`).
         var runCounts: [String: [Int64: (usable: Int, suspect: Int)]] = [:]
+
+        struct KeyCountsAt: Hashable {
+            var commitID: Int64
+            var environment: String
+            var includingSuspect: Bool
+        }
+
+        /// Every key's counts at a commit (`keyCounts(commitID:environment:typeID:includingSuspect:)`).
+        var keyCounts: [KeyCountsAt: [KeyCounts]] = [:]
     }
 
     /// Which of a commit's keys a read wants, by their outcomes there.

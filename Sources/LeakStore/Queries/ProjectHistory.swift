@@ -51,7 +51,22 @@ struct ProjectHistory {
     /// Every key's counts at the commit. From the usable runs only (a base side), unless
     /// `includingSuspect` (a head side, where a suspect run hides nothing). `leak_states` holds
     /// the usable runs' counts; a suspect run's checks are all full records, added up here.
+    ///
+    /// Every key's counts (no `typeID`) are read once a snapshot: a diff's head with a suspect run
+    /// asks them for its telling keys, for the base's telling keys there, and for its column of
+    /// the key states along its line (`keyStates(_:environment:at:allRunsAt:)`), each time a
+    /// GROUP BY over the suspect run's records.
     func keyCounts(commitID: Int64, environment: String, typeID: Int64? = nil, includingSuspect: Bool = false) throws -> [KeyCounts] {
+        guard typeID == nil else { return try readKeyCounts(commitID: commitID, environment: environment, typeID: typeID,
+                                                            includingSuspect: includingSuspect) }
+        let at = Memo.KeyCountsAt(commitID: commitID, environment: environment, includingSuspect: includingSuspect)
+        if let known = memo.keyCounts[at] { return known }
+        let counts = try readKeyCounts(commitID: commitID, environment: environment, typeID: nil, includingSuspect: includingSuspect)
+        memo.keyCounts[at] = counts
+        return counts
+    }
+
+    private func readKeyCounts(commitID: Int64, environment: String, typeID: Int64?, includingSuspect: Bool) throws -> [KeyCounts] {
         let runs = try runCounts(commitID: commitID, environment: environment)
         guard runs.usable > 0 || (includingSuspect && runs.suspect > 0) else { return [] }
         var result: [KeyCounts] = []
@@ -122,28 +137,27 @@ struct ProjectHistory {
     static let keyBatch = 128
 
     /// Each key's state at each of `commitIDs` that checked it, from its usable runs (every run
-    /// at `allRunsAt`, a head): a range of `leak_states` by key per key (the table's own order on SQLite), plus the
-    /// head's suspect runs' records when it has any. Keys go `keyBatch` to a statement.
+    /// at `allRunsAt`, a head): a range of `leak_states` by key per key (the table's own order on
+    /// SQLite). Keys go `keyBatch` to a statement. A head with a suspect run takes its column from
+    /// its counts of every run (`keyCounts(commitID:environment:typeID:includingSuspect:)`, which
+    /// a diff has read already), not from a GROUP BY of the suspect run's records again.
     func keyStates(_ keys: Set<KeyIDs>, environment: String, at commitIDs: Set<Int64>,
                    allRunsAt head: Int64? = nil) throws -> KeyStateGrid {
         var grid = KeyStateGrid(commits: commitIDs)
         guard !keys.isEmpty, let low = grid.commits.first, let high = grid.commits.last else { return grid }
-        // The head's usable counts, for its suspect runs' counts to be added to before they fold.
-        var headCounts: [KeyIDs: (checked: Int, leaked: Int, lateRelease: Int, errors: Int)] = [:]
         var suspectAtHead = false
         if let head, commitIDs.contains(head) { suspectAtHead = try runCounts(commitID: head, environment: environment).suspect > 0 }
         let headColumn = head.flatMap(grid.column(of:))
-        func counts(_ row: any SQLRow, from column: Int32) -> (checked: Int, leaked: Int, lateRelease: Int, errors: Int) {
-            (row.int(at: column), row.int(at: column + 1), row.int(at: column + 2), row.int(at: column + 3))
-        }
         let unchecked = [KeyState?](repeating: nil, count: grid.commits.count)
         // `+k.type_id`: the keys found by scenario, their types a filter (both lists used on the index
         // of `leak_keys` would be a probe for every pair of the batch's scenarios and types).
         for batch in Self.keyBatches(keys) {
-            // The row being filled. SQLite hands the rows over key by key (the table's order); where an
-            // engine does not, a key met again takes up its row where it was left.
+            // The row being filled, and the column its last state went to (a key's states come in
+            // commit order on SQLite: the next column is found from there). SQLite hands the rows over
+            // key by key (the table's order); where an engine does not, a key met again takes up its row
+            // where it was left.
             // (No local function to store it: one capturing these would cost an exclusivity check a row.)
-            var current: (ids: KeyIDs, states: [KeyState?], filled: Bool)?
+            var current: (ids: KeyIDs, states: [KeyState?], filled: Bool, column: Int)?
             try db.query("""
                 SELECT k.scenario_id, k.type_id, ls.commit_id, ls.checked_count, ls.leaked_count, ls.late_release_count,
                        ls.error_count
@@ -155,37 +169,23 @@ struct ProjectHistory {
                 if current?.ids != ids {
                     if let done = current, done.filled { grid.rows[done.ids] = done.states }
                     current = batch.keys.contains(ids)
-                        ? grid.rows.removeValue(forKey: ids).map { (ids, $0, true) } ?? (ids, unchecked, false) : nil
+                        ? grid.rows.removeValue(forKey: ids).map { (ids, $0, true, 0) } ?? (ids, unchecked, false, 0) : nil
                 }
-                guard current != nil, let column = grid.column(of: row.int64(at: 2)) else { return }
-                let sum = counts(row, from: 3)
-                if suspectAtHead, column == headColumn { headCounts[ids] = sum; return }
-                guard sum.checked > 0 else { return }
-                current!.states[column] = KeyCounts.state(checked: sum.checked, leaked: sum.leaked, lateRelease: sum.lateRelease,
-                                                          errors: sum.errors)
+                guard current != nil, let column = grid.column(of: row.int64(at: 2), from: current!.column) else { return }
+                current!.column = column
+                if suspectAtHead, column == headColumn { return }
+                let checked = row.int(at: 3)
+                guard checked > 0 else { return }
+                current!.states[column] = KeyCounts.state(checked: checked, leaked: row.int(at: 4), lateRelease: row.int(at: 5),
+                                                          errors: row.int(at: 6))
                 current!.filled = true
             }
             if let done = current, done.filled { grid.rows[done.ids] = done.states }
-            guard suspectAtHead, let head else { continue }
-            try db.query("""
-                SELECT k.scenario_id, k.type_id, count(*), coalesce(sum(k.outcome = 'leaked'), 0),
-                       coalesce(sum(k.outcome = 'lateRelease'), 0), coalesce(sum(k.outcome = 'error'), 0)
-                FROM runs r JOIN checks k ON k.run_id = r.id
-                WHERE r.commit_id = ?1 AND r.environment = ?2 AND r.suspect = 1
-                  AND k.scenario_id IN (\(KeyBatch.scenarioSlots(from: 3))) AND k.type_id IN (\(KeyBatch.typeSlots(from: 3)))
-                GROUP BY k.scenario_id, k.type_id
-                """, [.integer(head), .text(environment)] + batch.values) { row in
-                let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1))
-                guard batch.keys.contains(ids) else { return }
-                let usable = headCounts[ids] ?? (0, 0, 0, 0), suspect = counts(row, from: 2)
-                headCounts[ids] = (usable.checked + suspect.checked, usable.leaked + suspect.leaked,
-                                   usable.lateRelease + suspect.lateRelease, usable.errors + suspect.errors)
-            }
         }
-        if let headColumn {
-            for (ids, sum) in headCounts where sum.checked > 0 {
-                grid.rows[ids, default: unchecked][headColumn] = KeyCounts.state(checked: sum.checked, leaked: sum.leaked,
-                                                                                 lateRelease: sum.lateRelease, errors: sum.errors)
+        if suspectAtHead, let head, let headColumn {
+            for counts in try keyCounts(commitID: head, environment: environment, includingSuspect: true)
+            where counts.checked > 0 && keys.contains(counts.ids) {
+                grid.rows[counts.ids, default: unchecked][headColumn] = counts.state
             }
         }
         return grid
