@@ -130,17 +130,17 @@ struct GroupCommitTests {
         for index in [0, 2, 3] { #expect(throws: Never.self) { try outcomes[index]?.get() } }
     }
 
-    /// A transaction holds about one slice's worth of checks (`StoreOptions.ingestSliceChecks`):
-    /// a big write does not join a small one's, so the small one waits for no more than it did alone.
+    /// A transaction holds `SQLiteGroupCommit.costLimit` checks' worth of work: a big write does
+    /// not join a small one's, so the small one waits for no more than it did alone.
     @Test func aBigWriteGoesInATransactionOfItsOwn() throws {
         let (database, store, writes) = try store()
         defer { withExtendedLifetime(database) {} }
-        let slice = StoreOptions().ingestSliceChecks
+        let limit = SQLiteGroupCommit.costLimit
         let before = writes.counts.transactions
-        let outcomes = try writesQueuedBehindOne(writes, store, queued: 5, costs: [10, slice, 10, slice / 2, slice / 2 - 10]) { index, writer in
+        let outcomes = try writesQueuedBehindOne(writes, store, queued: 5, costs: [10, limit, 10, limit / 2, limit / 2 - 10]) { index, writer in
             try writer.connection.scalarInt("INSERT INTO t (v) VALUES (?) RETURNING id", [.text("w\(index)")]) ?? 0
         }
-        // The held write; the first small one; the big one; the small one with the two after it that fill a slice.
+        // The held write; the first small one; the big one; the small one with the two after it that fill the limit.
         #expect(writes.counts.transactions - before == 4)
         #expect(outcomes.count == 5 && outcomes.values.allSatisfy { (try? $0.get()) != nil })
     }

@@ -35,7 +35,7 @@ final class SQLiteEngine: StoreEngine {
             let checkpointer = try SQLiteCheckpointer(path: path, busyTimeoutMs: options.busyTimeoutMs)
             checkpointer.watch(connection)
             self.checkpointer = checkpointer
-            writes = SQLiteGroupCommit(connection: connection, costLimit: options.ingestSliceChecks,
+            writes = SQLiteGroupCommit(connection: connection,
                                        session: WriteSession(connection, internedLimit: options.internedLimit),
                                        beforeTransaction: { checkpointer.beforeWrite(connection) })
         } catch let error as SQLiteError {

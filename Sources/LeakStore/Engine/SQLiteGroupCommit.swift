@@ -7,9 +7,9 @@ import Foundation
 /// 8.4 pages an upload (two `pwrite`s each), mostly the same rightmost leaves of runs, key states
 /// and their indexes as the upload beside it, and every upload waited for the one before it to
 /// commit. Here writes that queue up behind one another run in one transaction, each in a
-/// savepoint of its own, up to `batchLimit` of them and about one slice's worth of checks
-/// (`costLimit`) — so that a small upload waits for at most one big write ahead of it, as it did
-/// alone (3.3 pages an upload, 2,700–3,200 → 3,800–4,500 uploads/s on the same client):
+/// savepoint of its own, up to `batchLimit` of them and `costLimit` checks' worth of work — a big
+/// write goes alone, so that a small upload waits for at most one big write ahead of it, as it
+/// did before (3.3 pages an upload, 2,700–3,200 → 3,800–4,500 uploads/s on the same client):
 ///
 /// - Each caller returns only once the transaction holding its write has committed: an
 ///   acknowledged upload is as durable as before.
@@ -28,9 +28,13 @@ final class SQLiteGroupCommit: @unchecked Sendable {
     /// (eight clients at two workers each), few enough that no caller waits behind many big ones.
     static let batchLimit = 16
 
-    /// The checks' worth of work one transaction holds unless its first write alone is more
-    /// (`StoreOptions.ingestSliceChecks`: one slice of a big run).
-    private let costLimit: Int
+    /// The checks' worth of work one transaction holds, unless its first write alone is more.
+    /// Small writes gain from sharing a commit; a big one (a 1,000-check upload, a slice of a big
+    /// run) gains little, pays its savepoint's journal of every page it changes, and would hold
+    /// the writes behind it back for its whole length: without a cap, a small upload queued
+    /// behind a slice of a 100,000-check run took the next slice into its transaction too (the
+    /// stall probe's worst wait 111 ms where it had been 35–55).
+    static let costLimit = 500
     private let connection: SQLiteConnection
     private let session: WriteSession
     /// Called at the start of each transaction (the checkpointer's catch-up).
@@ -71,8 +75,7 @@ final class SQLiteGroupCommit: @unchecked Sendable {
         }
     }
 
-    init(connection: SQLiteConnection, costLimit: Int, session: WriteSession, beforeTransaction: @escaping () -> Void) {
-        self.costLimit = costLimit
+    init(connection: SQLiteConnection, session: WriteSession, beforeTransaction: @escaping () -> Void) {
         self.connection = connection
         self.session = session
         self.beforeTransaction = beforeTransaction
@@ -149,7 +152,7 @@ final class SQLiteGroupCommit: @unchecked Sendable {
         var cost = queued[0].cost
         for next in queued.dropFirst().prefix(Self.batchLimit - 1) {
             cost += next.cost
-            guard !next.outsideTransaction, cost <= costLimit else { break }
+            guard !next.outsideTransaction, cost <= Self.costLimit else { break }
             batch.append(next)
         }
         return batch
