@@ -19,8 +19,8 @@ final class Dispatcher: Sendable {
     /// closed when a body was on its way); a credential is checked on a worker before the body is
     /// read, unless the store remembers it as live for this route (`TokenCheck.remembered`):
     /// then the body is read at once and `dispatch` checks the credential against the database
-    /// before the handler runs (or leaves it to the handler's write, `TokenCheck.leftToWrite`). Runs on libmicrohttpd's I/O thread, so nothing here touches the
-    /// database.
+    /// before the handler runs (or leaves it to the handler's write, `TokenCheck.leftToWrite`).
+    /// Runs on libmicrohttpd's I/O thread, so nothing here touches the database.
     func admit(_ head: MicroHTTPDServer.Head) -> MicroHTTPDServer.Admission {
         let clock = ContinuousClock()
         let started = clock.now

@@ -2,8 +2,9 @@ import CSQLite
 import Foundation
 
 /// The embedded engine: one SQLite file in WAL mode. One writer connection serves every write,
-/// those that arrive together in one transaction (`SQLiteGroupCommit`); reads go to a pool of read-only connections, which WAL lets run while the
-/// writer writes; the log is copied into the file in the background (`SQLiteCheckpointer`).
+/// those that arrive together in one transaction (`SQLiteGroupCommit`); reads go to a pool of
+/// read-only connections, which WAL lets run while the writer writes; the log is copied into the
+/// file in the background (`SQLiteCheckpointer`).
 final class SQLiteEngine: StoreEngine {
     let path: String
     private let sqliteWriter: SQLiteConnection
