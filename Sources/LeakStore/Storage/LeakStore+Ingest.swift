@@ -337,23 +337,29 @@ extension LeakStore {
 
     private func insertRun(_ db: any SQLConnection, projectID: Int64, run: RunRecord, runKey: String, hash: String,
                            commitID: Int64, receivedAt: String, tally: RunTally) throws -> Int64 {
-        guard let runID = try db.scalarInt("""
-            INSERT INTO runs (project_id, run_key, content_hash, commit_id, branch, environment,
-                started_at, received_at, tool_name, tool_version, check_count, leaked_count,
-                late_release_count, error_count, suspect)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
-            """, [
-                .integer(projectID), .text(runKey), .text(hash), .integer(commitID),
-                .text(run.branch), .text(run.environment),
-                .text(ReportTimestamp.string(from: run.startedAt)), .text(receivedAt),
-                .text(run.tool?.name), .text(run.tool?.version),
-                .integer(Int64(tally.checks)), .integer(Int64(tally.leaked)),
-                .integer(Int64(tally.lateRelease)), .integer(Int64(tally.errors)),
-                .integer(tally.suspect ? 1 : 0),
-            ])
-        else { throw LeakStoreError.unavailable("the run insert returned no id") }
+        var runID: Int64?
+        try db.insert(Self.runInsert, rows: [[
+            .integer(projectID), .text(runKey), .text(hash), .integer(commitID),
+            .text(run.branch), .text(run.environment),
+            .text(ReportTimestamp.string(from: run.startedAt)), .text(receivedAt),
+            .text(run.tool?.name), .text(run.tool?.version),
+            .integer(Int64(tally.checks)), .integer(Int64(tally.leaked)),
+            .integer(Int64(tally.lateRelease)), .integer(Int64(tally.errors)),
+            .integer(tally.suspect ? 1 : 0),
+        ]]) { runID = $0.int64(at: 0) }
+        guard let runID else { throw LeakStoreError.unavailable("the run insert returned no id") }
         return runID
     }
+
+    /// A run's row; its id as `RowInsert.returnsAddedRows` gives it (SQLite's `RETURNING` built a
+    /// temporary b-tree for it on every upload). A second run of the same key fails on the unique
+    /// (project_id, run_key), as it did.
+    private static let runInsert = RowInsert(
+        into: """
+            runs (project_id, run_key, content_hash, commit_id, branch, environment, started_at, received_at, tool_name,
+                tool_version, check_count, leaked_count, late_release_count, error_count, suspect)
+            """,
+        columnCount: 15, returnsAddedRows: true)
 
     private func upsertCommit(_ db: any SQLConnection, projectID: Int64, run: RunRecord, receivedAt: String) throws -> Int64 {
         // RETURNING on an upsert gives the id whether the row is new or was already there.
