@@ -24,12 +24,10 @@ extension DiffResponse {
             json.array { json in
                 for entry in entries { entry.write(to: &json) }
             }
-            json.key("environment")
-            json.string(environment)
+            json.member("environment", environment)
             json.key("head")
             head.write(to: &json)
-            json.key("project")
-            json.string(project)
+            json.member("project", project)
         }
         return json.data
     }
@@ -38,23 +36,17 @@ extension DiffResponse {
 extension DiffResponse.Side {
     fileprivate func write(to json: inout JSONBytes) {
         json.object { json in
-            json.key("commit")
-            json.string(commit)
-            json.key("runs")
-            json.int(runs)
+            json.member("commit", commit)
+            json.member("runs", runs)
             if let suspectRuns {
                 json.key("suspectRuns")
                 json.array { json in
                     for run in suspectRuns {
                         json.object { json in
-                            json.key("checks")
-                            json.int(run.checks)
-                            json.key("errors")
-                            json.int(run.errors)
-                            json.key("leaked")
-                            json.int(run.leaked)
-                            json.key("runID")
-                            json.int(run.runID)
+                            json.member("checks", run.checks)
+                            json.member("errors", run.errors)
+                            json.member("leaked", run.leaked)
+                            json.member("runID", run.runID)
                         }
                     }
                 }
@@ -66,76 +58,39 @@ extension DiffResponse.Side {
 extension LeakDiff.Entry {
     fileprivate func write(to json: inout JSONBytes) {
         json.object { json in
-            if let baseStateFrom {
-                json.key("baseStateFrom")
-                json.string(baseStateFrom)
-            }
-            json.key("category")
-            json.string(category.rawValue)
-            json.key("file")
-            json.string(file)
-            if let fingerprint {
-                json.key("fingerprint")
-                json.string(fingerprint)
-            }
-            if let firstSeen {
-                json.key("firstSeen")
-                json.string(firstSeen)
-            }
-            if let inheritedFrom {
-                json.key("inheritedFrom")
-                json.string(inheritedFrom)
-            }
-            json.key("line")
-            json.int(line)
-            if let message {
-                json.key("message")
-                json.string(message)
-            }
+            json.member("baseStateFrom", baseStateFrom)
+            json.member("category", category.rawValue)
+            json.member("file", file)
+            json.member("fingerprint", fingerprint)
+            json.member("firstSeen", firstSeen)
+            json.member("inheritedFrom", inheritedFrom)
+            json.member("line", line)
+            json.member("message", message)
             if let retainPath {
                 json.key("retainPath")
                 json.array { json in
                     for step in retainPath {
                         json.object { json in
-                            json.key("holder")
-                            json.string(step.holder)
-                            json.key("kind")
-                            json.string(step.kind.rawValue)
-                            json.key("property")
-                            json.string(step.property)
+                            json.member("holder", step.holder)
+                            json.member("kind", step.kind.rawValue)
+                            json.member("property", step.property)
                         }
                     }
                 }
             }
-            json.key("scenario")
-            json.string(scenario)
-            if let suppressedBecause {
-                json.key("suppressedBecause")
-                json.string(suppressedBecause)
-            }
+            json.member("scenario", scenario)
+            json.member("suppressedBecause", suppressedBecause)
             if let suppression {
                 json.key("suppression")
                 json.object { json in
-                    if let createdBy = suppression.createdBy {
-                        json.key("createdBy")
-                        json.string(createdBy)
-                    }
-                    json.key("expired")
-                    json.bool(suppression.expired)
-                    if let expiresAt = suppression.expiresAt {
-                        json.key("expiresAt")
-                        json.string(expiresAt)
-                    }
-                    if let id = suppression.id {
-                        json.key("id")
-                        json.int(id)
-                    }
-                    json.key("reason")
-                    json.string(suppression.reason)
+                    json.member("createdBy", suppression.createdBy)
+                    json.member("expired", suppression.expired)
+                    json.member("expiresAt", suppression.expiresAt)
+                    json.member("id", suppression.id)
+                    json.member("reason", suppression.reason)
                 }
             }
-            json.key("type")
-            json.string(type)
+            json.member("type", type)
         }
     }
 }

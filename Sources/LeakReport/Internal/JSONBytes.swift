@@ -18,22 +18,41 @@ struct JSONBytes {
 
     /// `{`, the members `body` writes, `}`.
     mutating func object(_ body: (inout JSONBytes) -> Void) {
-        separate()
-        bytes.append(UInt8(ascii: "{"))
-        needsComma = false
-        body(&self)
-        bytes.append(UInt8(ascii: "}"))
-        needsComma = true
+        enclosed(UInt8(ascii: "{"), UInt8(ascii: "}"), body)
     }
 
     /// `[`, the elements `body` writes, `]`.
     mutating func array(_ body: (inout JSONBytes) -> Void) {
+        enclosed(UInt8(ascii: "["), UInt8(ascii: "]"), body)
+    }
+
+    private mutating func enclosed(_ open: UInt8, _ close: UInt8, _ body: (inout JSONBytes) -> Void) {
         separate()
-        bytes.append(UInt8(ascii: "["))
+        bytes.append(open)
         needsComma = false
         body(&self)
-        bytes.append(UInt8(ascii: "]"))
+        bytes.append(close)
         needsComma = true
+    }
+
+    /// A string member; none when `value` is nil, as the synthesized `Codable` leaves an absent
+    /// optional out.
+    mutating func member(_ name: StaticString, _ value: String?) {
+        guard let value else { return }
+        key(name)
+        string(value)
+    }
+
+    /// An integer member; none when `value` is nil.
+    mutating func member<Value: BinaryInteger>(_ name: StaticString, _ value: Value?) {
+        guard let value else { return }
+        key(name)
+        int(value)
+    }
+
+    mutating func member(_ name: StaticString, _ value: Bool) {
+        key(name)
+        bool(value)
     }
 
     /// A member's name: the value written next is its value.
