@@ -70,15 +70,16 @@ enum IngestBenchmark {
         for round in 0...shape.rounds {
             for (name, count, checks) in [("large", shape.largeRunsPerRound, 1_000), ("small", shape.smallRunsPerRound, 10)]
             where count > 0 {
-                let prefix = "\(name)-\(round)"
+                // Each round goes on with the history where the last one stopped: new commits, known keys.
+                let prefix = "\(name)-\(round)", first = round * count
                 let ours = try IngestClient.spawn(target: .leakhistory, port: server.port, token: token, prefix: prefix,
-                                                  uploads: count, checks: checks)
+                                                  uploads: count, checks: checks, firstIndex: first)
                 let theirs = try peer.map {
                     try IngestClient.spawn(target: .datasette, port: $0.port, token: $0.token, prefix: prefix,
-                                           uploads: count, checks: checks)
+                                           uploads: count, checks: checks, firstIndex: first)
                 }
                 guard !stallOnly else { continue }
-                let rawSeconds = try raw.insert(IngestClient.runs(prefix: prefix, uploads: count, checks: checks))
+                let rawSeconds = try raw.insert(IngestClient.runs(prefix: prefix, uploads: count, checks: checks, firstIndex: first))
                 guard round > 0 else { continue }
                 rates[name, default: []].append(Double(count) / ours)
                 if let theirs { rates[name + "-peer", default: []].append(Double(count) / theirs) }
@@ -95,7 +96,7 @@ enum IngestBenchmark {
         // commit), then on one the rounds uploaded to (its key states merged into the commit's).
         let stalls: [(StallProbe.Result, String)] = oneSize ? [] : [
             (try StallProbe.measure(server: server, token: token, hugeRunChecks: shape.hugeRunChecks,
-                                    prefix: "huge-new", firstIndex: 900_000), "a new commit"),
+                                    prefix: "huge-new", firstIndex: 90_000), "a new commit"),
             (try StallProbe.measure(server: server, token: token, hugeRunChecks: shape.hugeRunChecks,
                                     prefix: "huge-merged", firstIndex: 0), "a commit with runs"),
         ]
@@ -205,7 +206,8 @@ enum StallProbe {
         let quiet = try (0..<40).map { _ in try probe() }
         // The huge upload from a client process of its own; probes until it has answered.
         let process = try IngestClient.start(target: .leakhistory, port: server.port, token: token, prefix: prefix,
-                                             uploads: 1, checks: hugeRunChecks, threads: 1, firstIndex: firstIndex)
+                                             uploads: 1, checks: hugeRunChecks, threads: 1, firstIndex: firstIndex,
+                                             shape: .huge)
         var during: [Double] = []
         while process.isRunning {
             during.append(try probe())

@@ -15,19 +15,39 @@ enum IngestClient {
         case leakhistory, datasette
     }
 
-    /// The runs `prefix` names, the same in every process; the first on commit `firstIndex`
-    /// (every prefix's runs share commits 0, 1, …: the rounds re-upload to the same commits).
-    static func runs(prefix: String, uploads: Int, checks: Int, firstIndex: Int = 0) -> [RunRecord] {
-        (0..<uploads).map { IngestBenchmark.makeRun(key: "\(prefix)-\($0)", index: firstIndex + $0, checks: checks) }
+    /// What the runs are like.
+    enum Shape: String {
+        /// `CIUploads`: a test suite run on each new commit, as CI uploads (the rounds).
+        case ci
+        /// A very large run (`IngestBenchmark.makeRun`: keys drawn at random from a million) on
+        /// the commit of upload `index` of the 1,000-check CI stream: one the rounds uploaded to,
+        /// or a new one past them.
+        case huge
+    }
+
+    /// The runs `prefix` names, the same in every process: uploads `firstIndex`, `firstIndex + 1`, …
+    /// of the shape's stream.
+    static func runs(prefix: String, uploads: Int, checks: Int, firstIndex: Int = 0, shape: Shape = .ci) -> [RunRecord] {
+        (0..<uploads).map { offset in
+            let key = "\(prefix)-\(offset)", index = firstIndex + offset
+            switch shape {
+            case .ci:
+                return CIUploads.run(key: key, index: index, checks: checks)
+            case .huge:
+                var run = IngestBenchmark.makeRun(key: key, index: index, checks: checks)
+                (run.commit, run.parents) = CIUploads.commit(index: index, checks: 1_000)
+                return run
+            }
+        }
     }
 
     /// Starts the client process; `finish` waits for it.
     static func start(target: Target, port: Int, token: String, prefix: String, uploads: Int, checks: Int,
-                      threads: Int = IngestBenchmark.clients, firstIndex: Int = 0) throws -> Process {
+                      threads: Int = IngestBenchmark.clients, firstIndex: Int = 0, shape: Shape = .ci) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         process.arguments = ["ingest-client", target.rawValue, "\(port)", token, prefix, "\(uploads)", "\(checks)", "\(threads)",
-                             "\(firstIndex)"]
+                             "\(firstIndex)", shape.rawValue]
         process.standardOutput = Pipe()
         process.standardError = Pipe()
         try process.run()
@@ -47,21 +67,25 @@ enum IngestClient {
     }
 
     /// Runs a client process to its end; returns the seconds its uploads took.
-    static func spawn(target: Target, port: Int, token: String, prefix: String, uploads: Int, checks: Int) throws -> Double {
-        try finish(start(target: target, port: port, token: token, prefix: prefix, uploads: uploads, checks: checks))
+    static func spawn(target: Target, port: Int, token: String, prefix: String, uploads: Int, checks: Int,
+                      firstIndex: Int = 0) throws -> Double {
+        try finish(start(target: target, port: port, token: token, prefix: prefix, uploads: uploads, checks: checks,
+                         firstIndex: firstIndex))
     }
 
-    /// `ingest-client TARGET PORT TOKEN PREFIX UPLOADS CHECKS THREADS [FIRST_INDEX]`, in the
-    /// child: prints the seconds, or fails with the first refusal.
+    /// `ingest-client TARGET PORT TOKEN PREFIX UPLOADS CHECKS THREADS [FIRST_INDEX [ci|huge]]`,
+    /// in the child: prints the seconds, or fails with the first refusal.
     static func main(_ arguments: [String]) -> Int32 {
-        guard arguments.count == 7 || arguments.count == 8, let target = Target(rawValue: arguments[0]),
+        guard (7...9).contains(arguments.count), let target = Target(rawValue: arguments[0]),
               let port = Int(arguments[1]), let uploads = Int(arguments[4]), let checks = Int(arguments[5]),
-              let threads = Int(arguments[6]), let firstIndex = arguments.count == 8 ? Int(arguments[7]) : 0 else {
-            FileHandle.standardError.write(Data("Error: expected ingest-client TARGET PORT TOKEN PREFIX UPLOADS CHECKS THREADS [FIRST_INDEX]\n".utf8))
+              let threads = Int(arguments[6]), let firstIndex = arguments.count >= 8 ? Int(arguments[7]) : 0,
+              let shape = arguments.count == 9 ? Shape(rawValue: arguments[8]) : .ci else {
+            FileHandle.standardError.write(Data(
+                "Error: expected ingest-client TARGET PORT TOKEN PREFIX UPLOADS CHECKS THREADS [FIRST_INDEX [ci|huge]]\n".utf8))
             return 2
         }
         do {
-            let runs = runs(prefix: arguments[3], uploads: uploads, checks: checks, firstIndex: firstIndex)
+            let runs = runs(prefix: arguments[3], uploads: uploads, checks: checks, firstIndex: firstIndex, shape: shape)
             let seconds: Double
             switch target {
             case .leakhistory:

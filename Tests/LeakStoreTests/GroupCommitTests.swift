@@ -130,19 +130,26 @@ struct GroupCommitTests {
         for index in [0, 2, 3] { #expect(throws: Never.self) { try outcomes[index]?.get() } }
     }
 
-    /// A transaction holds `SQLiteGroupCommit.costLimit` checks' worth of work: a big write does
-    /// not join a small one's, so the small one waits for no more than it did alone.
-    @Test func aBigWriteGoesInATransactionOfItsOwn() throws {
+    /// A write costlier than `SQLiteGroupCommit.sharedWriteLimit` (a slice of a big run) goes in
+    /// a transaction of its own, so that a small write never waits for one queued behind it;
+    /// writes up to that share one, `SQLiteGroupCommit.costLimit` checks' worth at most.
+    @Test func aBigWriteGoesInATransactionOfItsOwnAndUploadsShareUpToTheLimit() throws {
         let (database, store, writes) = try store()
         defer { withExtendedLifetime(database) {} }
-        let limit = SQLiteGroupCommit.costLimit
+        let shared = SQLiteGroupCommit.sharedWriteLimit
+        // How many uploads of the biggest shared size fit beside a small one.
+        let fit = (SQLiteGroupCommit.costLimit - 10) / shared
+        #expect(fit >= 2 && fit + 2 <= SQLiteGroupCommit.batchLimit)
+        let costs = [10, shared + 1, 10] + Array(repeating: shared, count: fit + 1)
         let before = writes.counts.transactions
-        let outcomes = try writesQueuedBehindOne(writes, store, queued: 5, costs: [10, limit, 10, limit / 2, limit / 2 - 10]) { index, writer in
+        let outcomes = try writesQueuedBehindOne(writes, store, queued: costs.count, costs: costs) { index, writer in
             try writer.connection.scalarInt("INSERT INTO t (v) VALUES (?) RETURNING id", [.text("w\(index)")]) ?? 0
         }
-        // The held write; the first small one; the big one; the small one with the two after it that fill the limit.
-        #expect(writes.counts.transactions - before == 4)
-        #expect(outcomes.count == 5 && outcomes.values.allSatisfy { (try? $0.get()) != nil })
+        // The held write; the first small one (the big one behind it does not join); the big one
+        // alone; the second small one with the `fit` uploads after it; the upload past the limit.
+        #expect(writes.counts.transactions - before == 5)
+        #expect(outcomes.count == costs.count && outcomes.values.allSatisfy { (try? $0.get()) != nil })
+        #expect(try values(store) == Set(["first"] + costs.indices.map { "w\($0)" }))
     }
 
     /// A full disk inside a shared transaction fails the write that filled it, not the others.

@@ -7,9 +7,10 @@ import Foundation
 /// 8.4 pages an upload (two `pwrite`s each), mostly the same rightmost leaves of runs, key states
 /// and their indexes as the upload beside it, and every upload waited for the one before it to
 /// commit. Here writes that queue up behind one another run in one transaction, each in a
-/// savepoint of its own, up to `batchLimit` of them and `costLimit` checks' worth of work — a big
-/// write goes alone, so that a small upload waits for at most one big write ahead of it, as it
-/// did before (3.3 pages an upload, 2,700–3,200 → 3,800–4,500 uploads/s on the same client):
+/// savepoint of its own, up to `batchLimit` of them and `costLimit` checks' worth of work — a
+/// write bigger than an upload (a slice of a big run) goes alone, so that a small upload waits
+/// for at most one such write ahead of it, as it did before (3.3 pages an upload, 2,700–3,200 →
+/// 3,800–4,500 uploads/s on the same client):
 ///
 /// - Each caller returns only once the transaction holding its write has committed: an
 ///   acknowledged upload is as durable as before.
@@ -28,13 +29,18 @@ final class SQLiteGroupCommit: @unchecked Sendable {
     /// (eight clients at two workers each), few enough that no caller waits behind many big ones.
     static let batchLimit = 16
 
-    /// The checks' worth of work one transaction holds, unless its first write alone is more.
-    /// Small writes gain from sharing a commit; a big one (a 1,000-check upload, a slice of a big
-    /// run) gains little, pays its savepoint's journal of every page it changes, and would hold
-    /// the writes behind it back for its whole length: without a cap, a small upload queued
-    /// behind a slice of a 100,000-check run took the next slice into its transaction too (the
-    /// stall probe's worst wait 111 ms where it had been 35–55).
-    static let costLimit = 500
+    /// The checks' worth of work one transaction holds. Uploads from CI name a new commit and
+    /// the keys the project already has; a commit's key states sit beside the same keys' states
+    /// at the commits before it (key order), so each upload changes one page per key. Uploads of
+    /// neighbouring commits that share a transaction write those pages once for all of them:
+    /// four 1,000-check uploads in one transaction cost the log about what one did alone.
+    static let costLimit = 8_000
+
+    /// A write costlier than this runs alone: a slice of a big run, or a bigger upload. A slice
+    /// in a small upload's transaction holds the small one back for its whole length: without
+    /// this, a small upload queued behind a slice of a 100,000-check run took the next slice
+    /// into its transaction too (the stall probe's worst wait 111 ms where it had been 35–55).
+    static let sharedWriteLimit = 1_000
     private let connection: SQLiteConnection
     private let session: WriteSession
     /// Called at the start of each transaction (the checkpointer's catch-up).
@@ -67,6 +73,8 @@ final class SQLiteGroupCommit: @unchecked Sendable {
         let cost: Int
         /// Runs alone and outside any transaction (`exclusive`).
         let outsideTransaction: Bool
+        /// May share a transaction with other writes.
+        var shares: Bool { !outsideTransaction && cost <= SQLiteGroupCommit.sharedWriteLimit }
 
         init(cost: Int, outsideTransaction: Bool, _ body: @escaping (WriteSession) throws -> Void) {
             self.cost = cost
@@ -144,15 +152,15 @@ final class SQLiteGroupCommit: @unchecked Sendable {
     }
 
     /// The first write queued and those behind it that fit with it: at most `batchLimit` writes
-    /// and `costLimit` in all (the first however big); a write outside any transaction goes
-    /// alone. Lock held.
+    /// and `costLimit` in all; a write outside any transaction, or costlier than
+    /// `sharedWriteLimit`, goes alone. Lock held.
     private func nextBatch() -> [Write] {
         var batch = [queued[0]]
-        guard !queued[0].outsideTransaction else { return batch }
+        guard queued[0].shares else { return batch }
         var cost = queued[0].cost
         for next in queued.dropFirst().prefix(Self.batchLimit - 1) {
             cost += next.cost
-            guard !next.outsideTransaction, cost <= Self.costLimit else { break }
+            guard next.shares, cost <= Self.costLimit else { break }
             batch.append(next)
         }
         return batch

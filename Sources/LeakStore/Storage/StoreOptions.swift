@@ -44,7 +44,7 @@ public struct StoreOptions: Sendable, Hashable {
     /// connection. At 10M checks (a 385 MB file) a mix of diffs, types and scenario histories
     /// took 29% less time with it. Address space, not memory: the mapped pages are the file
     /// cache's (the process's RSS counts those it touched). 0 maps nothing. The writer never
-    /// maps: what it reads is mostly what it just wrote.
+    /// maps: it keeps the pages it changes in a page cache of its own (`SQLiteEngine.writerCacheKiB`).
     public var readerMemoryMapBytes: Int64
 
     public init(synchronous: Synchronous = .normal, readerCount: Int = 4, busyTimeoutMs: Int32 = 5_000,
