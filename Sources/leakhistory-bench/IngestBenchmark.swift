@@ -3,7 +3,8 @@ import LoopbackClient
 import LeakReport
 import LeakStore
 
-/// `leakhistory-bench ingest`: uploads over loopback HTTP from a separate client process
+/// `leakhistory-bench ingest`: uploads shaped like CI's (`CIUploads`), each round going on with
+/// the history where the last one stopped, over loopback HTTP from a separate client process
 /// (`leakhistory-bench ingest-client`, 8 threads on keep-alive connections) to the real
 /// `leakhistory-server` binary — 1,000-check runs (checks/s) and 10-check runs (uploads/s) —
 /// beside, in the same run and from the same client, a general-purpose peer (Datasette's
@@ -102,7 +103,8 @@ enum IngestBenchmark {
         ]
         let memory = server.memory ?? ProcessMemory(rssKiB: 0, hwmKiB: 0)
 
-        var table = BenchmarkTable(title: "ingest — a client process (\(clients) threads on keep-alive connections) uploading "
+        var table = BenchmarkTable(title: "ingest — uploads shaped like CI's (a suite of known keys run on each new commit) from "
+            + "a client process (\(clients) threads on keep-alive connections) "
             + "to leakhistory-server (pid \(server.pid)) over loopback, and the same client to "
             + (peer.map { "Datasette \($0.version) (/-/insert into a WAL SQLite table with the same columns)" } ?? (oneSize ? "no peer (one upload size only)" : "no peer (datasette not installed)"))
             + "; raw SQLite inserts of the same rows; median of \(shape.rounds) rounds after a warm-up; \(stored) checks stored and counted")
