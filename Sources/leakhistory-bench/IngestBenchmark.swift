@@ -10,7 +10,8 @@ import LeakStore
 /// beside, in the same run and from the same client, a general-purpose peer (Datasette's
 /// `/-/insert` API into a WAL SQLite table with the same columns, when `datasette` is on PATH)
 /// and the raw SQLite insert of the same rows into the same schema; the server's peak RSS; and
-/// the latency of small requests while a 100,000-check upload is being stored.
+/// the latency of small requests while a 100,000-check upload is being stored, and while the
+/// next builds' 1,000-check uploads come from every client (they share transactions).
 /// `LEAKHISTORY_BENCH_INGEST_STALL=1` runs only the warm-up round (which the second huge upload
 /// lands on) and the stall probes, without the peer and the raw baseline.
 /// `LEAKHISTORY_BENCH_INGEST_SMALL=1` runs only the 10-check uploads and their raw baseline, in
@@ -94,13 +95,19 @@ enum IngestBenchmark {
         let expected = (shape.rounds + 1) * (shape.largeRunsPerRound * 1_000 + shape.smallRunsPerRound * 10)
         guard stored == expected else { throw BenchError("the server stored \(stored) checks, expected \(expected)") }
         // The huge run on a commit nothing was uploaded to (published by naming its placeholder
-        // commit), then on one the rounds uploaded to (its key states merged into the commit's).
-        let stalls: [(StallProbe.Result, String)] = oneSize ? [] : [
-            (try StallProbe.measure(server: server, token: token, hugeRunChecks: shape.hugeRunChecks,
-                                    prefix: "huge-new", firstIndex: 90_000), "a new commit"),
-            (try StallProbe.measure(server: server, token: token, hugeRunChecks: shape.hugeRunChecks,
-                                    prefix: "huge-merged", firstIndex: 0), "a commit with runs"),
+        // commit), then on one the rounds uploaded to (its key states merged into the commit's);
+        // then the next builds' 1,000-check uploads from every client, which share transactions.
+        let huge = { (prefix: String, firstIndex: Int) in
+            StallProbe.Load(prefix: prefix, uploads: 1, checks: shape.hugeRunChecks, threads: 1, firstIndex: firstIndex, shape: .huge)
+        }
+        let loads: [(StallProbe.Load, String, limited: Bool)] = oneSize ? [] : [
+            (huge("huge-new", 90_000), "a \(shape.hugeRunChecks)-check upload to a new commit", true),
+            (huge("huge-merged", 0), "a \(shape.hugeRunChecks)-check upload to a commit with runs", true),
+            (StallProbe.Load(prefix: "stream", uploads: shape.largeRunsPerRound, checks: 1_000, threads: clients,
+                             firstIndex: (shape.rounds + 1) * shape.largeRunsPerRound, shape: .ci),
+             "\(shape.largeRunsPerRound) 1,000-check uploads from \(clients) clients", false),
         ]
+        let stalls = try loads.map { (try StallProbe.measure(server: server, token: token, load: $0.0), $0.1, $0.limited) }
         let memory = server.memory ?? ProcessMemory(rssKiB: 0, hwmKiB: 0)
 
         var table = BenchmarkTable(title: "ingest — uploads shaped like CI's (a suite of known keys run on each new commit) from "
@@ -128,15 +135,13 @@ enum IngestBenchmark {
         table.rows.append(.init(
             figure: "peak server RSS (VmHWM)", value: "\(memory.hwmKiB / 1_024) MiB",
             baseline: "\(rssBefore / 1_024) MiB at start", ratio: "", target: "≤ 150 MiB", met: memory.hwmKiB <= 150 * 1_024))
-        for (stall, commit) in stalls {
+        for (stall, load, limited) in stalls {
             table.rows.append(.init(
-                figure: "small requests during a \(shape.hugeRunChecks)-check upload to \(commit), max",
+                figure: "small requests during \(load), max",
                 value: formatNanoseconds(stall.duringMax), baseline: "\(formatNanoseconds(stall.quietMax)) max without it",
-                ratio: "\(stall.during) requests, p99 \(formatNanoseconds(stall.duringP99))", target: "≤ 100 ms",
-                met: stall.duringMax <= 100_000_000))
-            table.rows.append(.init(
-                figure: "the \(shape.hugeRunChecks)-check upload to \(commit)", value: formatNanoseconds(stall.hugeUpload),
-                baseline: "", ratio: "", target: "", met: nil))
+                ratio: "\(stall.during) requests, p99 \(formatNanoseconds(stall.duringP99))", target: limited ? "≤ 100 ms" : "",
+                met: limited ? stall.duringMax <= 100_000_000 : nil))
+            table.rows.append(.init(figure: load, value: formatNanoseconds(stall.load), baseline: "", ratio: "", target: "", met: nil))
         }
         if let peer, let peerMemory = peer.memory {
             table.rows.append(.init(figure: "the peer's RSS at the end", value: "\(peerMemory.rssKiB / 1_024) MiB",
@@ -178,17 +183,30 @@ enum IngestBenchmark {
 }
 
 /// The small requests — 10-check uploads and `GET /types` in turn, one at a time — answered
-/// before and during one huge upload from another process.
+/// before and during the uploads of another process (one huge run, or many runs from several
+/// clients).
 enum StallProbe {
+    /// What the other process uploads (`IngestClient.start`).
+    struct Load {
+        var prefix: String
+        var uploads: Int
+        var checks: Int
+        var threads: Int
+        var firstIndex: Int
+        var shape: IngestClient.Shape
+    }
+
     struct Result {
         var quietMax: Double
         var during: Int
         var duringMax: Double
         var duringP99: Double
-        var hugeUpload: Double
+        /// Nanoseconds the other process took for its uploads.
+        var load: Double
     }
 
-    static func measure(server: ServerBinary, token: String, hugeRunChecks: Int, prefix: String, firstIndex: Int) throws -> Result {
+    static func measure(server: ServerBinary, token: String, load: Load) throws -> Result {
+        let prefix = load.prefix
         let connection = KeepAliveConnection(port: server.port)
         var sequence = 0
         func probe() throws -> Double {
@@ -206,10 +224,10 @@ enum StallProbe {
             return (ContinuousClock.now - start).nanoseconds
         }
         let quiet = try (0..<40).map { _ in try probe() }
-        // The huge upload from a client process of its own; probes until it has answered.
+        // The uploads from a client process of its own; probes until they have been answered.
         let process = try IngestClient.start(target: .leakhistory, port: server.port, token: token, prefix: prefix,
-                                             uploads: 1, checks: hugeRunChecks, threads: 1, firstIndex: firstIndex,
-                                             shape: .huge)
+                                             uploads: load.uploads, checks: load.checks, threads: load.threads,
+                                             firstIndex: load.firstIndex, shape: load.shape)
         var during: [Double] = []
         while process.isRunning {
             during.append(try probe())
@@ -219,6 +237,6 @@ enum StallProbe {
         let sorted = during.sorted()
         return Result(quietMax: quiet.max() ?? 0, during: during.count, duringMax: sorted.last ?? 0,
                       duringP99: sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))],
-                      hugeUpload: seconds * 1e9)
+                      load: seconds * 1e9)
     }
 }
