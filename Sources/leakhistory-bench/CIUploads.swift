@@ -7,8 +7,8 @@ import LeakReport
 /// were drawn at random from a million possible keys and re-uploaded to the same commits round
 /// after round: neither is what a server sees from CI, where almost every upload names a new
 /// commit and the keys it already knows. Server CPU a 10-check upload, on the same server:
-/// 270–320 µs re-uploading to a commit with the same keys (what those rounds measured), ~400 µs
-/// on a new commit with known keys, 600–870 µs with new keys. A 1,000-check upload on a new
+/// 270–330 µs re-uploading to a commit with the same keys (what those rounds measured), 400–470
+/// µs on a new commit with known keys, 600–870 µs with new keys. A 1,000-check upload on a new
 /// commit changes one page of key states per key (they are in key order): ~800 pages of log an
 /// upload, each transaction its own.
 ///
@@ -20,8 +20,8 @@ import LeakReport
 /// same in every process (the client, the raw baseline), and a stream's commits go on where the
 /// last round's stopped when each round starts at the index the last one ended.
 enum CIUploads {
-    /// Keys of the suite uploads of `checks` checks come from: the run itself, or for small
-    /// runs a suite of 40 shards.
+    /// The keys of the suite that uploads of `checks` checks come from: as many as a run checks,
+    /// or for small runs 40 shards' worth.
     static func suiteKeys(checks: Int) -> Int { checks >= 400 ? checks : checks * 40 }
 
     /// Upload `index`'s commit and its parents.
@@ -37,7 +37,7 @@ enum CIUploads {
     static func run(key: String, index: Int, checks: Int, project: String = "bench") -> RunRecord {
         let shards = suiteKeys(checks: checks) / checks
         let build = index / shards, shard = index % shards
-        let (commit, parents) = commit(index: index, checks: checks)
+        let (sha, parents) = commit(index: index, checks: checks)
         let timestamp = Date(timeIntervalSince1970: 1_780_000_000 + Double(build) * 600)
         let records = (shard * checks..<(shard + 1) * checks).map { key in
             var random = SplitMix64(seed: UInt64(build) &* 1_000_003 &+ UInt64(key))
@@ -49,7 +49,8 @@ enum CIUploads {
                 type: "App.Type\(type)", outcome: leaked ? .leaked : .deallocated, waitedMs: leaked ? 2_000 : 0.4,
                 timeoutMs: 2_000, fingerprint: leaked ? "fp-\(type)" : nil, timestamp: timestamp)
         }
-        return RunRecord(project: project, commit: commit, branch: "main", parents: parents, environment: "linux-swift6.3", runKey: key, startedAt: timestamp,
-                         tool: .init(name: "leakhistory-bench", version: "1"), checks: records)
+        return RunRecord(project: project, commit: sha, branch: "main", parents: parents, environment: "linux-swift6.3",
+                         runKey: key, startedAt: timestamp, tool: .init(name: "leakhistory-bench", version: "1"),
+                         checks: records)
     }
 }

@@ -32,8 +32,9 @@ final class SQLiteGroupCommit: @unchecked Sendable {
     /// The checks' worth of work one transaction holds. Uploads from CI name a new commit and
     /// the keys the project already has; a commit's key states sit beside the same keys' states
     /// at the commits before it (key order), so each upload changes one page per key. Uploads of
-    /// neighbouring commits that share a transaction write those pages once for all of them:
-    /// four 1,000-check uploads in one transaction cost the log about what one did alone.
+    /// neighbouring commits that share a transaction write those pages once for all of them
+    /// (CI-shaped 1,000-check uploads from 8 clients: 30–46 → 60–68 a second with a cap of
+    /// 8,000 where it was 500, the savepoint journals in memory either way).
     static let costLimit = 8_000
 
     /// A write costlier than this runs alone: a slice of a big run, or a bigger upload. A slice
