@@ -152,6 +152,19 @@ struct GroupCommitTests {
         #expect(try values(store) == Set(["first"] + costs.indices.map { "w\($0)" }))
     }
 
+    /// The savepoints' journals stay in memory (SQLite moved each past 64 KiB to a temporary
+    /// file, created, written and unlinked every few uploads), and the writer's page cache holds
+    /// the newest pages of a few thousand keys' states (2 MiB by default).
+    @Test func theWriterKeepsSavepointJournalsInMemoryAndAPageCacheForCIUploads() throws {
+        let (database, store, _) = try store()
+        defer { withExtendedLifetime(database) {} }
+        let (tempStore, cacheSize) = try store.write {
+            (try $0.connection.scalarInt("PRAGMA temp_store"), try $0.connection.scalarInt("PRAGMA cache_size"))
+        }
+        #expect(tempStore == 2)  // MEMORY
+        #expect(cacheSize == -Int64(SQLiteEngine.writerCacheKiB))
+    }
+
     /// A full disk inside a shared transaction fails the write that filled it, not the others.
     @Test func aFullDiskFailsOnlyTheWriteThatFilledIt() throws {
         let (database, store, writes) = try store()
