@@ -115,7 +115,7 @@ enum CrashTest {
             var stored: [String: (count: Int, rows: Int)] = [:]
             try db.query("""
                 SELECT r.run_key, r.check_count,
-                       (SELECT coalesce(sum(ls.checked_count), 0) FROM \(StateTables.everyState) WHERE ls.commit_id = r.commit_id)
+                       (SELECT coalesce(sum(ls.checked_count), 0) FROM leak_states ls WHERE ls.commit_id = r.commit_id)
                 FROM runs r
                 """) { row in
                 stored[row.string(at: 0) ?? ""] = (row.int(at: 1), row.int(at: 2))

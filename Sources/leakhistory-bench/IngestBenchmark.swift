@@ -90,7 +90,7 @@ enum IngestBenchmark {
         }
         // Every check is counted in its key's state (a passing one has no row of its own).
         let stored = try LeakStore(path: database).read {
-            try $0.scalarInt("SELECT coalesce(sum(checked_count), 0) FROM \(StateTables.everyState)") ?? 0
+            try $0.scalarInt("SELECT coalesce(sum(checked_count), 0) FROM leak_states") ?? 0
         }
         let expected = (shape.rounds + 1) * (shape.largeRunsPerRound * 1_000 + shape.smallRunsPerRound * 10)
         guard stored == expected else { throw BenchError("the server stored \(stored) checks, expected \(expected)") }

@@ -55,8 +55,8 @@ enum StorageBenchmark {
         guard batched == whole else {
             throw BenchFailure("the key states upgraded in batches (\(batched)) are not those of one batch (\(whole))")
         }
-        let upgradedAnswer = try upgraded.read { try $0.scalarInt("SELECT sum(checked_count) FROM \(StateTables.everyState)") ?? 0 }
-        let smallAnswer = try small.store.read { try $0.scalarInt("SELECT sum(checked_count) FROM \(StateTables.everyState)") ?? 0 }
+        let upgradedAnswer = try upgraded.read { try $0.scalarInt("SELECT sum(checked_count) FROM leak_states") ?? 0 }
+        let smallAnswer = try small.store.read { try $0.scalarInt("SELECT sum(checked_count) FROM leak_states") ?? 0 }
         guard upgradedAnswer == smallAnswer else {
             throw BenchFailure("the upgraded database counts \(upgradedAnswer) checks, a fresh ingest \(smallAnswer)")
         }
@@ -165,7 +165,7 @@ enum StorageBenchmark {
             try db.query("""
                 SELECT count(*), sum(commit_id * 1000003 + environment_id * 1009 + key_id), sum(key_id * (checked_count * 7 + leaked_count * 11
                        + late_release_count * 13 + error_count * 17 + coalesce(passed_site_id, -1) * 19 + coalesce(slowest_pass_us, -1)))
-                FROM \(StateTables.everyState)
+                FROM leak_states
                 """) { row in digest += [row.int64(at: 0), row.int64(at: 1), row.int64(at: 2)] }
             try db.query("SELECT count(*), sum(id * (scenario_id * 1009 + type_id * 31 + coalesce(site_id, -1))) FROM leak_keys") { row in
                 digest += [row.int64(at: 0), row.int64(at: 1)]

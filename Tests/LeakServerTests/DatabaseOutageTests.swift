@@ -57,7 +57,7 @@ struct DatabaseOutageTests {
         #expect(try server.client.get("/healthz").status == 200)
         let counts = try server.store.read { db in
             [try db.scalarInt("SELECT count(*) FROM runs"), try db.scalarInt("SELECT count(*) FROM checks"),
-             try db.scalarInt("SELECT sum(checked_count) FROM \(StateTables.everyState)")]
+             try db.scalarInt("SELECT sum(checked_count) FROM leak_states")]
         }
         // Each run's leak is a record; its 8 passing checks are counted in leak_states only.
         #expect(counts == [Int64(runs), Int64(runs), Int64(runs * 9)], "every run once and whole")

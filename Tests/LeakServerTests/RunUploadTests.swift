@@ -38,7 +38,7 @@ struct RunUploadTests {
             #expect(leaked == ["ProfileTests/profileScreen()", "App.ProfileViewModel", "leaked", "2000.5", "fp-1",
                                #"[{"holder":"App.Coordinator","kind":"collection","property":"children[0]"}]"#, "12"])
             let state = try db.scalarText("""
-                SELECT checked_count || '/' || leaked_count FROM \(StateTables.everyState) JOIN leak_keys k ON k.id = ls.key_id
+                SELECT checked_count || '/' || leaked_count FROM leak_states ls JOIN leak_keys k ON k.id = ls.key_id
                 JOIN types t ON t.id = k.type_id JOIN scenarios s ON s.id = k.scenario_id
                 WHERE t.name = 'App.ProfileViewModel' AND s.name = 'ProfileTests/profileScreen()'
                   AND ls.environment_id = (SELECT id FROM environments WHERE name = 'linux-swift6.3')
@@ -113,7 +113,7 @@ struct RunUploadTests {
         _ = try server.upload(RunFixture.body(runKey: "a", checks: [RunFixture.check(outcome: "leaked")]))
         _ = try server.upload(RunFixture.body(runKey: "b", checks: [RunFixture.check(outcome: "deallocated")]))
         let state = try server.store.read {
-            try $0.scalarText("SELECT checked_count || '/' || leaked_count FROM \(StateTables.everyState)")
+            try $0.scalarText("SELECT checked_count || '/' || leaked_count FROM leak_states")
         }
         #expect(state == "2/1")
         #expect(try server.rowCounts()["commits"] == 1)

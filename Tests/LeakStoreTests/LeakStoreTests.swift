@@ -33,7 +33,7 @@ struct LeakStoreTests {
         }
         // The leak is a full record; the passing check only counts in its key's state.
         #expect(try store.read { try $0.scalarInt("SELECT count(*) FROM checks") } == 1)
-        #expect(try store.read { try $0.scalarInt("SELECT sum(checked_count) FROM \(StateTables.everyState)") } == 2)
+        #expect(try store.read { try $0.scalarInt("SELECT sum(checked_count) FROM leak_states") } == 2)
     }
 
     /// The one bound on what the writer keeps between transactions (`WriteSession.transaction`):
@@ -183,11 +183,11 @@ struct LeakStoreTests {
         let (before, during) = try store.read { db in
             let before = try db.scalarInt("SELECT count(*) FROM runs")
             _ = try store.ingest(Self.run(key: "b"))
-            return (before, try db.scalarInt("SELECT sum(checked_count) FROM \(StateTables.everyState)") ?? -1)
+            return (before, try db.scalarInt("SELECT sum(checked_count) FROM leak_states") ?? -1)
         }
         #expect(before == 1)
         #expect(during == 2, "the second run's checks were committed after the read began")
-        #expect(try store.read { try $0.scalarInt("SELECT sum(checked_count) FROM \(StateTables.everyState)") } == 4)
+        #expect(try store.read { try $0.scalarInt("SELECT sum(checked_count) FROM leak_states") } == 4)
     }
 
     /// Many writers at once — on PostgreSQL, racing transactions on separate connections — on
@@ -212,7 +212,7 @@ struct LeakStoreTests {
         let counts = try store.read { db in
             [try db.scalarInt("SELECT count(*) FROM runs"), try db.scalarInt("SELECT count(*) FROM types"),
              try db.scalarInt("SELECT count(*) FROM scenarios"), try db.scalarInt("SELECT count(*) FROM checks"),
-             try db.scalarInt("SELECT sum(checked_count) FROM \(StateTables.everyState)")]
+             try db.scalarInt("SELECT sum(checked_count) FROM leak_states")]
         }
         #expect(counts == [5, 1, 2, 5, 10], "one leak a run is a record; the passing checks only count")
     }
@@ -281,7 +281,7 @@ struct LeakStoreTests {
         }
         let names = try first.read { db in
             [try db.scalarInt("SELECT count(*) FROM scenarios"), try db.scalarInt("SELECT count(*) FROM types"),
-             try db.scalarInt("SELECT sum(leaked_count) FROM \(StateTables.everyState)")]
+             try db.scalarInt("SELECT sum(leaked_count) FROM leak_states")]
         }
         #expect(names == [Int64(awkward.count), Int64(awkward.count), Int64(2 * awkward.count)])
     }

@@ -39,7 +39,7 @@ struct SlicedIngestTests {
             try db.query("""
                 SELECT c.sha, e.name, s.name, t.name, ls.checked_count, ls.leaked_count, ls.late_release_count,
                        ls.error_count, cs.file, cs.line, ls.slowest_pass_us
-                FROM \(StateTables.everyState) JOIN commits c ON c.id = ls.commit_id JOIN environments e ON e.id = ls.environment_id
+                FROM leak_states ls JOIN commits c ON c.id = ls.commit_id JOIN environments e ON e.id = ls.environment_id
                      JOIN leak_keys lk ON lk.id = ls.key_id JOIN scenarios s ON s.id = lk.scenario_id
                      JOIN types t ON t.id = lk.type_id
                      -- The first row-less pass's site: the key's usual one when the state leaves it out.
@@ -52,7 +52,7 @@ struct SlicedIngestTests {
 
     static func rowCounts(_ store: LeakStore) throws -> [Int64] {
         try store.read { db in
-            try ["runs", "commits", "commit_parents", "checks", StateTables.everyState].map {
+            try ["runs", "commits", "commit_parents", "checks", "leak_states"].map {
                 try db.scalarInt("SELECT count(*) FROM \($0)") ?? -1
             }
         }
@@ -276,7 +276,7 @@ struct SlicedIngestTests {
         store.sliceObserver.withLock { $0 = nil }
         #expect(try Self.commitID(store, again.commit) == replaced)
         let (counted, checked) = try store.read { db in
-            (try db.scalarInt("SELECT sum(checked_count) FROM \(StateTables.everyState) WHERE commit_id = ?", [.integer(replaced)]),
+            (try db.scalarInt("SELECT sum(checked_count) FROM leak_states WHERE commit_id = ?", [.integer(replaced)]),
              try db.scalarInt("SELECT sum(check_count) FROM runs WHERE commit_id = ? AND suspect = 0", [.integer(replaced)]))
         }
         #expect(counted != nil && counted == checked)

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 import LeakReport
-import LeakStore
 
 /// `leakhistory upload` against a real server and a real git repository.
 @Suite struct UploadTests {
@@ -34,7 +33,7 @@ import LeakStore
         #expect(try server.count("runs") == 1)
         // The leak is stored whole, once; the passing check only in its key's counts.
         #expect(try server.count("checks") == 1)
-        #expect(try server.store.read { try $0.scalarInt("SELECT sum(checked_count) FROM \(StateTables.everyState)") } == 2)
+        #expect(try server.store.read { try $0.scalarInt("SELECT sum(checked_count) FROM leak_states") } == 2)
         let stored = try server.store.read { try $0.scalarInt("SELECT count(*) FROM commits WHERE sha = ?", [.text(commit)]) }
         #expect(stored == 1)
         #expect(try server.store.read { try $0.scalarInt("SELECT count(*) FROM commit_parents") } == 1)

@@ -62,7 +62,6 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
     }
 
     package var conflictsUseUpIDs: Bool { true }
-    package var keepsRecentStates: Bool { false }
 
     /// In the schema the connection's `search_path` puts first.
     package func tableExists(_ name: String) throws -> Bool {

@@ -125,10 +125,6 @@ package protocol SQLConnection: AnyObject {
     /// sequence value is taken for every row offered; a SQLite rowid is the table's largest plus
     /// one, taken only by a row added.
     var conflictsUseUpIDs: Bool { get }
-    /// Whether a new commit's key states go to `leak_states_recent` first (`StateTables`): on
-    /// SQLite, whose `leak_states` is in key order and has one writer; not on PostgreSQL, whose
-    /// heap is in no key's order and whose servers may write at once.
-    var keepsRecentStates: Bool { get }
 }
 
 extension SQLConnection {

@@ -163,7 +163,6 @@ package final class SQLiteConnection: SQLConnection, @unchecked Sendable {
     }
 
     package var conflictsUseUpIDs: Bool { false }
-    package var keepsRecentStates: Bool { true }
 
     package func tableExists(_ name: String) throws -> Bool {
         try scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)]) ?? 0 > 0

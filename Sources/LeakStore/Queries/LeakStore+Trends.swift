@@ -143,19 +143,17 @@ extension LeakStore {
                 var keyIDs: [Int64] = []
                 try db.query("SELECT id FROM leak_keys WHERE scenario_id = ?", [.integer(scenarioID)]) { keyIDs.append($0.int64(at: 0)) }
                 var newest: Set<Int64> = []
-                for table in StateTables.all(db) {
-                    for keyID in keyIDs {
-                        try db.query("""
-                            SELECT ls.commit_id FROM \(table) ls JOIN commits c ON c.id = ls.commit_id
-                            WHERE ls.key_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
-                              AND c.project_id = ?3 AND ls.commit_id < ?5
-                              AND EXISTS (SELECT 1 FROM runs r WHERE r.commit_id = ls.commit_id AND r.environment = ?2 AND r.suspect = 0
-                                          AND \(PendingUpload.isPublished("r")))
-                            ORDER BY ls.commit_id DESC LIMIT ?4
-                            """, [.integer(keyID), .text(environment), .integer(history.projectID), .integer(Int64(limit) + 1),
-                                  .integer(below)]) {
-                            newest.insert($0.int64(at: 0))
-                        }
+                for keyID in keyIDs {
+                    try db.query("""
+                        SELECT ls.commit_id FROM leak_states ls JOIN commits c ON c.id = ls.commit_id
+                        WHERE ls.key_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
+                          AND c.project_id = ?3 AND ls.commit_id < ?5
+                          AND EXISTS (SELECT 1 FROM runs r WHERE r.commit_id = ls.commit_id AND r.environment = ?2 AND r.suspect = 0
+                                      AND \(PendingUpload.isPublished("r")))
+                        ORDER BY ls.commit_id DESC LIMIT ?4
+                        """, [.integer(keyID), .text(environment), .integer(history.projectID), .integer(Int64(limit) + 1),
+                              .integer(below)]) {
+                        newest.insert($0.int64(at: 0))
                     }
                 }
                 commitIDs = Array(newest.sorted(by: >).prefix(limit + 1))

@@ -35,19 +35,17 @@ extension ProjectHistory {
         let wanted = Set(commitIDs)
         let suspect = try suspectCommits(among: wanted, environment: environment)
         var result: [Int64: [KeyCounts]] = [:]
-        for table in StateTables.all(db) {
-            try db.query("""
-                SELECT ls.commit_id, k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
-                       ls.late_release_count, ls.error_count
-                FROM leak_keys k JOIN \(table) ls ON ls.key_id = k.id
-                     JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
-                WHERE \(filter.keyCondition) AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
-                  AND ls.commit_id BETWEEN ?3 AND ?4
-                """, [.integer(filter.id), .text(environment), .integer(low), .integer(high)]) { row in
-                let commitID = row.int64(at: 0)
-                guard wanted.contains(commitID), !suspect.contains(commitID) else { return }
-                result[commitID, default: []].append(KeyCounts(row: row, from: 1))
-            }
+        try db.query("""
+            SELECT ls.commit_id, k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
+                   ls.late_release_count, ls.error_count
+            FROM leak_keys k JOIN leak_states ls ON ls.key_id = k.id
+                 JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
+            WHERE \(filter.keyCondition) AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
+              AND ls.commit_id BETWEEN ?3 AND ?4
+            """, [.integer(filter.id), .text(environment), .integer(low), .integer(high)]) { row in
+            let commitID = row.int64(at: 0)
+            guard wanted.contains(commitID), !suspect.contains(commitID) else { return }
+            result[commitID, default: []].append(KeyCounts(row: row, from: 1))
         }
         for commitID in result.keys {
             result[commitID]?.sort { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
@@ -103,16 +101,6 @@ extension ProjectHistory {
 
         /// Every key's counts at a commit (`keyCounts(commitID:environment:typeID:includingSuspect:)`).
         var keyCounts: [KeyCountsAt: [KeyCounts]] = [:]
-        /// The table of each commit's key states (`statesTable(of:)`).
-        var statesTables: [Int64: String] = [:]
-    }
-
-    /// The table holding the commit's key states (`StateTables`), once a snapshot.
-    func statesTable(of commitID: Int64) throws -> String {
-        if let known = memo.statesTables[commitID] { return known }
-        let table = try StateTables.table(of: commitID, db)
-        memo.statesTables[commitID] = table
-        return table
     }
 
     /// Which of a commit's keys a read wants, by their outcomes there.
@@ -148,12 +136,10 @@ extension ProjectHistory {
                 .filter(outcomes.includes)
         }
         // One type's keys: a range of `leak_states` by key each; every key: the commit's range of
-        // `leak_states_telling`, which holds only the states that leaked or released late (of a
-        // recent commit, its range of `leak_states_recent`).
-        let table = try statesTable(of: commitID)
+        // `leak_states_telling`, which holds only the states that leaked or released late.
         let source = typeID == nil
-            ? "\(table) ls\(StateTables.tellingHint(table)) JOIN leak_keys k ON k.id = ls.key_id"
-            : "leak_keys k JOIN \(table) ls ON ls.key_id = k.id"
+            ? "leak_states ls INDEXED BY leak_states_telling JOIN leak_keys k ON k.id = ls.key_id"
+            : "leak_keys k JOIN leak_states ls ON ls.key_id = k.id"
         var result: [KeyCounts] = []
         try db.query("""
             SELECT k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,

@@ -76,7 +76,7 @@ struct ProjectHistory {
             try db.query("""
                 SELECT k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
                        ls.late_release_count, ls.error_count
-                FROM \(try statesTable(of: commitID)) ls JOIN leak_keys k ON k.id = ls.key_id
+                FROM leak_states ls JOIN leak_keys k ON k.id = ls.key_id
                      JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
                 WHERE ls.commit_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
                   AND (k.type_id = ?3 OR ?3 IS NULL)
@@ -116,12 +116,11 @@ struct ProjectHistory {
                 .filter { keys.contains($0.ids) }
         }
         var result: [KeyCounts] = []
-        let table = try statesTable(of: commitID)
         for batch in Self.keyBatches(keys) {
             try db.query("""
                 SELECT k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
                        ls.late_release_count, ls.error_count
-                FROM leak_keys k CROSS JOIN \(table) ls
+                FROM leak_keys k CROSS JOIN leak_states ls
                      JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
                 WHERE k.scenario_id IN (\(KeyBatch.scenarioSlots(from: 3))) AND +k.type_id IN (\(KeyBatch.typeSlots(from: 3)))
                   AND ls.commit_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2) AND ls.key_id = k.id
@@ -152,38 +151,36 @@ struct ProjectHistory {
         let unchecked = [KeyState?](repeating: nil, count: grid.commits.count)
         // `+k.type_id`: the keys found by scenario, their types a filter (both lists used on the index
         // of `leak_keys` would be a probe for every pair of the batch's scenarios and types).
-        for table in StateTables.all(db) {
-            for batch in Self.keyBatches(keys) {
-                // The row being filled, and the column its last state went to (a key's states come in
-                // commit order on SQLite: the next column is found from there). SQLite hands the rows over
-                // key by key (the table's order); where an engine does not, a key met again takes up its row
-                // where it was left.
-                // (No local function to store it: one capturing these would cost an exclusivity check a row.)
-                var current: (ids: KeyIDs, states: [KeyState?], filled: Bool, column: Int)?
-                try db.query("""
-                    SELECT k.scenario_id, k.type_id, ls.commit_id, ls.checked_count, ls.leaked_count, ls.late_release_count,
-                           ls.error_count
-                    FROM leak_keys k JOIN \(table) ls ON ls.key_id = k.id
-                    WHERE k.scenario_id IN (\(KeyBatch.scenarioSlots(from: 4))) AND +k.type_id IN (\(KeyBatch.typeSlots(from: 4)))
-                      AND ls.environment_id = (SELECT id FROM environments WHERE name = ?1) AND ls.commit_id BETWEEN ?2 AND ?3
-                    """, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
-                    let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1))
-                    if current?.ids != ids {
-                        if let done = current, done.filled { grid.rows[done.ids] = done.states }
-                        current = batch.keys.contains(ids)
-                            ? grid.rows.removeValue(forKey: ids).map { (ids, $0, true, 0) } ?? (ids, unchecked, false, 0) : nil
-                    }
-                    guard current != nil, let column = grid.column(of: row.int64(at: 2), from: current!.column) else { return }
-                    current!.column = column
-                    if suspectAtHead, column == headColumn { return }
-                    let checked = row.int(at: 3)
-                    guard checked > 0 else { return }
-                    current!.states[column] = KeyCounts.state(checked: checked, leaked: row.int(at: 4), lateRelease: row.int(at: 5),
-                                                              errors: row.int(at: 6))
-                    current!.filled = true
+        for batch in Self.keyBatches(keys) {
+            // The row being filled, and the column its last state went to (a key's states come in
+            // commit order on SQLite: the next column is found from there). SQLite hands the rows over
+            // key by key (the table's order); where an engine does not, a key met again takes up its row
+            // where it was left.
+            // (No local function to store it: one capturing these would cost an exclusivity check a row.)
+            var current: (ids: KeyIDs, states: [KeyState?], filled: Bool, column: Int)?
+            try db.query("""
+                SELECT k.scenario_id, k.type_id, ls.commit_id, ls.checked_count, ls.leaked_count, ls.late_release_count,
+                       ls.error_count
+                FROM leak_keys k JOIN leak_states ls ON ls.key_id = k.id
+                WHERE k.scenario_id IN (\(KeyBatch.scenarioSlots(from: 4))) AND +k.type_id IN (\(KeyBatch.typeSlots(from: 4)))
+                  AND ls.environment_id = (SELECT id FROM environments WHERE name = ?1) AND ls.commit_id BETWEEN ?2 AND ?3
+                """, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
+                let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1))
+                if current?.ids != ids {
+                    if let done = current, done.filled { grid.rows[done.ids] = done.states }
+                    current = batch.keys.contains(ids)
+                        ? grid.rows.removeValue(forKey: ids).map { (ids, $0, true, 0) } ?? (ids, unchecked, false, 0) : nil
                 }
-                if let done = current, done.filled { grid.rows[done.ids] = done.states }
+                guard current != nil, let column = grid.column(of: row.int64(at: 2), from: current!.column) else { return }
+                current!.column = column
+                if suspectAtHead, column == headColumn { return }
+                let checked = row.int(at: 3)
+                guard checked > 0 else { return }
+                current!.states[column] = KeyCounts.state(checked: checked, leaked: row.int(at: 4), lateRelease: row.int(at: 5),
+                                                          errors: row.int(at: 6))
+                current!.filled = true
             }
+            if let done = current, done.filled { grid.rows[done.ids] = done.states }
         }
         if suspectAtHead, let head, let headColumn {
             for counts in try keyCounts(commitID: head, environment: environment, includingSuspect: true)
@@ -204,18 +201,16 @@ struct ProjectHistory {
     func keysThatLeaked(_ keys: Set<KeyIDs>, environment: String, within commitIDs: Set<Int64>) throws -> Set<KeyIDs> {
         guard !keys.isEmpty, let low = commitIDs.min(), let high = commitIDs.max() else { return [] }
         var leaked: Set<KeyIDs> = []
-        for table in StateTables.all(db) {
-            for batch in Self.keyBatches(keys.subtracting(leaked)) {
-                try db.query("""
-                    SELECT k.scenario_id, k.type_id FROM leak_keys k
-                    WHERE k.scenario_id IN (\(KeyBatch.scenarioSlots(from: 4))) AND +k.type_id IN (\(KeyBatch.typeSlots(from: 4)))
-                      AND EXISTS (SELECT 1 FROM \(table) ls\(StateTables.leakingHint(table))
-                                  WHERE ls.key_id = k.id AND ls.environment_id = (SELECT id FROM environments WHERE name = ?1)
-                                    AND ls.commit_id BETWEEN ?2 AND ?3 AND ls.leaked_count > 0)
-                    """, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
-                    let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1))
-                    if batch.keys.contains(ids) { leaked.insert(ids) }
-                }
+        for batch in Self.keyBatches(keys) {
+            try db.query("""
+                SELECT k.scenario_id, k.type_id FROM leak_keys k
+                WHERE k.scenario_id IN (\(KeyBatch.scenarioSlots(from: 4))) AND +k.type_id IN (\(KeyBatch.typeSlots(from: 4)))
+                  AND EXISTS (SELECT 1 FROM leak_states ls INDEXED BY leak_states_leaking
+                              WHERE ls.key_id = k.id AND ls.environment_id = (SELECT id FROM environments WHERE name = ?1)
+                                AND ls.commit_id BETWEEN ?2 AND ?3 AND ls.leaked_count > 0)
+                """, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
+                let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1))
+                if batch.keys.contains(ids) { leaked.insert(ids) }
             }
         }
         return leaked
@@ -335,11 +330,10 @@ struct ProjectHistory {
         // The keys without a leak or a late release here may have passed without a row: their sites,
         // a point of the primary key each (not the commit's every state: a 100,000-check run's).
         var passedSites: [KeyIDs: KeyObservation] = [:]
-        let table = try statesTable(of: commitID)
         for batch in Self.keyBatches(keys.filter { (found[$0]?.rank ?? 0) == 0 }) {
             try db.query("""
                 SELECT k.scenario_id, k.type_id, cs.file, cs.line
-                FROM leak_keys k CROSS JOIN \(table) ls
+                FROM leak_keys k CROSS JOIN leak_states ls
                      JOIN check_sites cs ON cs.id = coalesce(ls.passed_site_id, k.site_id)
                 WHERE k.scenario_id IN (\(KeyBatch.scenarioSlots(from: 3))) AND +k.type_id IN (\(KeyBatch.typeSlots(from: 3)))
                   AND ls.commit_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2) AND ls.key_id = k.id

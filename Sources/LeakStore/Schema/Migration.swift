@@ -36,7 +36,6 @@ public struct Migration: Sendable {
                   conversion: .keyOrder),
         Migration(version: 12, name: "leak_states_leaking", bytes: PackageResources._012_leak_states_leaking_sql),
         Migration(version: 13, name: "commit_parent_ids", bytes: PackageResources._013_commit_parent_ids_sql),
-        Migration(version: 14, name: "leak_states_recent", bytes: PackageResources._014_leak_states_recent_sql),
     ]
 
     /// Every PostgreSQL migration this build knows, oldest first (`Migrations/postgres/`): the
@@ -52,7 +51,6 @@ public struct Migration: Sendable {
         Migration(version: 6, name: "pg_leak_states_telling", bytes: PackageResources._006_pg_leak_states_telling_sql),
         Migration(version: 7, name: "pg_leak_states_leaking", bytes: PackageResources._007_pg_leak_states_leaking_sql),
         Migration(version: 8, name: "pg_commit_parent_ids", bytes: PackageResources._008_pg_commit_parent_ids_sql),
-        Migration(version: 9, name: "pg_leak_states_recent", bytes: PackageResources._009_pg_leak_states_recent_sql),
     ]
 
     /// The schema version this build writes.

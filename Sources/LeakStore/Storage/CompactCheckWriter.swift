@@ -102,15 +102,8 @@ struct CompactCheckWriter {
         }
     }
 
-    /// The live tables, with settled key states.
-    static let live = CompactCheckWriter(states: StateTables.settled, checks: "checks", keys: .keyID)
-    /// The live tables, with recent key states.
-    static let liveRecent = CompactCheckWriter(states: StateTables.recent, checks: "checks", keys: .keyID)
-
-    /// The live writer whose key states go to `table` (`StateTables`).
-    static func live(_ table: String) -> CompactCheckWriter {
-        table == StateTables.recent ? liveRecent : live
-    }
+    /// The live tables.
+    static let live = CompactCheckWriter(states: "leak_states", checks: "checks", keys: .keyID)
     /// The tables migration 6 fills before they replace the old ones.
     static let converting = CompactCheckWriter(states: "leak_states_compact", checks: "checks_compact", keys: .scenarioAndType)
 
@@ -233,10 +226,9 @@ struct CompactCheckWriter {
             """, [.integer(runID), .integer(commitID), .integer(environmentID)])
     }
 
-    /// Copies commit `from`'s key states (in `source`, its table) after the (environment, key)
-    /// `after` and through `last` (to the end when nil) to commit `into`, which has none of those
-    /// keys yet.
-    func copyStates(of from: Int64, in source: String, into: Int64, after: (environment: Int64, key: Int64),
+    /// Copies commit `from`'s key states after the (environment, key) `after` and through `last`
+    /// (to the end when nil) to commit `into`, which has none of those keys yet.
+    func copyStates(of from: Int64, into: Int64, after: (environment: Int64, key: Int64),
                     through last: (environment: Int64, key: Int64)?, db: any SQLConnection) throws {
         precondition(keys == .keyID, "only the live layout is copied between commits")
         let upTo = last == nil ? "" : "AND (environment_id, key_id) <= (CAST(?5 AS BIGINT), CAST(?6 AS BIGINT))"
@@ -244,7 +236,7 @@ struct CompactCheckWriter {
             INSERT INTO \(stateColumns)
             SELECT CAST(?2 AS BIGINT), environment_id, key_id, checked_count, leaked_count,
                    late_release_count, error_count, passed_site_id, slowest_pass_us
-            FROM \(source)
+            FROM \(states)
             WHERE commit_id = ?1 AND (environment_id, key_id) > (CAST(?3 AS BIGINT), CAST(?4 AS BIGINT)) \(upTo)
             ORDER BY environment_id, key_id
             """, [.integer(from), .integer(into), .integer(after.environment), .integer(after.key)]

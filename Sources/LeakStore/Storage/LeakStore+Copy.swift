@@ -7,18 +7,8 @@ struct CopiedTable: Sendable {
     var name: String
     var columns: [(name: String, kind: Kind)]
     var orderBy: String
-    /// The tables its rows are read from, in turn: itself, or for `leak_states` also the recent
-    /// states (`StateTables`), which the target holds as settled ones.
-    var sources: [String]
     /// Whether `id` is an identity column whose sequence must continue after the copied ids.
     var hasID: Bool { columns.first?.name == "id" }
-
-    init(name: String, columns: [(name: String, kind: Kind)], orderBy: String, sources: [String]? = nil) {
-        self.name = name
-        self.columns = columns
-        self.orderBy = orderBy
-        self.sources = sources ?? [name]
-    }
 
     /// Every table of the schema, parents before children.
     static let all: [CopiedTable] = [
@@ -54,7 +44,7 @@ struct CopiedTable: Sendable {
             ("commit_id", .integer), ("environment_id", .integer), ("key_id", .integer),
             ("checked_count", .integer), ("leaked_count", .integer), ("late_release_count", .integer), ("error_count", .integer),
             ("passed_site_id", .integer), ("slowest_pass_us", .integer),
-        ], orderBy: "commit_id, environment_id, key_id", sources: StateTables.both),
+        ], orderBy: "commit_id, environment_id, key_id"),
         CopiedTable(name: "suppressions", columns: [
             ("id", .integer), ("project_id", .integer), ("type_pattern", .text), ("scenario_pattern", .text),
             ("fingerprint_pattern", .text), ("reason", .text), ("expires_at", .text), ("created_at", .text),
@@ -105,14 +95,12 @@ extension LeakStore {
                     var batch: [[SQLValue]] = []
                     batch.reserveCapacity(batchRows)
                     var count: Int64 = 0
-                    for from in table.sources {
-                        try source.query("SELECT \(table.columns.map(\.name).joined(separator: ", ")) FROM \(from) ORDER BY \(table.orderBy)") { row in
-                            batch.append((0..<table.columns.count).map { table.value(row, $0) })
-                            count += 1
-                            if batch.count == batchRows {
-                                try db.insert(insert, rows: batch)
-                                batch.removeAll(keepingCapacity: true)
-                            }
+                    try source.query("SELECT \(table.columns.map(\.name).joined(separator: ", ")) FROM \(table.name) ORDER BY \(table.orderBy)") { row in
+                        batch.append((0..<table.columns.count).map { table.value(row, $0) })
+                        count += 1
+                        if batch.count == batchRows {
+                            try db.insert(insert, rows: batch)
+                            batch.removeAll(keepingCapacity: true)
                         }
                     }
                     try db.insert(insert, rows: batch)

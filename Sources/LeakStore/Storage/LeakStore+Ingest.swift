@@ -30,71 +30,21 @@ extension LeakStore {
         let retainPaths = run.checks.map { $0.retainPath.map(RetainPathJSON.text) }
         // Two servers racing on one runKey: the unique (project_id, run_key) makes the loser's
         // insert fail, the engine runs this again, and the second pass finds the winner's run.
-        let (receipt, settleDue) = try write(cost: run.checks.count) { writer in
+        return try write(cost: run.checks.count) { writer in
             let db = writer.connection
             try check(credential, on: db)
             let projectID = try projectID(db, run.project)
             if let existing = try existingRun(db, projectID: projectID, runKey: run.runKey) {
-                return (try existing.receipt(for: run, hash: hash), false)
+                return try existing.receipt(for: run, hash: hash)
             }
             let commitID = try upsertCommit(db, projectID: projectID, run: run, receivedAt: receivedAt)
             let runID = try insertRun(db, projectID: projectID, run: run, runKey: run.runKey, hash: hash, commitID: commitID,
                                       receivedAt: receivedAt, tally: tally)
-            // A new commit's states start recent (`StateTables`).
-            let states = try StateTables.tableForNewStates(of: commitID, db)
-            try CompactCheckWriter.live(states.table).store(
-                try incomingChecks(writer, run.checks[...], retainPaths: retainPaths[...], suspect: tally.suspect),
-                runID: runID, commitID: commitID, environment: run.environment, suspect: tally.suspect, writer: writer)
-            let settleDue = try states.madeRecent
-                && db.scalarInt("SELECT count(*) FROM recent_state_commits").map { $0 > recentCommits } == true
-            return (tally.receipt(runID: runID, created: true), settleDue)
-        }
-        // The run is stored whatever becomes of this: a settling that fails leaves the states
-        // recent, where every reader finds them, and the next upload that makes a commit recent
-        // settles them.
-        if settleDue { _ = try? settleRecentStates() }
-        return receipt
-    }
-
-    /// Moves the key states of the oldest recent commits (`StateTables`) — all but the newest
-    /// quarter of `StoreOptions.recentCommits`, and no more states than a few slices' worth unless
-    /// one commit holds more — into the key-ordered `leak_states`, in one transaction: each key's
-    /// states of all those commits go into its range together, a page a key for the batch. The
-    /// upload that makes one commit more than `recentCommits` recent calls it; readers see the
-    /// states in one table or the other, never both or neither.
-    /// - Parameter keepingNewest: recent commits left recent (those CI is likely still uploading
-    ///   shards and re-runs of); a quarter of `recentCommits` by default.
-    /// - Returns: how many commits settled.
-    @discardableResult
-    package func settleRecentStates(keepingNewest: Int? = nil) throws -> Int {
-        let keep = keepingNewest ?? recentCommits / 4, limit = Int64(ingestSliceChecks) * 16
-        return try write(cost: ingestSliceChecks) { writer in
-            let db = writer.connection
-            guard db.keepsRecentStates else { return 0 }
-            var recent: [(commitID: Int64, states: Int64)] = []
-            try db.query("""
-                SELECT c.commit_id, (SELECT count(*) FROM leak_states_recent s WHERE s.commit_id = c.commit_id)
-                FROM recent_state_commits c ORDER BY c.commit_id
-                """) { recent.append(($0.int64(at: 0), $0.int64(at: 1))) }
-            var through: Int64?, states: Int64 = 0
-            for commit in recent.dropLast(keep) {
-                guard through == nil || states + commit.states <= limit else { break }
-                through = commit.commitID
-                states += commit.states
-            }
-            guard let through else { return 0 }
-            // Key order, so that the inserts walk `leak_states` from one key's range to the next.
-            try db.run("""
-                INSERT INTO leak_states (commit_id, environment_id, key_id, checked_count, leaked_count, late_release_count,
-                                         error_count, passed_site_id, slowest_pass_us)
-                SELECT commit_id, environment_id, key_id, checked_count, leaked_count, late_release_count,
-                       error_count, passed_site_id, slowest_pass_us
-                FROM leak_states_recent INDEXED BY leak_states_recent_by_key WHERE commit_id <= ?
-                ORDER BY key_id, environment_id, commit_id
-                """, [.integer(through)])
-            try db.run("DELETE FROM leak_states_recent WHERE commit_id <= ?", [.integer(through)])
-            try db.run("DELETE FROM recent_state_commits WHERE commit_id <= ?", [.integer(through)])
-            return recent.prefix { $0.commitID <= through }.count
+            try CompactCheckWriter.live.store(try incomingChecks(writer, run.checks[...], retainPaths: retainPaths[...],
+                                                                 suspect: tally.suspect),
+                                              runID: runID, commitID: commitID, environment: run.environment,
+                                              suspect: tally.suspect, writer: writer)
+            return tally.receipt(runID: runID, created: true)
         }
     }
 
@@ -218,16 +168,14 @@ extension LeakStore {
                 guard copied == nil || copied == runs else { return .changed }
                 copied = runs
                 var last: (environment: Int64, key: Int64)?
-                // Settling may move the commit's states between two slices: the same rows, in the same order.
-                let source = try StateTables.table(of: from, db)
                 try db.query("""
-                    SELECT environment_id, key_id FROM \(source)
+                    SELECT environment_id, key_id FROM leak_states
                     WHERE commit_id = ?1 AND (environment_id, key_id) > (CAST(?2 AS BIGINT), CAST(?3 AS BIGINT))
                     ORDER BY environment_id, key_id LIMIT 1 OFFSET CAST(?4 AS BIGINT)
                     """, [.integer(from), .integer(after.environment), .integer(after.key), .integer(Int64(stateSliceKeys - 1))]) {
                     last = ($0.int64(at: 0), $0.int64(at: 1))
                 }
-                try CompactCheckWriter.live.copyStates(of: from, in: source, into: into, after: after, through: last, db: db)
+                try CompactCheckWriter.live.copyStates(of: from, into: into, after: after, through: last, db: db)
                 return last.map { .copied(through: $0) } ?? .finished
             }
             try afterEachSlice()
@@ -248,7 +196,7 @@ extension LeakStore {
     /// - otherwise the run's key states are added to the commit's here (`CompactCheckWriter.storeStates`;
     ///   this transaction's length then follows the run's keys), and the placeholder is left.
     private func publish(_ pending: PendingUpload, run: RunRecord, hash: String, tally: RunTally,
-                         states keyStates: ArraySlice<(key: KeyIDs, value: KeyAggregate)>, copied: CommitRuns?,
+                         states: ArraySlice<(key: KeyIDs, value: KeyAggregate)>, copied: CommitRuns?,
                          writer: WriteSession) throws -> Result<(IngestReceipt, PendingUpload), ExistingRun> {
         let db = writer.connection
         guard let projectID = try db.scalarInt("SELECT project_id FROM runs WHERE id = ? AND content_hash = ?",
@@ -261,11 +209,9 @@ extension LeakStore {
         if let existingCommit = try db.scalarInt("SELECT id FROM commits WHERE project_id = ? AND sha = ?",
                                                  [.integer(projectID), .text(sha)]) {
             let environmentID = try writer.intern(run.environment, in: "environments")
-            // The commit's states stay in their table: a big run's states never make a commit recent.
-            let states = CompactCheckWriter.live(try StateTables.table(of: existingCommit, db))
             // Records of the run that came before a key's first row-less pass no longer do when an
             // earlier run at the commit passed the key.
-            try states.unmarkRecordsAfterEarlierPasses(runID: pending.runID, commitID: existingCommit,
+            try CompactCheckWriter.live.unmarkRecordsAfterEarlierPasses(runID: pending.runID, commitID: existingCommit,
                                                                        environmentID: environmentID, db: db)
             if existingCommit == pending.replacing, let copied, try CommitRuns(db, commitID: existingCommit) == copied {
                 commitID = pending.commitID
@@ -282,7 +228,7 @@ extension LeakStore {
                 leftOver = PendingUpload(runID: 0, commitID: existingCommit, placeholder: replacedSha, receivedAt: pending.receivedAt)
             } else {
                 commitID = existingCommit
-                try states.storeStates(keyStates, commitID: commitID, environmentID: environmentID, writer: writer)
+                try CompactCheckWriter.live.storeStates(states, commitID: commitID, environmentID: environmentID, writer: writer)
                 try db.run("UPDATE commits SET branch = coalesce(branch, ?) WHERE id = ?", [.text(run.branch), .integer(commitID)])
             }
         } else {
@@ -307,14 +253,13 @@ extension LeakStore {
         let steps: [(whileTrue: String, values: [SQLValue], anyLeft: String, id: SQLValue, delete: String, rows: SQLValue)] = [
             (runIsPending, [run], "SELECT 1 FROM checks WHERE run_id = ? LIMIT 1", run,
              "DELETE FROM checks WHERE id IN (SELECT id FROM checks WHERE run_id = ?1 ORDER BY id LIMIT ?2)", slice),
-        ] + StateTables.both.map { table in
-            // By key prefix: the tables of states have no row id on SQLite.
+            // By key prefix: `leak_states` has no row id on SQLite.
             ("SELECT 1 FROM commits WHERE id = ? AND sha = ?", [commit, placeholder],
-             "SELECT 1 FROM \(table) WHERE commit_id = ? LIMIT 1", commit, """
-                DELETE FROM \(table) WHERE commit_id = ?1 AND key_id IN (
-                    SELECT key_id FROM \(table) WHERE commit_id = ?1 ORDER BY environment_id, key_id LIMIT ?2)
-                """, stateSlice)
-        }
+             "SELECT 1 FROM leak_states WHERE commit_id = ? LIMIT 1", commit, """
+                DELETE FROM leak_states WHERE commit_id = ?1 AND key_id IN (
+                    SELECT key_id FROM leak_states WHERE commit_id = ?1 ORDER BY environment_id, key_id LIMIT ?2)
+                """, stateSlice),
+        ]
         for step in steps {
             while try write(cost: ingestSliceChecks, { writer in
                 let db = writer.connection
@@ -329,10 +274,6 @@ extension LeakStore {
             if try db.scalarInt(runIsPending, [run]) != nil {
                 try db.run("DELETE FROM runs WHERE id = ?", [run])
             }
-            try db.run("""
-                DELETE FROM recent_state_commits WHERE commit_id = ?1 AND EXISTS (
-                    SELECT 1 FROM commits WHERE id = ?1 AND sha = ?2 AND NOT EXISTS (SELECT 1 FROM runs WHERE commit_id = ?1))
-                """, [commit, placeholder])
             try db.run("""
                 DELETE FROM commits WHERE id = ?1 AND sha = ?2 AND NOT EXISTS (SELECT 1 FROM runs WHERE commit_id = ?1)
                 """, [commit, placeholder])

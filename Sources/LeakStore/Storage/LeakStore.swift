@@ -21,8 +21,6 @@ public final class LeakStore: LeakStorage {
     package let sliceObserver = Mutex<(@Sendable (Int) throws -> Void)?>(nil)
     /// The tokens `verifyToken` found live lately (`StoreOptions.tokenMemory`).
     let tokenMemory: TokenMemory
-    /// How many commits are kept recent before the oldest settle (`StoreOptions.recentCommits`).
-    let recentCommits: Int
 
     /// Opens (creating if needed) and migrates the SQLite database at `path`.
     /// - Throws: `LeakStoreError.schemaTooNew` for a database migrated by a newer build;
@@ -53,7 +51,6 @@ public final class LeakStore: LeakStorage {
         self.engine = engine
         ingestSliceChecks = options.ingestSliceChecks
         tokenMemory = TokenMemory(lifetime: options.tokenMemory)
-        recentCommits = options.recentCommits
     }
 
     /// Runs `body` in one read snapshot: every statement in it sees the same data, also while

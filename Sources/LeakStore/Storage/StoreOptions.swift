@@ -46,16 +46,11 @@ public struct StoreOptions: Sendable, Hashable {
     /// cache's (the process's RSS counts those it touched). 0 maps nothing. The writer never
     /// maps: it keeps the pages it changes in a page cache of its own (`SQLiteEngine.writerCacheKiB`).
     public var readerMemoryMapBytes: Int64
-    /// How many commits' key states are kept recent (`StateTables`, SQLite only) before an upload
-    /// that makes one more recent settles the oldest of them, all but the newest quarter, into
-    /// the key-ordered `leak_states` (`LeakStore.settleRecentStates`). More settle together at
-    /// fewer pages a commit; each key range read also reads the recent states' index.
-    public var recentCommits: Int
 
     public init(synchronous: Synchronous = .normal, readerCount: Int = 4, busyTimeoutMs: Int32 = 5_000,
                 queryTimeBudget: Duration? = nil, upgradeBatchChecks: Int = 50_000, ingestSliceChecks: Int = 2_000,
                 internedLimit: Int = 150_000, tokenMemory: Duration = .seconds(10),
-                readerMemoryMapBytes: Int64 = 1 << 30, recentCommits: Int = 32) {
+                readerMemoryMapBytes: Int64 = 1 << 30) {
         self.synchronous = synchronous
         self.readerCount = max(1, readerCount)
         self.busyTimeoutMs = busyTimeoutMs
@@ -65,6 +60,5 @@ public struct StoreOptions: Sendable, Hashable {
         self.internedLimit = max(0, internedLimit)
         self.tokenMemory = max(.zero, tokenMemory)
         self.readerMemoryMapBytes = max(0, readerMemoryMapBytes)
-        self.recentCommits = max(1, recentCommits)
     }
 }
