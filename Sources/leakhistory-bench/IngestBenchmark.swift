@@ -139,7 +139,9 @@ enum IngestBenchmark {
             table.rows.append(.init(
                 figure: "small requests during \(load), max",
                 value: formatNanoseconds(stall.duringMax), baseline: "\(formatNanoseconds(stall.quietMax)) max without it",
-                ratio: "\(stall.during) requests, p99 \(formatNanoseconds(stall.duringP99))", target: limited ? "≤ 100 ms" : "",
+                ratio: "\(stall.during) requests, p99 \(formatNanoseconds(stall.duringP99)); slowest upload "
+                    + "\(formatNanoseconds(stall.duringUploadMax)), read \(formatNanoseconds(stall.duringReadMax))",
+                target: limited ? "≤ 100 ms" : "",
                 met: limited ? stall.duringMax <= 100_000_000 : nil))
             table.rows.append(.init(figure: load, value: formatNanoseconds(stall.load), baseline: "", ratio: "", target: "", met: nil))
         }
@@ -201,6 +203,9 @@ enum StallProbe {
         var during: Int
         var duringMax: Double
         var duringP99: Double
+        /// The slowest probe upload and the slowest probe read during the load.
+        var duringUploadMax: Double
+        var duringReadMax: Double
         /// Nanoseconds the other process took for its uploads.
         var load: Double
     }
@@ -229,14 +234,17 @@ enum StallProbe {
                                              uploads: load.uploads, checks: load.checks, threads: load.threads,
                                              firstIndex: load.firstIndex, shape: load.shape)
         var during: [Double] = []
+        var slowest = (upload: 0.0, read: 0.0)
         while process.isRunning {
-            during.append(try probe())
+            let nanoseconds = try probe()
+            during.append(nanoseconds)
+            if sequence % 2 == 0 { slowest.upload = max(slowest.upload, nanoseconds) } else { slowest.read = max(slowest.read, nanoseconds) }
             usleep(5_000)
         }
         let seconds = try IngestClient.finish(process)
         let sorted = during.sorted()
         return Result(quietMax: quiet.max() ?? 0, during: during.count, duringMax: sorted.last ?? 0,
                       duringP99: sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))],
-                      load: seconds * 1e9)
+                      duringUploadMax: slowest.upload, duringReadMax: slowest.read, load: seconds * 1e9)
     }
 }
