@@ -152,6 +152,54 @@ struct GroupCommitTests {
         #expect(try values(store) == Set(["first"] + costs.indices.map { "w\($0)" }))
     }
 
+    /// Small writes (a CI shard's upload) queued behind costlier ones commit first, in a
+    /// transaction of their own; the costlier ones follow in the next, whatever is queued by then.
+    @Test func smallWritesQueuedBehindCostlierOnesCommitFirst() throws {
+        let (database, store, writes) = try store()
+        defer { withExtendedLifetime(database) {} }
+        let upload = SQLiteGroupCommit.sharedWriteLimit, small = SQLiteGroupCommit.smallWriteLimit
+        let costs = [upload, upload, small, upload, 1]
+        let before = writes.counts.transactions
+        let outcomes = try writesQueuedBehindOne(writes, store, queued: costs.count, costs: costs) { index, writer in
+            try writer.connection.scalarInt("INSERT INTO t (v) VALUES (?) RETURNING id", [.text("w\(index)")]) ?? 0
+        }
+        let ids = try costs.indices.map { try #require(try outcomes[$0]?.get()) }
+        // The held write; the two small ones; the three uploads together.
+        #expect(writes.counts.transactions - before == 3)
+        #expect(max(ids[2], ids[4]) < min(ids[0], ids[1], ids[3]))
+        #expect(ids[0] < ids[1] && ids[1] < ids[3] && ids[2] < ids[4])
+    }
+
+    /// A small write never goes first twice in a row: a costlier write waits for one transaction
+    /// of small writes at most, also while more small ones keep arriving.
+    @Test func aCostlierWriteWaitsForOneTransactionOfSmallWritesAtMost() throws {
+        let (database, store, writes) = try store()
+        defer { withExtendedLifetime(database) {} }
+        let order = Shared<[Int]>([])
+        let late = DispatchGroup()
+        let costs = [SQLiteGroupCommit.sharedWriteLimit + 1, 1, 1]
+        let before = writes.counts.transactions
+        _ = try writesQueuedBehindOne(writes, store, queued: costs.count, costs: costs) { index, writer in
+            order.withLock { $0.append(index) }
+            if index == 1 {
+                // Another small write arrives while the small ones run, and queues behind the costly one.
+                let queuedBefore = writes.counts.queued
+                late.enter()
+                Thread {
+                    _ = try? store.write(cost: 1) { _ in order.withLock { $0.append(99) } }
+                    late.leave()
+                }.start()
+                let deadline = ContinuousClock.now + .seconds(10)
+                while writes.counts.queued <= queuedBefore, ContinuousClock.now < deadline { usleep(200) }
+            }
+            return try writer.connection.scalarInt("INSERT INTO t (v) VALUES (?) RETURNING id", [.text("w\(index)")]) ?? 0
+        }
+        late.wait()
+        // The held write; the two small ones; the costly one alone; the late small one.
+        #expect(order.withLock { $0 } == [1, 2, 0, 99])
+        #expect(writes.counts.transactions - before == 4)
+    }
+
     /// The savepoints' journals stay in memory (SQLite moved each past 64 KiB to a temporary
     /// file, created, written and unlinked every few uploads), and the writer's page cache holds
     /// the newest pages of a few thousand keys' states (2 MiB by default).

@@ -16,6 +16,8 @@ import Foundation
 ///   acknowledged upload is as durable as before.
 /// - A write that throws is rolled back to its savepoint and throws to its caller alone; the
 ///   others commit. Serially, in the order taken, each sees exactly the writes before it.
+/// - Small writes queued behind costlier ones are taken first, in a transaction of their own
+///   (`smallWriteLimit`): a CI shard's upload does not wait for a batch of whole suites.
 /// - When the engine itself gives up the transaction (a full disk, an I/O error) or the commit
 ///   fails, every write of the batch runs again alone, each in its own transaction, so that each
 ///   caller hears its own outcome. A write body must allow that: `StoreEngine.write` already asks
@@ -42,6 +44,14 @@ final class SQLiteGroupCommit: @unchecked Sendable {
     /// this, a small upload queued behind a slice of a 100,000-check run took the next slice
     /// into its transaction too (the stall probe's worst wait 111 ms where it had been 35–55).
     static let sharedWriteLimit = 1_000
+
+    /// A write of at most this many checks' worth (a CI shard's upload, a token, a suppression)
+    /// queued behind costlier ones goes first, in a transaction of the small writes alone, and
+    /// the costlier ones follow in the next (never two small-first transactions in a row, so
+    /// they wait for one at most). Behind 1,000-check uploads sharing transactions of 8,000
+    /// checks, a small upload waited for the transaction in progress and the next full one; the
+    /// slowest of them, 115–133 ms (`leakhistory-bench ingest`'s stream probe).
+    static let smallWriteLimit = 100
     private let connection: SQLiteConnection
     private let session: WriteSession
     /// Called at the start of each transaction (the checkpointer's catch-up).
@@ -53,6 +63,8 @@ final class SQLiteGroupCommit: @unchecked Sendable {
     private var queued: [Write] = []
     private var leading = false
     private var transactions = 0
+    /// Whether the last batch was small writes taken ahead of costlier ones (`nextBatch`).
+    private var tookSmallFirst = false
 
     /// Writes waiting for the lead or a batch, and the write transactions begun so far (tests).
     var counts: (queued: Int, transactions: Int) {
@@ -76,6 +88,8 @@ final class SQLiteGroupCommit: @unchecked Sendable {
         let outsideTransaction: Bool
         /// May share a transaction with other writes.
         var shares: Bool { !outsideTransaction && cost <= SQLiteGroupCommit.sharedWriteLimit }
+        /// May go ahead of costlier writes (`smallWriteLimit`).
+        var isSmall: Bool { !outsideTransaction && cost <= SQLiteGroupCommit.smallWriteLimit }
 
         init(cost: Int, outsideTransaction: Bool, _ body: @escaping (WriteSession) throws -> Void) {
             self.cost = cost
@@ -136,26 +150,34 @@ final class SQLiteGroupCommit: @unchecked Sendable {
             return
         }
         // This caller leads: its own write is first in line, since every write queued earlier
-        // went with an earlier batch.
-        let batch = nextBatch()
-        queued.removeFirst(batch.count)
-        lock.unlock()
-        run(batch)
-        lock.lock()
-        for other in batch where other !== write {
-            other.state = .done
-            other.wake.signal()
+        // went with an earlier batch. Small writes queued behind it may go first, in a batch of
+        // their own; it leads the next one too.
+        while write.state == .leading {
+            let batch = nextBatch()
+            queued.removeAll { queuedWrite in batch.contains { $0 === queuedWrite } }
+            lock.unlock()
+            run(batch)
+            lock.lock()
+            for done in batch {
+                done.state = .done
+                if done !== write { done.wake.signal() }
+            }
         }
-        write.state = .done
         lock.unlock()
         handOver()
         if let failure = write.failure { throw failure }
     }
 
-    /// The first write queued and those behind it that fit with it: at most `batchLimit` writes
-    /// and `costLimit` in all; a write outside any transaction, or costlier than
-    /// `sharedWriteLimit`, goes alone. Lock held.
+    /// The small writes queued behind a costlier first one, when the last batch was not such a
+    /// one (`smallWriteLimit`); otherwise the first write queued and those behind it that fit
+    /// with it: at most `batchLimit` writes and `costLimit` in all; a write outside any
+    /// transaction, or costlier than `sharedWriteLimit`, goes alone. Lock held.
     private func nextBatch() -> [Write] {
+        // Never past a write outside any transaction: it runs after the writes queued before it only.
+        let smallFirst = queued[0].isSmall || tookSmallFirst
+            ? [] : Array(queued.lazy.prefix { !$0.outsideTransaction }.filter(\.isSmall).prefix(Self.batchLimit))
+        tookSmallFirst = !smallFirst.isEmpty
+        if !smallFirst.isEmpty { return smallFirst }
         var batch = [queued[0]]
         guard queued[0].shares else { return batch }
         var cost = queued[0].cost
