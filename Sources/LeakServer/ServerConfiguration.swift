@@ -21,8 +21,9 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// libmicrohttpd's I/O threads; 0 means one thread per core. They only move bytes.
     public var threads = 0
     /// The threads that run handlers (queries, pages, uploads); as many again, three quarters,
-    /// run at the lowest CPU priority for clients that keep more than one worker busy.
-    public var workers = 8
+    /// run at the lowest CPU priority for clients that keep more than one worker busy. A quarter
+    /// of them never start a write (`WorkerPool.readReserve`): 8 run uploads, 2 are kept for reads.
+    public var workers = 10
     /// Requests waiting for a worker, across all clients: beyond it, 503 with Retry-After.
     public var queueLimit = 4_096
     /// Workers one client (IP address) may hold at once; its other requests wait their turn.
@@ -31,7 +32,7 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var perClientQueue = 32
     /// SQLite read connections; as many as workers and background workers, so that a query
     /// never waits for one.
-    public var readerConnections = 16
+    public var readerConnections = 18
     /// MiB of the SQLite file each read connection maps into memory
     /// (`StoreOptions.readerMemoryMapBytes`); 0 maps nothing.
     public var readerMemoryMapMiB = 1_024

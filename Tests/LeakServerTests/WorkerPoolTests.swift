@@ -68,6 +68,30 @@ struct WorkerPoolTests {
         for _ in 0..<workers { release.signal() }
     }
 
+    /// A quarter of the ordinary workers never start a write: with every other one held by a
+    /// write (uploads waiting for the database writer), a read still finds a worker, and the
+    /// write beyond them starts when one of them ends.
+    @Test func aQuarterOfTheWorkersIsKeptForReadsWhileWritesHoldTheRest() throws {
+        let workers = 4
+        let pool = WorkerPool(limits: .init(workers: workers, queueLimit: 100, perClientRunning: 1, perClientQueued: 10))
+        pool.start()
+        defer { pool.stop() }
+        let started = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        for client in 1...workers {
+            #expect(pool.submit(client: UInt32(client), writes: true) { started.signal(); release.wait() } == nil)
+        }
+        let writers = workers - WorkerPool.readReserve(workers)
+        for _ in 0..<writers { #expect(started.wait(timeout: .now() + 10) == .success) }
+        #expect(started.wait(timeout: .now() + 0.3) == .timedOut, "a write took the worker kept for reads")
+        let read = DispatchSemaphore(value: 0)
+        #expect(pool.submit(client: UInt32(workers + 1)) { read.signal() } == nil)
+        #expect(read.wait(timeout: .now() + 10) == .success)
+        release.signal()
+        #expect(started.wait(timeout: .now() + 10) == .success)
+        for _ in 0..<workers { release.signal() }
+    }
+
     /// A job left to the background workers (its client turned heavy while it waited) is taken by
     /// one of them when an ordinary worker, which may not take it, finishes the job before it.
     @Test func aHeavyClientsWaitingJobIsTakenByABackgroundWorker() throws {

@@ -328,7 +328,9 @@ final class MicroHTTPDServer: Sendable {
     /// answered 503 at once.
     private func suspend(_ connection: OpaquePointer, pending: Pending, _ work: @escaping @Sendable () -> Void) -> MHD_Result {
         let address = Int(bitPattern: UnsafeRawPointer(connection))
-        let refusal = pool.submit(client: pending.client, accepted: { MHD_suspend_connection(connection) }) {
+        // Anything but a read may write to the database (`WorkerPool.readReserve`).
+        let writes = !["GET", "HEAD"].contains(pending.head?.method ?? "")
+        let refusal = pool.submit(client: pending.client, writes: writes, accepted: { MHD_suspend_connection(connection) }) {
             work()
             MHD_resume_connection(OpaquePointer(bitPattern: address))
         }

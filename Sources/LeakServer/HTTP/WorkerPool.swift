@@ -14,6 +14,10 @@ import Glibc
 /// bounded in total and per client; `submit` refuses a job beyond either bound, and the caller
 /// answers 503 with `Retry-After`.
 ///
+/// A quarter of the ordinary workers (`readReserve`) never start a write (a job submitted with
+/// `writes`: an upload, a token, a suppression): writes wait for the one database writer anyway,
+/// and a read behind eight uploads held by it waited up to 89 ms for a worker.
+///
 /// An idle worker waits on a semaphore of its own, and a change (a job queued, a job ended) wakes
 /// only as many idle workers of each kind as there are jobs that kind may take now: a condition
 /// broadcast woke all fourteen for every job, and the wake-ups cost a 10-check upload a fifth of
@@ -38,6 +42,12 @@ final class WorkerPool: @unchecked Sendable {
 
     typealias Job = @Sendable () -> Void
 
+    /// A queued job, and whether it writes.
+    private struct Queued {
+        var job: Job
+        var writes: Bool
+    }
+
     private let limits: Limits
     // `lock` guards everything below; the type is @unchecked Sendable for that reason.
     private let lock = NSLock()
@@ -47,7 +57,10 @@ final class WorkerPool: @unchecked Sendable {
     private var waking = [0, 0]
     /// Signalled when the last worker returns.
     private let finished = DispatchSemaphore(value: 0)
-    private var queues: [UInt32: [Job]] = [:]
+    private var queues: [UInt32: [Queued]] = [:]
+    /// Writes running on ordinary workers, and how many may (`readReserve`).
+    private var ordinaryWrites = 0
+    private var ordinaryWriteLimit: Int { max(1, limits.workers) - Self.readReserve(max(1, limits.workers)) }
     private var running: [UInt32: Int] = [:]
     /// Per client: decayed worker-seconds of finished jobs, when last decayed, and the start
     /// times of its running jobs.
@@ -69,6 +82,9 @@ final class WorkerPool: @unchecked Sendable {
 
     /// Background workers for `ordinary` ones: three for every four.
     static func backgroundCount(_ ordinary: Int) -> Int { max(1, ordinary * 3 / 4) }
+
+    /// Ordinary workers that never start a write: a quarter of them (none of fewer than four).
+    static func readReserve(_ ordinary: Int) -> Int { ordinary / 4 }
 
     /// Starts the threads; each holds the pool until `stop()` ends it.
     func start() {
@@ -93,8 +109,9 @@ final class WorkerPool: @unchecked Sendable {
 
     /// Queues `job` for `client`, or says why not. `accepted` runs (under the pool's lock) once
     /// the job is accepted and before any worker can start it: libmicrohttpd's suspend goes there,
-    /// so that the job's resume cannot come first.
-    func submit(client: UInt32, accepted: () -> Void = {}, _ job: @escaping Job) -> Refusal? {
+    /// so that the job's resume cannot come first. `writes`: the job writes to the database
+    /// (`readReserve`).
+    func submit(client: UInt32, writes: Bool = false, accepted: () -> Void = {}, _ job: @escaping Job) -> Refusal? {
         lock.lock()
         defer { lock.unlock() }
         if stopping { return .stopped }
@@ -103,7 +120,7 @@ final class WorkerPool: @unchecked Sendable {
         if queued >= limits.queueLimit { return .full }
         accepted()
         if waiting == 0 { ring.append(client) }  // the set of clients with jobs waiting
-        queues[client, default: []].append(job)
+        queues[client, default: []].append(Queued(job: job, writes: writes))
         queued += 1
         wakeIdleWorkers()
         return nil
@@ -137,15 +154,18 @@ final class WorkerPool: @unchecked Sendable {
             let next = takeNext(heavy: background)
             // What this worker does not take, others may: a job of the other kind, a second job.
             wakeIdleWorkers()
-            if let (client, job) = next {
+            if let (client, queuedJob) = next {
                 let start = ContinuousClock.now
+                let countedWrite = !background && queuedJob.writes
+                if countedWrite { ordinaryWrites += 1 }
                 active += 1
                 running[client, default: 0] += 1
                 started[client, default: []].append(start)
                 lock.unlock()
-                job()
+                queuedJob.job()
                 lock.lock()
                 let end = ContinuousClock.now
+                if countedWrite { ordinaryWrites -= 1 }
                 active -= 1
                 running[client, default: 1] -= 1
                 if running[client] == 0 { running[client] = nil }
@@ -192,20 +212,28 @@ final class WorkerPool: @unchecked Sendable {
     private func takeable(heavy: Bool, at now: ContinuousClock.Instant) -> Int {
         ring.reduce(0) { count, client in
             let room = limits.perClientRunning - running[client, default: 0]
-            guard room > 0, (load(client, at: now) > decay) == heavy else { return count }
+            guard room > 0, (load(client, at: now) > decay) == heavy, mayStart(queues[client]?.first, heavy: heavy)
+            else { return count }
             return count + min(room, queues[client]?.count ?? 0)
         }
+    }
+
+    /// Whether a worker of that kind may start `job` now: an ordinary one starts a write only
+    /// while fewer than `ordinaryWriteLimit` run. Lock held.
+    private func mayStart(_ job: Queued?, heavy: Bool) -> Bool {
+        guard let job else { return false }
+        return heavy || !job.writes || ordinaryWrites < ordinaryWriteLimit
     }
 
     /// The next job, for an ordinary worker (`heavy` false) or a background one: of the
     /// waiting client under its running cap that has used the workers least, among the light
     /// clients or the heavy ones. Lock held.
-    private func takeNext(heavy: Bool) -> (UInt32, Job)? {
+    private func takeNext(heavy: Bool) -> (UInt32, Queued)? {
         let now = ContinuousClock.now
         var best: (position: Int, load: Double)?
         for (position, client) in ring.enumerated() where running[client, default: 0] < limits.perClientRunning {
             let load = self.load(client, at: now)
-            guard (load > decay) == heavy else { continue }
+            guard (load > decay) == heavy, mayStart(queues[client]?.first, heavy: heavy) else { continue }
             if best == nil || load < best!.load { best = (position, load) }
         }
         guard let best else { return nil }
