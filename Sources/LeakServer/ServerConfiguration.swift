@@ -22,7 +22,8 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var threads = 0
     /// The threads that run handlers (queries, pages, uploads); as many again, three quarters,
     /// run at the lowest CPU priority for clients that keep more than one worker busy. A quarter
-    /// of them never start a write (`WorkerPool.readReserve`): 8 run uploads, 2 are kept for reads.
+    /// of them never start a big write (`WorkerPool.readReserve`): 8 run big uploads, 2 are kept for
+    /// reads and small writes.
     public var workers = 10
     /// Requests waiting for a worker, across all clients: beyond it, 503 with Retry-After.
     public var queueLimit = 4_096

@@ -42,6 +42,19 @@ final class MicroHTTPDServer: Sendable {
         var client: UInt32
         /// A Content-Length over zero or a chunked body.
         var hasBody: Bool
+
+        /// Bodies past this are big writes: an upload of about 25 checks or more as JSON, of a few
+        /// hundred gzipped (as the CLI sends them); a 10-check shard is about 3 KiB.
+        static let bigWriteBytes = 8 * 1_024
+
+        /// Whether the request may be a big write, as its head tells: not a read, and a body of
+        /// more than `bigWriteBytes` or of a length not given (chunked). Big writes wait for the
+        /// one database writer, and leave alone the workers kept for reads and small writes
+        /// (`WorkerPool.readReserve`); the body, once read, says for sure.
+        var writesMuch: Bool {
+            guard !["GET", "HEAD"].contains(method), hasBody else { return false }
+            return headers["content-length"].flatMap(Int.init).map { $0 > Self.bigWriteBytes } ?? true
+        }
     }
 
     /// What to do with a request once its headers are in.
@@ -291,7 +304,7 @@ final class MicroHTTPDServer: Sendable {
         case let .check(check):
             pending.phase = .checking
             pending.checked = true
-            return suspend(connection, pending: pending) { pending.answer = check() }
+            return suspend(connection, pending: pending, writes: head.writesMuch) { pending.answer = check() }
         }
     }
 
@@ -321,15 +334,16 @@ final class MicroHTTPDServer: Sendable {
         pending.phase = .handling
         // Past twice the limit the rest of a chunked body is not read: the connection cannot go on.
         pending.closeAfterAnswer = pending.tooLarge
-        return suspend(connection, pending: pending) { [respond] in pending.answer = respond(incoming) }
+        let writes = incoming.head.writesMuch && incoming.body.count > Head.bigWriteBytes
+        return suspend(connection, pending: pending, writes: writes) { [respond] in pending.answer = respond(incoming) }
     }
 
     /// Runs `work` on the pool with the connection suspended, then resumes it. A full pool is
     /// answered 503 at once.
-    private func suspend(_ connection: OpaquePointer, pending: Pending, _ work: @escaping @Sendable () -> Void) -> MHD_Result {
+    /// `writes`: the job is a big write (`Head.writesMuch`), which leaves alone the workers kept for the rest.
+    private func suspend(_ connection: OpaquePointer, pending: Pending, writes: Bool,
+                         _ work: @escaping @Sendable () -> Void) -> MHD_Result {
         let address = Int(bitPattern: UnsafeRawPointer(connection))
-        // Anything but a read may write to the database (`WorkerPool.readReserve`).
-        let writes = !["GET", "HEAD"].contains(pending.head?.method ?? "")
         let refusal = pool.submit(client: pending.client, writes: writes, accepted: { MHD_suspend_connection(connection) }) {
             work()
             MHD_resume_connection(OpaquePointer(bitPattern: address))

@@ -14,9 +14,10 @@ import Glibc
 /// bounded in total and per client; `submit` refuses a job beyond either bound, and the caller
 /// answers 503 with `Retry-After`.
 ///
-/// A quarter of the ordinary workers (`readReserve`) never start a write (a job submitted with
-/// `writes`: an upload, a token, a suppression): writes wait for the one database writer anyway,
-/// and a read behind eight uploads held by it waited up to 89 ms for a worker.
+/// A quarter of the ordinary workers (`readReserve`) never start a big write (a job submitted
+/// with `writes`: a request body of more than 8 KiB): those wait for the one database writer anyway,
+/// and a read behind eight uploads held by it waited up to 89 ms for a worker; reads and small
+/// writes (a CI shard's upload, a token) take any worker.
 ///
 /// An idle worker waits on a semaphore of its own, and a change (a job queued, a job ended) wakes
 /// only as many idle workers of each kind as there are jobs that kind may take now: a condition
@@ -83,7 +84,7 @@ final class WorkerPool: @unchecked Sendable {
     /// Background workers for `ordinary` ones: three for every four.
     static func backgroundCount(_ ordinary: Int) -> Int { max(1, ordinary * 3 / 4) }
 
-    /// Ordinary workers that never start a write: a quarter of them (none of fewer than four).
+    /// Ordinary workers that never start a big write: a quarter of them (none of fewer than four).
     static func readReserve(_ ordinary: Int) -> Int { ordinary / 4 }
 
     /// Starts the threads; each holds the pool until `stop()` ends it.
@@ -109,8 +110,8 @@ final class WorkerPool: @unchecked Sendable {
 
     /// Queues `job` for `client`, or says why not. `accepted` runs (under the pool's lock) once
     /// the job is accepted and before any worker can start it: libmicrohttpd's suspend goes there,
-    /// so that the job's resume cannot come first. `writes`: the job writes to the database
-    /// (`readReserve`).
+    /// so that the job's resume cannot come first. `writes`: the job is a big write to the
+    /// database (`readReserve`).
     func submit(client: UInt32, writes: Bool = false, accepted: () -> Void = {}, _ job: @escaping Job) -> Refusal? {
         lock.lock()
         defer { lock.unlock() }
