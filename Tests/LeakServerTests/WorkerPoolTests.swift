@@ -92,6 +92,20 @@ struct WorkerPoolTests {
         for _ in 0..<workers { release.signal() }
     }
 
+    /// Which requests count as big writes, from their head: not a read, with a body over 8 KiB
+    /// or of a length not given.
+    @Test func bigWritesAreToldByMethodAndBodyLength() {
+        func head(_ method: String, _ headers: [String: String], body: Bool = true) -> MicroHTTPDServer.Head {
+            MicroHTTPDServer.Head(method: method, rawURI: "/", path: "/", query: [:], headers: headers, client: 1, hasBody: body)
+        }
+        let big = String(MicroHTTPDServer.Head.bigWriteBytes + 1), small = "3000"
+        #expect(head("POST", ["content-length": big]).writesMuch)
+        #expect(head("POST", ["transfer-encoding": "chunked"]).writesMuch)
+        #expect(!head("POST", ["content-length": small]).writesMuch)
+        #expect(!head("DELETE", [:], body: false).writesMuch)
+        #expect(!head("GET", ["content-length": big]).writesMuch)
+    }
+
     /// A job left to the background workers (its client turned heavy while it waited) is taken by
     /// one of them when an ordinary worker, which may not take it, finishes the job before it.
     @Test func aHeavyClientsWaitingJobIsTakenByABackgroundWorker() throws {
