@@ -214,10 +214,12 @@ enum StallProbe {
         let prefix = load.prefix
         let connection = KeepAliveConnection(port: server.port)
         var sequence = 0
-        func probe() throws -> Double {
+        /// Every other probe an upload, the others a read; returns the nanoseconds and whether it uploaded.
+        func probe() throws -> (nanoseconds: Double, uploaded: Bool) {
             sequence += 1
             let start = ContinuousClock.now
-            if sequence % 2 == 0 {
+            let uploads = sequence % 2 == 0
+            if uploads {
                 let run = IngestBenchmark.makeRun(key: "probe-\(prefix)-\(sequence)", index: 500_000 + sequence, checks: 10)
                 let reply = try connection.request("POST", "/v1/projects/bench/runs", body: try JSONEncoder().encode(run),
                                                    headers: ["Authorization": "Bearer \(token)"])
@@ -226,9 +228,9 @@ enum StallProbe {
                 let reply = try connection.request("GET", "/v1/projects/bench/types?branch=main&environment=linux-swift6.3")
                 guard reply.status == 200 else { throw BenchError("a probe read answered \(reply.status): \(reply.text)") }
             }
-            return (ContinuousClock.now - start).nanoseconds
+            return ((ContinuousClock.now - start).nanoseconds, uploads)
         }
-        let quiet = try (0..<40).map { _ in try probe() }
+        let quiet = try (0..<40).map { _ in try probe().nanoseconds }
         // The uploads from a client process of its own; probes until they have been answered.
         let process = try IngestClient.start(target: .leakhistory, port: server.port, token: token, prefix: prefix,
                                              uploads: load.uploads, checks: load.checks, threads: load.threads,
@@ -236,9 +238,9 @@ enum StallProbe {
         var during: [Double] = []
         var slowest = (upload: 0.0, read: 0.0)
         while process.isRunning {
-            let nanoseconds = try probe()
+            let (nanoseconds, uploaded) = try probe()
             during.append(nanoseconds)
-            if sequence % 2 == 0 { slowest.upload = max(slowest.upload, nanoseconds) } else { slowest.read = max(slowest.read, nanoseconds) }
+            if uploaded { slowest.upload = max(slowest.upload, nanoseconds) } else { slowest.read = max(slowest.read, nanoseconds) }
             usleep(5_000)
         }
         let seconds = try IngestClient.finish(process)

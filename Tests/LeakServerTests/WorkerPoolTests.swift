@@ -49,6 +49,17 @@ struct WorkerPoolTests {
         #expect(pool.depth.queued == 0)
     }
 
+    /// One job for each of clients 0..<`clients`, each signalling `started` when it starts and
+    /// waiting for `release`.
+    private func blockingJobs(on pool: WorkerPool, clients: Int, writes: Bool = false)
+        -> (started: DispatchSemaphore, release: DispatchSemaphore) {
+        let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        for client in 0..<clients {
+            #expect(pool.submit(client: UInt32(client), writes: writes) { started.signal(); release.wait() } == nil)
+        }
+        return (started, release)
+    }
+
     /// As many jobs run at once as there are idle workers and clients to run them: every
     /// ordinary worker is woken when that many clients each queue a job that waits for the others.
     @Test func everyOrdinaryWorkerIsWokenWhenThereIsWorkForIt() throws {
@@ -56,11 +67,7 @@ struct WorkerPoolTests {
         let pool = WorkerPool(limits: .init(workers: workers, queueLimit: 100, perClientRunning: 1, perClientQueued: 10))
         pool.start()
         defer { pool.stop() }
-        let started = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        for client in 0..<workers {
-            #expect(pool.submit(client: UInt32(client)) { started.signal(); release.wait() } == nil)
-        }
+        let (started, release) = blockingJobs(on: pool, clients: workers)
         for _ in 0..<workers {
             #expect(started.wait(timeout: .now() + 10) == .success)
         }
@@ -76,11 +83,7 @@ struct WorkerPoolTests {
         let pool = WorkerPool(limits: .init(workers: workers, queueLimit: 100, perClientRunning: 1, perClientQueued: 10))
         pool.start()
         defer { pool.stop() }
-        let started = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        for client in 1...workers {
-            #expect(pool.submit(client: UInt32(client), writes: true) { started.signal(); release.wait() } == nil)
-        }
+        let (started, release) = blockingJobs(on: pool, clients: workers, writes: true)
         let writers = workers - WorkerPool.readReserve(workers)
         for _ in 0..<writers { #expect(started.wait(timeout: .now() + 10) == .success) }
         #expect(started.wait(timeout: .now() + 0.3) == .timedOut, "a write took the worker kept for reads")

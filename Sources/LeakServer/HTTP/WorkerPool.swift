@@ -61,7 +61,8 @@ final class WorkerPool: @unchecked Sendable {
     private var queues: [UInt32: [Queued]] = [:]
     /// Writes running on ordinary workers, and how many may (`readReserve`).
     private var ordinaryWrites = 0
-    private var ordinaryWriteLimit: Int { max(1, limits.workers) - Self.readReserve(max(1, limits.workers)) }
+    private var ordinaryWriteLimit: Int { ordinaryCount - Self.readReserve(ordinaryCount) }
+    private var ordinaryCount: Int { max(1, limits.workers) }
     private var running: [UInt32: Int] = [:]
     /// Per client: decayed worker-seconds of finished jobs, when last decayed, and the start
     /// times of its running jobs.
@@ -92,7 +93,7 @@ final class WorkerPool: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard live == 0, !stopping else { return }
-        let ordinary = max(1, limits.workers)
+        let ordinary = ordinaryCount
         for index in 0..<(ordinary + Self.backgroundCount(ordinary)) {
             let background = index >= ordinary
             let thread = Thread {
