@@ -40,8 +40,15 @@ struct PackedKeyStatesTests {
         let database = try TemporaryDatabase()
         _ = try LeakStore(path: database.path).createProject("app")
         let db = try SQLiteConnection(path: database.path, mode: .readWrite)
-        try db.execute("ALTER TABLE leak_states RENAME TO leak_states_rows")
-        try db.execute(PackedStatesSchema.sql)
+        // The row-a-state table as migration 11 left it, beside the packed tables migration 14 made.
+        try db.execute("""
+            CREATE TABLE leak_states_rows (
+                commit_id INTEGER NOT NULL, environment_id INTEGER NOT NULL, key_id INTEGER NOT NULL,
+                checked_count INTEGER NOT NULL, leaked_count INTEGER NOT NULL, late_release_count INTEGER NOT NULL,
+                error_count INTEGER NOT NULL, passed_site_id INTEGER, slowest_pass_us INTEGER,
+                PRIMARY KEY (key_id, environment_id, commit_id)
+            ) WITHOUT ROWID
+            """)
         for index in 1...12 {
             try db.run("INSERT INTO commits (project_id, sha, branch, first_seen) VALUES (1, ?, 'main', '2026-12-03T00:00:00Z')",
                        [.text(index == 5 ? PendingUpload.newPlaceholder() : String(format: "%040x", index))])
@@ -129,28 +136,4 @@ struct PackedKeyStatesTests {
         try db.query(sql, values) { row in rows.append((0..<columns).map { row.isNull(at: $0) ? "NULL" : row.string(at: $0) ?? "" }) }
         return rows
     }
-}
-
-/// The tables `LeakStatesTable` reads, until a migration creates them.
-enum PackedStatesSchema {
-    static let sql = """
-        CREATE TABLE state_blobs (
-            id              INTEGER PRIMARY KEY,
-            commit_id       INTEGER NOT NULL REFERENCES commits(id),
-            environment_id  INTEGER NOT NULL REFERENCES environments(id),
-            settled         INTEGER NOT NULL DEFAULT 0,
-            states          BLOB NOT NULL
-        );
-        CREATE INDEX state_blobs_by_commit ON state_blobs(commit_id, environment_id);
-        CREATE INDEX state_blobs_unsettled ON state_blobs(id) WHERE settled = 0;
-        CREATE TABLE key_state_blocks (
-            key_id           INTEGER NOT NULL REFERENCES leak_keys(id),
-            environment_id   INTEGER NOT NULL REFERENCES environments(id),
-            batch            INTEGER NOT NULL,
-            first_commit_id  INTEGER NOT NULL,
-            last_commit_id   INTEGER NOT NULL,
-            states           BLOB NOT NULL,
-            PRIMARY KEY (key_id, environment_id, batch)
-        ) WITHOUT ROWID;
-        """
 }

@@ -102,6 +102,11 @@ final class LeakStatesTable {
             (cost, rows) = bounded ? (60, 20) : (400, 400)
         } else {
             (cost, rows) = (1e10, 100_000_000)
+            // A full scan reads commit by commit in (environment, key) order: the copy's order.
+            let orderBy = (0..<Int(info.pointee.nOrderBy)).map { info.pointee.aOrderBy[$0] }
+            if orderBy.count <= 3, orderBy.enumerated().allSatisfy({ $0.element.iColumn == Int32($0.offset) && $0.element.desc == 0 }) {
+                info.pointee.orderByConsumed = 1
+            }
         }
         var argument: Int32 = 0
         for part in argumentOrder where plan.contains(part) {

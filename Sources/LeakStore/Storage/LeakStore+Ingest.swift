@@ -58,8 +58,9 @@ extension LeakStore {
             if let existing = try existingRun(db, projectID: projectID, runKey: run.runKey) { return .failure(existing) }
             let placeholder = PendingUpload.newPlaceholder()
             // A commit that has runs is rebuilt under the id right after its own when that one is
-            // free (`CommitOrder`): the rebuilt commit then takes its place in upload order.
-            let replacing = try db.scalarInt("""
+            // free (`CommitOrder`): the rebuilt commit then takes its place in upload order. Not
+            // where states are packed: adding the run's to the commit's is a few blobs there.
+            let replacing = db.packsKeyStates ? nil : try db.scalarInt("""
                 SELECT c.id FROM commits c WHERE c.project_id = ? AND c.sha = ?
                   AND NOT EXISTS (SELECT 1 FROM commits n WHERE n.id = c.id + 1)
                 """, [.integer(projectID), .text(run.commit.lowercased())])
@@ -260,12 +261,18 @@ extension LeakStore {
                     SELECT key_id FROM leak_states WHERE commit_id = ?1 ORDER BY environment_id, key_id LIMIT ?2)
                 """, stateSlice),
         ]
-        for step in steps {
+        // Where states are packed, a pending commit's are its blobs (a slice's states each at most).
+        let packedStates = (anyLeft: "SELECT 1 FROM state_blobs WHERE commit_id = ? LIMIT 1",
+                            delete: "DELETE FROM state_blobs WHERE id IN (SELECT id FROM state_blobs WHERE commit_id = ?1 ORDER BY id LIMIT ?2)",
+                            rows: SQLValue.integer(Int64(max(1, ingestSliceChecks / StateBlobs.blobStates))))
+        for (index, step) in steps.enumerated() {
             while try write(cost: ingestSliceChecks, { writer in
                 let db = writer.connection
-                guard try db.scalarInt(step.whileTrue, step.values) != nil, try db.scalarInt(step.anyLeft, [step.id]) != nil
+                let packed = index == 1 && db.packsKeyStates
+                guard try db.scalarInt(step.whileTrue, step.values) != nil,
+                      try db.scalarInt(packed ? packedStates.anyLeft : step.anyLeft, [step.id]) != nil
                 else { return false }
-                try db.run(step.delete, [step.id, step.rows])
+                try db.run(packed ? packedStates.delete : step.delete, [step.id, packed ? packedStates.rows : step.rows])
                 return true
             }) {}
         }
