@@ -120,11 +120,16 @@ struct PackedKeyStatesTests {
             ("SELECT \(all) FROM T WHERE commit_id = ? AND environment_id = ? AND key_id = ?", [.integer(6), .integer(1), .integer(3)]),
             ("SELECT \(all) FROM T WHERE commit_id = NULL", []),
         ]
+        // A pending upload's states are not rows of the table (its placeholder commit is on no line).
+        try db.execute("""
+            CREATE TEMP VIEW IF NOT EXISTS published_rows AS SELECT * FROM leak_states_rows
+            WHERE commit_id NOT IN (SELECT id FROM commits WHERE sha LIKE 'pending:%')
+            """)
         for (sql, values) in questions {
             #expect(try answer(db, sql.replacingOccurrences(of: "FROM T", with: "FROM leak_states")
                                     .replacingOccurrences(of: "JOIN T", with: "JOIN leak_states"), values)
-                    == answer(db, sql.replacingOccurrences(of: "FROM T", with: "FROM leak_states_rows")
-                                    .replacingOccurrences(of: "JOIN T", with: "JOIN leak_states_rows"), values),
+                    == answer(db, sql.replacingOccurrences(of: "FROM T", with: "FROM published_rows")
+                                    .replacingOccurrences(of: "JOIN T", with: "JOIN published_rows"), values),
                     "\(sql)")
         }
     }

@@ -19,6 +19,9 @@ import CSQLite
 /// keeps the commits it read last and the blobs not settled yet, decoded, until the database
 /// changes (`SQLITE_FCNTL_DATA_VERSION`, and the connection's own changes).
 ///
+/// A pending upload's states (`PendingUpload`: blobs of its placeholder commit, on no line, until
+/// one transaction publishes them) are not rows of the table: the writers handle them as blobs.
+///
 /// A real table of the same name takes precedence (SQLite looks for one first): registered on
 /// every connection, it answers only once the real one is gone.
 final class LeakStatesTable {
@@ -38,7 +41,7 @@ final class LeakStatesTable {
     static let name = "leak_states"
 
     private let db: OpaquePointer
-    private var version: (data: Int32, changes: Int64) = (-1, -1)
+    fileprivate var version: (data: Int32, changes: Int64) = (-1, -1)
     /// The commits read last, each in (environment, key) order.
     private var commits: [Int64: [Row]] = [:]
     /// The states in blobs not settled yet, by key, in upload order.
@@ -46,8 +49,10 @@ final class LeakStatesTable {
 
     private init(db: OpaquePointer) { self.db = db }
 
-    /// How many commits `commits` keeps before it starts again.
-    private static let commitsKept = 64
+    /// How many rows of commits `commits` keeps, at most, before it starts again; a commit
+    /// bigger than that (a 100,000-check run's) is decoded for each statement that reads it.
+    private static let commitRowsKept = 8_192
+    private var commitRowsHeld = 0
 
     // MARK: Plans
 
@@ -125,20 +130,23 @@ final class LeakStatesTable {
 
     /// The rows of `plan` with its values, in the order of its plan: the rows themselves, or for a
     /// full scan the commits whose rows come one commit at a time.
-    private enum Found {
+    fileprivate enum Found {
         case rows([Row])
         case commits([Int64])
     }
 
-    private func found(_ plan: Plan, _ values: [OpaquePointer?]) throws -> Found {
-        guard plan.isEmpty else { return .rows(try rows(plan, values)) }
+    private func found(_ plan: Plan, _ values: [OpaquePointer?], for cursor: Cursor) throws -> Found {
+        guard plan.isEmpty else { return .rows(try rows(plan, values, for: cursor)) }
         refreshIfChanged()
         var commitIDs: [Int64] = []
-        try query("SELECT DISTINCT commit_id FROM state_blobs ORDER BY commit_id", []) { commitIDs.append(sqlite3_column_int64($0, 0)) }
+        try query("""
+            SELECT DISTINCT b.commit_id FROM state_blobs b JOIN commits c ON c.id = b.commit_id
+            WHERE NOT \(PendingUpload.isPlaceholder("c")) ORDER BY b.commit_id
+            """, []) { commitIDs.append(sqlite3_column_int64($0, 0)) }
         return .commits(commitIDs)
     }
 
-    private func rows(_ plan: Plan, _ values: [OpaquePointer?]) throws -> [Row] {
+    private func rows(_ plan: Plan, _ values: [OpaquePointer?], for cursor: Cursor) throws -> [Row] {
         refreshIfChanged()
         var given: [Int32: OpaquePointer?] = [:]
         for (part, value) in zip(Self.argumentOrder.filter(plan.contains), values) { given[part.rawValue] = value }
@@ -146,11 +154,17 @@ final class LeakStatesTable {
         func equal(_ part: Plan) -> Int64?? { plan.contains(part) ? .some(given[part.rawValue].flatMap(Self.integer)) : .none }
         if let commitValue = equal(.commit) {
             guard let commit = commitValue else { return [] }
-            let environment = equal(.environment), key = equal(.key)
-            if environment == .some(nil) || key == .some(nil) { return [] }
-            return try commitRows(commit).filter {
-                (environment == nil || $0.environmentID == environment!!) && (key == nil || $0.keyID == key!!)
+            let givenEnvironment = equal(.environment), givenKey = equal(.key)
+            if givenEnvironment == .some(nil) || givenKey == .some(nil) { return [] }
+            let key = givenKey ?? nil
+            let rows = try commitRows(commit, for: cursor)
+            guard let environment = givenEnvironment ?? nil else {
+                return key.map { key in rows.filter { $0.keyID == key } } ?? rows
             }
+            // In (environment, key) order: the environment's rows, or the key's row, by bisection.
+            let low = Self.firstIndex(in: rows) { ($0.environmentID, $0.keyID) >= (environment, key ?? .min) }
+            let high = Self.firstIndex(in: rows) { ($0.environmentID, $0.keyID) > (environment, key ?? .max) }
+            return Array(rows[low..<high])
         }
         if let keyValue = equal(.key) {
             guard let key = keyValue else { return [] }
@@ -189,16 +203,23 @@ final class LeakStatesTable {
         let changes = sqlite3_total_changes64(db)
         guard data != version.data || changes != version.changes else { return }
         version = (data, changes)
-        commits.removeAll(keepingCapacity: true)
+        commits.removeAll()
+        commitRowsHeld = 0
         unsettled = nil
     }
 
-    /// The commit's states in every environment, merged, in (environment, key) order.
-    fileprivate func commitRows(_ commitID: Int64) throws -> [Row] {
+    /// The commit's states in every environment, merged, in (environment, key) order: kept by
+    /// the connection while the commits it keeps are small, and by `cursor` (for the statement
+    /// reading it) when the commit alone is past that, as a 100,000-check run's is.
+    fileprivate func commitRows(_ commitID: Int64, for cursor: Cursor) throws -> [Row] {
         if let known = commits[commitID] { return known }
+        if let big = cursor.bigCommit, big.id == commitID, big.version == version { return big.rows }
         var merged: [Row] = []
-        try query("SELECT environment_id, states FROM state_blobs WHERE commit_id = ?1 ORDER BY environment_id, id",
-                  [commitID]) { statement in
+        try query("""
+            SELECT environment_id, states FROM state_blobs
+            WHERE commit_id = ?1 AND NOT EXISTS (SELECT 1 FROM commits c WHERE c.id = ?1 AND \(PendingUpload.isPlaceholder("c")))
+            ORDER BY environment_id, id
+            """, [commitID]) { statement in
             let environment = sqlite3_column_int64(statement, 0)
             var blob: [Row] = []
             try Self.decode(statement, column: 1) { key, state in
@@ -206,8 +227,16 @@ final class LeakStatesTable {
             }
             merged = Self.mergeSorted(merged, blob) { ($0.environmentID, $0.keyID) < ($1.environmentID, $1.keyID) }
         }
-        if commits.count >= Self.commitsKept { commits.removeAll(keepingCapacity: true) }
+        guard merged.count <= Self.commitRowsKept else {
+            cursor.bigCommit = (commitID, version, merged)
+            return merged
+        }
+        if commitRowsHeld + merged.count > Self.commitRowsKept {
+            commits.removeAll()
+            commitRowsHeld = 0
+        }
         commits[commitID] = merged
+        commitRowsHeld += merged.count
         return merged
     }
 
@@ -239,7 +268,12 @@ final class LeakStatesTable {
     private func unsettledRows() throws -> [Int64: [Row]] {
         if let unsettled { return unsettled }
         var byKey: [Int64: [Row]] = [:]
-        try query("SELECT commit_id, environment_id, states FROM state_blobs WHERE settled = 0 ORDER BY id", []) { statement in
+        try query("""
+            SELECT b.commit_id, b.environment_id, b.states
+            FROM state_blobs b INDEXED BY state_blobs_unsettled JOIN commits c ON c.id = b.commit_id
+            WHERE b.settled = 0 AND NOT \(PendingUpload.isPlaceholder("c"))
+            ORDER BY b.id
+            """, []) { statement in
             let commit = sqlite3_column_int64(statement, 0), environment = sqlite3_column_int64(statement, 1)
             try Self.decode(statement, column: 2) { key, state in
                 byKey[key, default: []].append(Row(commitID: commit, environmentID: environment, keyID: key, state: state))
@@ -247,6 +281,16 @@ final class LeakStatesTable {
         }
         unsettled = byKey
         return byKey
+    }
+
+    /// The first index of `rows` (sorted so that `isAtOrPast` is false and then true) where it is true.
+    private static func firstIndex(in rows: [Row], where isAtOrPast: (Row) -> Bool) -> Int {
+        var low = 0, high = rows.count
+        while low < high {
+            let middle = (low + high) / 2
+            if isAtOrPast(rows[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
     }
 
     /// Two lists in `before` order into one, the states of equal rows merged (`first`'s first).
@@ -310,7 +354,7 @@ final class LeakStatesTable {
     // MARK: The module
 
     /// A cursor: the rows of one `xFilter`, read one by one; a full scan's, a commit at a time.
-    private final class Cursor {
+    fileprivate final class Cursor {
         let table: LeakStatesTable
         var rows: [Row] = []
         var position = 0
@@ -318,6 +362,8 @@ final class LeakStatesTable {
         var commitsLeft: ArraySlice<Int64> = []
         /// The rows of the commits a full scan read before `rows`.
         var rowsBefore = 0
+        /// The last commit read that was too big for the connection to keep.
+        var bigCommit: (id: Int64, version: (data: Int32, changes: Int64), rows: [Row])?
 
         init(table: LeakStatesTable) { self.table = table }
 
@@ -340,7 +386,7 @@ final class LeakStatesTable {
         private func fill() throws {
             while position >= rows.count, let commit = commitsLeft.popFirst() {
                 rowsBefore += rows.count
-                rows = try table.commitRows(commit)
+                rows = try table.commitRows(commit, for: self)
                 position = 0
             }
         }
@@ -409,7 +455,7 @@ final class LeakStatesTable {
             let state = LeakStatesTable.cursor(cursor)
             let arguments = (0..<Int(count)).map { values![$0] }
             do {
-                try state.start(state.table.found(Plan(rawValue: plan), arguments))
+                try state.start(state.table.found(Plan(rawValue: plan), arguments, for: state))
                 return SQLITE_OK
             } catch {
                 return LeakStatesTable.fail(cursor?.pointee.pVtab, error)

@@ -125,6 +125,7 @@ extension LeakStore {
                 // What no reader reaches any more — the placeholder commit's own key states, or
                 // the replaced commit's — goes now, in slices (the sweep removes it if this fails).
                 try? removePendingUpload(leftOver)
+                try? settleBacklog()
                 return receipt
             case let .failure(existing):
                 try removePendingUpload(pending)
@@ -135,6 +136,16 @@ extension LeakStore {
             try? removePendingUpload(pending)
             throw error
         }
+    }
+
+    /// Settles packed key states (`StateBlobs`) a batch a transaction while batches wait: a big
+    /// run's, once published, settle in writes of their own, not inside the next uploads', and
+    /// readers of key ranges never hold more than about a batch of them unsettled.
+    private func settleBacklog() throws {
+        while try write(cost: ingestSliceChecks, { writer in
+            guard writer.connection.packsKeyStates, let db = writer.connection as? SQLiteConnection else { return false }
+            return try StateBlobs.settleBacklog(session: writer, db: db)
+        }) {}
     }
 
     /// Key states a slice stores or removes: a key state costs more than a check (a row in three
@@ -229,7 +240,13 @@ extension LeakStore {
                 leftOver = PendingUpload(runID: 0, commitID: existingCommit, placeholder: replacedSha, receivedAt: pending.receivedAt)
             } else {
                 commitID = existingCommit
-                try CompactCheckWriter.live.storeStates(states, commitID: commitID, environmentID: environmentID, writer: writer)
+                if let packed = db as? SQLiteConnection, packed.packsKeyStates {
+                    // The pending commit's blobs hold the run's states already: copied after the
+                    // commit's (in publish order), a few blobs, not a row a state.
+                    try StateBlobs.copy(of: pending.commitID, into: commitID, session: writer, db: packed)
+                } else {
+                    try CompactCheckWriter.live.storeStates(states, commitID: commitID, environmentID: environmentID, writer: writer)
+                }
                 try db.run("UPDATE commits SET branch = coalesce(branch, ?) WHERE id = ?", [.text(run.branch), .integer(commitID)])
             }
         } else {
@@ -298,7 +315,7 @@ extension LeakStore {
             // Placeholder shas start with `pending:`, real ones are hex digits.
             try db.query("""
                 SELECT c.id, c.sha, c.first_seen, coalesce((SELECT min(r.id) FROM runs r WHERE r.commit_id = c.id), 0)
-                FROM commits c WHERE c.sha LIKE 'pending:%' AND c.first_seen < ? ORDER BY c.id
+                FROM commits c WHERE \(PendingUpload.isPlaceholder("c")) AND c.first_seen < ? ORDER BY c.id
                 """, [.text(ReportTimestamp.string(from: cutoff))]) { row in
                 abandoned.append(PendingUpload(runID: row.int64(at: 3), commitID: row.int64(at: 0),
                                                placeholder: row.string(at: 1) ?? "", receivedAt: row.string(at: 2) ?? ""))

@@ -34,6 +34,25 @@ enum StateBlobs {
         }
     }
 
+    /// Adds commit `from`'s blobs to commit `into` as new blobs (after every blob there is), in
+    /// their order: a pending upload published onto a commit with runs. They settle later, with
+    /// the blobs after them.
+    static func copy(of from: Int64, into: Int64, session: WriteSession, db: SQLiteConnection) throws {
+        try db.run("""
+            INSERT INTO state_blobs (commit_id, environment_id, states)
+            SELECT ?2, environment_id, states FROM state_blobs WHERE commit_id = ?1 ORDER BY id
+            """, [.integer(from), .integer(into)])
+        session.unsettledStates = nil
+    }
+
+    /// Settles one batch where more than a batch waits (a big run just published): true when
+    /// it stopped at a limit, so that the caller runs it again in a transaction of its own.
+    static func settleBacklog(session: WriteSession, db: SQLiteConnection) throws -> Bool {
+        let settled = try settle(db: db)
+        if !settled.full { session.unsettledStates = 0 }
+        return settled.full
+    }
+
     /// Settles once `added` more states leave `settleStates` or more unsettled (the session
     /// keeps the count; when it does not know it, it settles a batch and starts counting).
     static func settleIfDue(added: Int, session: WriteSession, db: SQLiteConnection) throws {
@@ -48,10 +67,10 @@ enum StateBlobs {
     /// Settles the oldest blobs not settled yet, at least one and about `maxStates` states' and
     /// `maxKeys` keys' worth: each key's states of the batch, merged where one commit has
     /// several, become one row of `key_state_blocks` an environment. Returns how many blobs and
-    /// states it settled.
+    /// states it settled, and whether it stopped at a limit (more may wait).
     @discardableResult
     static func settle(maxStates: Int = settleStates, maxKeys: Int = settleKeys,
-                       db: SQLiteConnection) throws -> (blobs: Int, states: Int) {
+                       db: SQLiteConnection) throws -> (blobs: Int, states: Int, full: Bool) {
         var blobIDs: [Int64] = []
         var states = 0
         // Per environment and key, its states in the order stored.
@@ -59,7 +78,7 @@ enum StateBlobs {
         let pending = try db.statement("""
             SELECT b.id, b.commit_id, b.environment_id, b.states
             FROM state_blobs b INDEXED BY state_blobs_unsettled JOIN commits c ON c.id = b.commit_id
-            WHERE b.settled = 0 AND c.sha NOT LIKE 'pending:%'
+            WHERE b.settled = 0 AND NOT \(PendingUpload.isPlaceholder("c"))
             ORDER BY b.id
             """)
         while states < maxStates, byKey.count < maxKeys, try pending.step() {
@@ -71,7 +90,8 @@ enum StateBlobs {
             blobIDs.append(pending.int64(at: 0))
         }
         pending.reset()
-        guard let batch = blobIDs.last else { return (0, 0) }
+        let full = states >= maxStates || byKey.count >= maxKeys
+        guard let batch = blobIDs.last else { return (0, 0, false) }
         let block = try db.statement("""
             INSERT INTO key_state_blocks (key_id, environment_id, batch, first_commit_id, last_commit_id, states)
             VALUES (?, ?, ?, ?, ?, ?)
@@ -101,7 +121,7 @@ enum StateBlobs {
             try mark.step()
             mark.reset()
         }
-        return (blobIDs.count, states)
+        return (blobIDs.count, states, full)
     }
 
     /// Packs rows of the row-a-state layout, read in (commit, environment, key) order — an older
