@@ -119,6 +119,9 @@ struct PackedKeyStatesTests {
             ("SELECT key_id, environment_id, sum(checked_count), max(slowest_pass_us), count(*) FROM T GROUP BY 1, 2 ORDER BY 1, 2", []),
             ("SELECT \(all) FROM T WHERE commit_id = ? AND environment_id = ? AND key_id = ?", [.integer(6), .integer(1), .integer(3)]),
             ("SELECT \(all) FROM T WHERE commit_id = NULL", []),
+            ("SELECT \(all) FROM T WHERE key_id = ? AND environment_id = ? AND commit_id < ? ORDER BY commit_id DESC LIMIT 3",
+             [.integer(3), .integer(1), .integer(11)]),
+            ("SELECT \(all) FROM T WHERE key_id = ? AND environment_id = ? ORDER BY environment_id, commit_id", [.integer(5), .integer(2)]),
         ]
         // A pending upload's states are not rows of the table (its placeholder commit is on no line).
         try db.execute("""

@@ -66,6 +66,8 @@ final class LeakStatesTable {
         static let from = Plan(rawValue: 16)
         static let before = Plan(rawValue: 32)
         static let through = Plan(rawValue: 64)
+        /// The rows newest commit first (an `ORDER BY commit_id DESC` the plan answers itself).
+        static let descending = Plan(rawValue: 128)
     }
 
     private static let columns = ["commit_id", "environment_id", "key_id", "checked_count", "leaked_count",
@@ -105,6 +107,14 @@ final class LeakStatesTable {
             }
             let bounded = !plan.isDisjoint(with: [.after, .from]) && !plan.isDisjoint(with: [.before, .through])
             (cost, rows) = bounded ? (60, 20) : (400, 400)
+            // One key in one environment comes in commit order, either way round: a query for its
+            // newest states stops after the few it wants (`ORDER BY commit_id DESC LIMIT n`).
+            let orderBy = (0..<Int(info.pointee.nOrderBy)).map { info.pointee.aOrderBy[$0] }.filter { $0.iColumn == 0 }
+            if plan.contains(.environment), orderBy.count == 1,
+               (0..<Int(info.pointee.nOrderBy)).allSatisfy({ [0, 1, 2].contains(info.pointee.aOrderBy[$0].iColumn) }) {
+                info.pointee.orderByConsumed = 1
+                if orderBy[0].desc != 0 { plan.insert(.descending) }
+            }
         } else {
             (cost, rows) = (1e10, 100_000_000)
             // A full scan reads commit by commit in (environment, key) order: the copy's order.
@@ -179,7 +189,8 @@ final class LeakStatesTable {
             if let through = bound(.through) { high = min(high, through) }
             if bound(.after) == .max || bound(.before) == .min { return [] }
             guard low <= high else { return [] }
-            return try keyRows(key, environment: environment ?? nil, commits: low...high)
+            let rows = try keyRows(key, environment: environment ?? nil, commits: low...high)
+            return plan.contains(.descending) ? rows.reversed() : rows
         }
         return []
     }
