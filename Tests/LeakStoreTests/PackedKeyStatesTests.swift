@@ -57,6 +57,12 @@ struct PackedKeyStatesTests {
         let writer = WriteSession(db)
         let rows = CompactCheckWriter(states: "leak_states_rows", checks: "checks", keys: .keyID)
         var generator = SplitMix64(seed: UInt64(settleEvery) + 11)
+        func storeRunsInside(commitID: Int64) throws {
+            let states = [(key: KeyIDs(scenarioID: 1, typeID: 1), value: KeyAggregate(checked: 5, leaked: 1))]
+            try rows.storeStates(states[...], commitID: commitID, environmentID: 1, writer: writer)
+            try StateBlobs.append(CompactCheckWriter.live.storedStates(states[...], writer: writer),
+                                  commitID: commitID, environmentID: 1, db: db)
+        }
         func storeRuns(_ count: Int) throws {
             try db.execute("BEGIN")
             for run in 0..<count {
@@ -80,6 +86,18 @@ struct PackedKeyStatesTests {
             try db.execute("COMMIT")
         }
         try storeRuns(60)
+        // A write rolled back to its savepoint after the writer read the commit it wrote to: the
+        // next read inside the same transaction does not see it.
+        try db.execute("BEGIN")
+        try storeRunsInside(commitID: 3)
+        try db.execute("SAVEPOINT grouped_write")
+        try storeRunsInside(commitID: 3)
+        _ = try answer(db, "SELECT * FROM leak_states WHERE commit_id = 3 AND environment_id = 1", [])
+        try db.execute("ROLLBACK TO grouped_write")
+        try db.execute("RELEASE grouped_write")
+        #expect(try answer(db, "SELECT * FROM leak_states WHERE commit_id = 3 AND environment_id = 1", [])
+                == answer(db, "SELECT * FROM leak_states_rows WHERE commit_id = 3 AND environment_id = 1", []))
+        try db.execute("COMMIT")
         if settleEvery > 0 {
             #expect(try db.scalarInt("SELECT count(*) FROM key_state_blocks") ?? 0 > 20)
             // The pending commit's blobs wait for it to be published.

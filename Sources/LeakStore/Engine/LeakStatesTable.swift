@@ -17,7 +17,8 @@ import CSQLite
 /// A state of one key at one commit stored by several runs is merged in upload order, as the
 /// upsert of `CompactCheckWriter` merges them into a row (`KeyAggregate.merge`). Each connection
 /// keeps the commits it read last and the blobs not settled yet, decoded, until the database
-/// changes (`SQLITE_FCNTL_DATA_VERSION`, and the connection's own changes).
+/// changes (`SQLITE_FCNTL_DATA_VERSION`, and the connection's own changes; a writer inside a
+/// transaction keeps them for one statement).
 ///
 /// A pending upload's states (`PendingUpload`: blobs of its placeholder commit, on no line, until
 /// one transaction publishes them) are not rows of the table: the writers handle them as blobs.
@@ -212,19 +213,25 @@ final class LeakStatesTable {
         var data: Int32 = 0
         sqlite3_file_control(db, "main", SQLITE_FCNTL_DATA_VERSION, &data)
         let changes = sqlite3_total_changes64(db)
-        guard data != version.data || changes != version.changes else { return }
+        // A connection that writes keeps nothing across statements inside a transaction: a write
+        // rolled back to its savepoint leaves the change count where it was.
+        keepsAcrossStatements = sqlite3_get_autocommit(db) != 0 || sqlite3_db_readonly(db, "main") != 0
+        guard !keepsAcrossStatements || data != version.data || changes != version.changes else { return }
         version = (data, changes)
         commits.removeAll()
         commitRowsHeld = 0
         unsettled = nil
     }
 
+    /// False while a connection that writes is inside a transaction (`refreshIfChanged`).
+    private var keepsAcrossStatements = true
+
     /// The commit's states in every environment, merged, in (environment, key) order: kept by
-    /// the connection while the commits it keeps are small, and by `cursor` (for the statement
-    /// reading it) when the commit alone is past that, as a 100,000-check run's is.
+    /// the connection while the commits it keeps are small, and by `cursor` for the statement
+    /// reading it (a 100,000-check run's commit is past what a connection keeps).
     fileprivate func commitRows(_ commitID: Int64, for cursor: Cursor) throws -> [Row] {
         if let known = commits[commitID] { return known }
-        if let big = cursor.bigCommit, big.id == commitID, big.version == version { return big.rows }
+        if let last = cursor.lastCommit, last.id == commitID, last.version == version { return last.rows }
         var merged: [Row] = []
         try query("""
             SELECT environment_id, states FROM state_blobs
@@ -238,10 +245,8 @@ final class LeakStatesTable {
             }
             merged = Self.mergeSorted(merged, blob) { ($0.environmentID, $0.keyID) < ($1.environmentID, $1.keyID) }
         }
-        guard merged.count <= Self.commitRowsKept else {
-            cursor.bigCommit = (commitID, version, merged)
-            return merged
-        }
+        cursor.lastCommit = (commitID, version, merged)
+        guard keepsAcrossStatements, merged.count <= Self.commitRowsKept else { return merged }
         if commitRowsHeld + merged.count > Self.commitRowsKept {
             commits.removeAll()
             commitRowsHeld = 0
@@ -373,8 +378,9 @@ final class LeakStatesTable {
         var commitsLeft: ArraySlice<Int64> = []
         /// The rows of the commits a full scan read before `rows`.
         var rowsBefore = 0
-        /// The last commit read that was too big for the connection to keep.
-        var bigCommit: (id: Int64, version: (data: Int32, changes: Int64), rows: [Row])?
+        /// The last commit read, for the statement's next lookups in it: a commit too big for the
+        /// connection to keep, or any while the connection keeps none (`keepsAcrossStatements`).
+        var lastCommit: (id: Int64, version: (data: Int32, changes: Int64), rows: [Row])?
 
         init(table: LeakStatesTable) { self.table = table }
 

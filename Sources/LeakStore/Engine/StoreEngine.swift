@@ -58,6 +58,7 @@ package final class WriteSession: @unchecked Sendable {
             return try transaction(self)
         } catch {
             forgetInterned()
+            unsettledStates = nil
             throw error
         }
     }
@@ -78,7 +79,6 @@ package final class WriteSession: @unchecked Sendable {
     }
 
     func forgetInterned() {
-        unsettledStates = nil
         typeIDs.removeAll()
         scenarioIDs.removeAll()
         internedNames.removeAll()
