@@ -232,19 +232,25 @@ final class LeakStatesTable {
     fileprivate func commitRows(_ commitID: Int64, for cursor: Cursor) throws -> [Row] {
         if let known = commits[commitID] { return known }
         if let last = cursor.lastCommit, last.id == commitID, last.version == version { return last.rows }
-        var merged: [Row] = []
+        var rows: [Row] = []
         try query("""
             SELECT environment_id, states FROM state_blobs
             WHERE commit_id = ?1 AND NOT EXISTS (SELECT 1 FROM commits c WHERE c.id = ?1 AND \(PendingUpload.isPlaceholder("c")))
             ORDER BY environment_id, id
             """, [commitID]) { statement in
             let environment = sqlite3_column_int64(statement, 0)
-            var blob: [Row] = []
             try Self.decode(statement, column: 1) { key, state in
-                blob.append(Row(commitID: commitID, environmentID: environment, keyID: key, state: state))
+                rows.append(Row(commitID: commitID, environmentID: environment, keyID: key, state: state))
             }
-            merged = Self.mergeSorted(merged, blob) { ($0.environmentID, $0.keyID) < ($1.environmentID, $1.keyID) }
         }
+        // One run's blobs follow each other in key order; re-runs' overlap, and are put in order
+        // keeping upload order among a key's states, then merged.
+        if !zip(rows, rows.dropFirst()).allSatisfy({ ($0.environmentID, $0.keyID) < ($1.environmentID, $1.keyID) }) {
+            rows = rows.enumerated().sorted {
+                ($0.element.environmentID, $0.element.keyID, $0.offset) < ($1.element.environmentID, $1.element.keyID, $1.offset)
+            }.map(\.element)
+        }
+        let merged = Self.mergeAdjacent(rows) { $0.environmentID == $1.environmentID && $0.keyID == $1.keyID }
         cursor.lastCommit = (commitID, version, merged)
         guard keepsAcrossStatements, merged.count <= Self.commitRowsKept else { return merged }
         if commitRowsHeld + merged.count > Self.commitRowsKept {
@@ -274,11 +280,14 @@ final class LeakStatesTable {
         where range.contains(row.commitID) && (environment == nil || row.environmentID == environment) {
             rows.append(row)
         }
-        // Stable: a commit's states stay in the order stored (the blocks' batches, then the blobs).
-        let ordered = rows.enumerated().sorted {
-            ($0.element.environmentID, $0.element.commitID, $0.offset) < ($1.element.environmentID, $1.element.commitID, $1.offset)
-        }.map(\.element)
-        return Self.mergeAdjacent(ordered)
+        // Mostly in order already (batches settle in upload order); put in order where not, a
+        // commit's states staying in the order stored (the blocks' batches, then the blobs).
+        if !zip(rows, rows.dropFirst()).allSatisfy({ ($0.environmentID, $0.commitID) < ($1.environmentID, $1.commitID) }) {
+            rows = rows.enumerated().sorted {
+                ($0.element.environmentID, $0.element.commitID, $0.offset) < ($1.element.environmentID, $1.element.commitID, $1.offset)
+            }.map(\.element)
+        }
+        return Self.mergeAdjacent(rows) { $0.environmentID == $1.environmentID && $0.commitID == $1.commitID }
     }
 
     private func unsettledRows() throws -> [Int64: [Row]] {
@@ -309,32 +318,12 @@ final class LeakStatesTable {
         return low
     }
 
-    /// Two lists in `before` order into one, the states of equal rows merged (`first`'s first).
-    private static func mergeSorted(_ first: [Row], _ second: [Row], before: (Row, Row) -> Bool) -> [Row] {
-        guard !first.isEmpty else { return second }
-        var merged: [Row] = []
-        merged.reserveCapacity(max(first.count, second.count))
-        var a = first.startIndex, b = second.startIndex
-        while a < first.endIndex || b < second.endIndex {
-            if b == second.endIndex || (a < first.endIndex && before(first[a], second[b])) {
-                merged.append(first[a]); a += 1
-            } else if a == first.endIndex || before(second[b], first[a]) {
-                merged.append(second[b]); b += 1
-            } else {
-                var row = first[a]
-                row.state.merge(second[b].state)
-                merged.append(row); a += 1; b += 1
-            }
-        }
-        return merged
-    }
-
-    /// Rows in (environment, commit) order with equal neighbours merged, the earlier first.
-    private static func mergeAdjacent(_ rows: [Row]) -> [Row] {
+    /// Rows with each run of `same` neighbours merged into one, the earlier first.
+    private static func mergeAdjacent(_ rows: [Row], same: (Row, Row) -> Bool) -> [Row] {
         var merged: [Row] = []
         merged.reserveCapacity(rows.count)
         for row in rows {
-            if let last = merged.last, last.environmentID == row.environmentID, last.commitID == row.commitID {
+            if let last = merged.last, same(last, row) {
                 merged[merged.count - 1].state.merge(row.state)
             } else {
                 merged.append(row)
