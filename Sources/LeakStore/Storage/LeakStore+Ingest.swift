@@ -268,28 +268,31 @@ extension LeakStore {
         let slice = SQLValue.integer(Int64(ingestSliceChecks)), stateSlice = SQLValue.integer(Int64(stateSliceKeys))
         let placeholder = SQLValue.text(pending.placeholder)
         let runIsPending = "SELECT 1 FROM runs WHERE id = ? AND content_hash = '\(PendingUpload.contentHash)'"
-        let steps: [(whileTrue: String, values: [SQLValue], anyLeft: String, id: SQLValue, delete: String, rows: SQLValue)] = [
-            (runIsPending, [run], "SELECT 1 FROM checks WHERE run_id = ? LIMIT 1", run,
-             "DELETE FROM checks WHERE id IN (SELECT id FROM checks WHERE run_id = ?1 ORDER BY id LIMIT ?2)", slice),
-            // By key prefix: `leak_states` has no row id on SQLite.
-            ("SELECT 1 FROM commits WHERE id = ? AND sha = ?", [commit, placeholder],
-             "SELECT 1 FROM leak_states WHERE commit_id = ? LIMIT 1", commit, """
-                DELETE FROM leak_states WHERE commit_id = ?1 AND key_id IN (
-                    SELECT key_id FROM leak_states WHERE commit_id = ?1 ORDER BY environment_id, key_id LIMIT ?2)
-                """, stateSlice),
-        ]
+        // What is left (the first statement) is removed a slice a transaction (the second).
+        typealias Removal = (anyLeft: String, delete: String, rows: SQLValue)
+        let records: Removal = ("SELECT 1 FROM checks WHERE run_id = ? LIMIT 1",
+                                "DELETE FROM checks WHERE id IN (SELECT id FROM checks WHERE run_id = ?1 ORDER BY id LIMIT ?2)", slice)
+        // By key prefix: `leak_states` has no row id on SQLite's layout before migration 14.
+        let stateRows: Removal = ("SELECT 1 FROM leak_states WHERE commit_id = ? LIMIT 1", """
+            DELETE FROM leak_states WHERE commit_id = ?1 AND key_id IN (
+                SELECT key_id FROM leak_states WHERE commit_id = ?1 ORDER BY environment_id, key_id LIMIT ?2)
+            """, stateSlice)
         // Where states are packed, a pending commit's are its blobs (a slice's states each at most).
-        let packedStates = (anyLeft: "SELECT 1 FROM state_blobs WHERE commit_id = ? LIMIT 1",
-                            delete: "DELETE FROM state_blobs WHERE id IN (SELECT id FROM state_blobs WHERE commit_id = ?1 ORDER BY id LIMIT ?2)",
-                            rows: SQLValue.integer(Int64(max(1, ingestSliceChecks / StateBlobs.blobStates))))
-        for (index, step) in steps.enumerated() {
+        let stateBlobs: Removal = ("SELECT 1 FROM state_blobs WHERE commit_id = ? LIMIT 1",
+                                   "DELETE FROM state_blobs WHERE id IN (SELECT id FROM state_blobs WHERE commit_id = ?1 ORDER BY id LIMIT ?2)",
+                                   .integer(Int64(max(1, ingestSliceChecks / StateBlobs.blobStates))))
+        let steps: [(whileTrue: String, values: [SQLValue], id: SQLValue, removal: (any SQLConnection) -> Removal)] = [
+            (runIsPending, [run], run, { _ in records }),
+            ("SELECT 1 FROM commits WHERE id = ? AND sha = ?", [commit, placeholder], commit,
+             { $0.packsKeyStates ? stateBlobs : stateRows }),
+        ]
+        for step in steps {
             while try write(cost: ingestSliceChecks, { writer in
                 let db = writer.connection
-                let packed = index == 1 && db.packsKeyStates
-                guard try db.scalarInt(step.whileTrue, step.values) != nil,
-                      try db.scalarInt(packed ? packedStates.anyLeft : step.anyLeft, [step.id]) != nil
+                let removal = step.removal(db)
+                guard try db.scalarInt(step.whileTrue, step.values) != nil, try db.scalarInt(removal.anyLeft, [step.id]) != nil
                 else { return false }
-                try db.run(packed ? packedStates.delete : step.delete, [step.id, packed ? packedStates.rows : step.rows])
+                try db.run(removal.delete, [step.id, removal.rows])
                 return true
             }) {}
         }
