@@ -40,6 +40,7 @@ package final class SQLiteConnection: SQLConnection, @unchecked Sendable {
         self.path = path
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, busyTimeoutMs)
+        LeakStatesTable.register(on: db)
     }
 
     /// When set, SQLite's progress handler interrupts any statement still running after it.

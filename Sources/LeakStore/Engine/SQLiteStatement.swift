@@ -49,6 +49,14 @@ package final class SQLiteStatement: SQLRow {
         try bind(Int64(value ? 1 : 0), at: index)
     }
 
+    /// Binds `bytes` as a blob (SQLite copies them).
+    package func bind(bytes: [UInt8], at index: Int32) throws {
+        // An empty array has no bytes to point at, and a null pointer would bind NULL.
+        try bound(bytes.isEmpty ? sqlite3_bind_zeroblob(handle, index, 0) : bytes.withUnsafeBytes {
+            sqlite3_bind_blob64(handle, index, $0.baseAddress, sqlite3_uint64($0.count), lh_sqlite_transient())
+        })
+    }
+
     package func bindNull(at index: Int32) throws {
         try bound(sqlite3_bind_null(handle, index))
     }
@@ -89,6 +97,12 @@ package final class SQLiteStatement: SQLRow {
     /// Values of the current row's columns (0-based), valid until the next `step()`.
     package func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
     package func double(at column: Int32) -> Double { sqlite3_column_double(handle, column) }
+    /// The bytes of a blob column (none for NULL or an empty blob), valid until the next step.
+    package func blob(at column: Int32) -> UnsafeRawBufferPointer {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return UnsafeRawBufferPointer(start: count > 0 ? sqlite3_column_blob(handle, column) : nil, count: count)
+    }
+
     package func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 
     package func string(at column: Int32) -> String? {

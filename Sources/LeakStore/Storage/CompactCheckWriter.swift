@@ -183,30 +183,42 @@ struct CompactCheckWriter {
     /// Adds key states (`CompactRun.sortedStates`, or a slice of them) to the commit's.
     func storeStates(_ keyStates: ArraySlice<(key: KeyIDs, value: KeyAggregate)>, commitID: Int64, environmentID: Int64,
                      writer: WriteSession) throws {
-        // Keys upserted in sorted order, so that two servers storing runs of one commit lock rows in the same order.
-        if keys == .keyID { try writer.intern(keys: keyStates.map { ($0.key, $0.value.passedSiteID) }) }
-        try writer.connection.insert(stateUpsert, rows: keyStates.map { ids, counts in
+        let named: [(key: [SQLValue], state: KeyAggregate)] = switch keys {
+        case .keyID: try storedStates(keyStates, writer: writer).map { ([.integer($0.keyID)], $0.state) }
+        case .scenarioAndType: keyStates.map { ([.integer($0.key.scenarioID), .integer($0.key.typeID)], $0.value) }
+        }
+        try writer.connection.insert(stateUpsert, rows: named.map { key, state in
             // One array a row, appended to: concatenating three cost a tenth of a key state's upsert.
             var row: [SQLValue] = []
             row.reserveCapacity(stateUpsert.columnCount)
             row.append(.integer(commitID))
             row.append(.integer(environmentID))
-            var passedSiteID = counts.passedSiteID
-            if keys == .keyID, let interned = writer.keyIDs[ids] {
-                row.append(.integer(interned.id))
-                if passedSiteID == interned.siteID { passedSiteID = nil }
-            } else {
-                row.append(.integer(ids.scenarioID))
-                row.append(.integer(ids.typeID))
-            }
-            row.append(.integer(counts.checked))
-            row.append(.integer(counts.leaked))
-            row.append(.integer(counts.lateRelease))
-            row.append(.integer(counts.errors))
-            row.append(passedSiteID.map(SQLValue.integer) ?? .null)
-            row.append(counts.slowestPassUs.map(SQLValue.integer) ?? .null)
+            row.append(contentsOf: key)
+            row.append(.integer(state.checked))
+            row.append(.integer(state.leaked))
+            row.append(.integer(state.lateRelease))
+            row.append(.integer(state.errors))
+            row.append(state.passedSiteID.map(SQLValue.integer) ?? .null)
+            row.append(state.slowestPassUs.map(SQLValue.integer) ?? .null)
             return row
         })
+    }
+
+    /// Key states as they are stored, by key id (interned here, in the order given: sorted, so
+    /// that two servers storing runs of one commit lock rows in the same order), the passing site
+    /// left out (nil) where it is the key's usual one (`InternedKey.siteID`).
+    func storedStates(_ keyStates: ArraySlice<(key: KeyIDs, value: KeyAggregate)>,
+                      writer: WriteSession) throws -> [(keyID: Int64, state: KeyAggregate)] {
+        precondition(keys == .keyID, "only the live layout names keys by id")
+        try writer.intern(keys: keyStates.map { ($0.key, $0.value.passedSiteID) })
+        return try keyStates.map { ids, state in
+            guard let interned = writer.keyIDs[ids] else {
+                throw LeakStoreError.unavailable("the key \(ids.scenarioID), \(ids.typeID) has no id after interning")
+            }
+            var stored = state
+            if stored.passedSiteID == interned.siteID { stored.passedSiteID = nil }
+            return (interned.id, stored)
+        }
     }
 
     /// Unmarks the records of run `runID` that came before their key's first row-less passing
@@ -282,7 +294,7 @@ struct InternedKey {
 }
 
 /// What one run adds to a key's state at its commit.
-struct KeyAggregate {
+struct KeyAggregate: Equatable {
     var checked: Int64 = 0
     var leaked: Int64 = 0
     var lateRelease: Int64 = 0

@@ -1,0 +1,452 @@
+import CSQLite
+
+/// `leak_states` read from packed key states (`PackedKeyStates`): an eponymous, read-only
+/// SQLite virtual table with the columns and meaning of the table it stands for, so that the
+/// queries read it unchanged.
+///
+/// `state_blobs` holds each run's states at its commit, one blob a run, and is the truth;
+/// `key_state_blocks` holds the same states again by key, settled from those blobs in batches
+/// (`StateBlobs.settle`). The plans `xBestIndex` offers are those of the indexes the table had:
+/// - a commit (`commit_id = ?`, with its environment and key when given): the commit's blobs,
+///   merged, in (environment, key) order;
+/// - a key (`key_id = ?`, with its environment and a range of commits when given): the key's
+///   blocks that reach the range, and its states in the blobs not settled yet, merged, in
+///   (environment, commit) order;
+/// - anything else: every blob, commit by commit (the copy tool, the benchmarks' counts).
+///
+/// A state of one key at one commit stored by several runs is merged in upload order, as the
+/// upsert of `CompactCheckWriter` merges them into a row (`KeyAggregate.merge`). Each connection
+/// keeps the commits it read last and the blobs not settled yet, decoded, until the database
+/// changes (`SQLITE_FCNTL_DATA_VERSION`, and the connection's own changes).
+///
+/// A real table of the same name takes precedence (SQLite looks for one first): registered on
+/// every connection, it answers only once the real one is gone.
+final class LeakStatesTable {
+    /// One row: a key's state at a commit in an environment.
+    struct Row {
+        var commitID: Int64
+        var environmentID: Int64
+        var keyID: Int64
+        var state: KeyAggregate
+    }
+
+    /// Registers the module on `db` under the table's name.
+    static func register(on db: OpaquePointer) {
+        sqlite3_create_module_v2(db, name, module, nil, nil)
+    }
+
+    static let name = "leak_states"
+
+    private let db: OpaquePointer
+    private var version: (data: Int32, changes: Int64) = (-1, -1)
+    /// The commits read last, each in (environment, key) order.
+    private var commits: [Int64: [Row]] = [:]
+    /// The states in blobs not settled yet, by key, in upload order.
+    private var unsettled: [Int64: [Row]]?
+
+    private init(db: OpaquePointer) { self.db = db }
+
+    /// How many commits `commits` keeps before it starts again.
+    private static let commitsKept = 64
+
+    // MARK: Plans
+
+    /// Which constraints a plan uses, in `idxNum`; their values come in this order in `xFilter`.
+    private struct Plan: OptionSet {
+        let rawValue: Int32
+        static let commit = Plan(rawValue: 1)
+        static let environment = Plan(rawValue: 2)
+        static let key = Plan(rawValue: 4)
+        static let after = Plan(rawValue: 8)
+        static let from = Plan(rawValue: 16)
+        static let before = Plan(rawValue: 32)
+        static let through = Plan(rawValue: 64)
+    }
+
+    private static let columns = ["commit_id", "environment_id", "key_id", "checked_count", "leaked_count",
+                                  "late_release_count", "error_count", "passed_site_id", "slowest_pass_us"]
+
+    private static func bestIndex(_ info: UnsafeMutablePointer<sqlite3_index_info>) -> Int32 {
+        let count = Int(info.pointee.nConstraint)
+        // The first usable constraint of each kind, by its index in `aConstraint`.
+        var chosen: [Int32: Int] = [:]
+        for index in 0..<count {
+            let constraint = info.pointee.aConstraint[index]
+            guard constraint.usable != 0 else { continue }
+            let op = Int32(constraint.op)
+            let plan: Plan? = switch (constraint.iColumn, op) {
+            case (0, SQLITE_INDEX_CONSTRAINT_EQ): .commit
+            case (1, SQLITE_INDEX_CONSTRAINT_EQ): .environment
+            case (2, SQLITE_INDEX_CONSTRAINT_EQ): .key
+            case (0, SQLITE_INDEX_CONSTRAINT_GT): .after
+            case (0, SQLITE_INDEX_CONSTRAINT_GE): .from
+            case (0, SQLITE_INDEX_CONSTRAINT_LT): .before
+            case (0, SQLITE_INDEX_CONSTRAINT_LE): .through
+            default: nil
+            }
+            if let plan, chosen[plan.rawValue] == nil { chosen[plan.rawValue] = index }
+        }
+        var plan: Plan = []
+        let cost: Double, rows: Int64
+        if chosen[Plan.commit.rawValue] != nil {
+            plan = [.commit]
+            if chosen[Plan.environment.rawValue] != nil { plan.insert(.environment) }
+            if chosen[Plan.key.rawValue] != nil { plan.insert(.key) }
+            (cost, rows) = plan.contains(.key) ? (12, 1) : (1_000, 1_000)
+        } else if chosen[Plan.key.rawValue] != nil {
+            plan = [.key]
+            for bound in [Plan.environment, .after, .from, .before, .through] where chosen[bound.rawValue] != nil {
+                plan.insert(bound)
+            }
+            let bounded = !plan.isDisjoint(with: [.after, .from]) && !plan.isDisjoint(with: [.before, .through])
+            (cost, rows) = bounded ? (60, 20) : (400, 400)
+        } else {
+            (cost, rows) = (1e10, 100_000_000)
+        }
+        var argument: Int32 = 0
+        for part in argumentOrder where plan.contains(part) {
+            argument += 1
+            // SQLite checks each constraint again (`omit` stays 0): the plan narrows, never decides.
+            info.pointee.aConstraintUsage[chosen[part.rawValue]!].argvIndex = argument
+        }
+        info.pointee.idxNum = plan.rawValue
+        info.pointee.estimatedCost = cost
+        info.pointee.estimatedRows = rows
+        return SQLITE_OK
+    }
+
+    /// The parts of a plan in the order their values come to `xFilter`.
+    private static let argumentOrder: [Plan] = [.commit, .environment, .key, .after, .from, .before, .through]
+
+    /// The rows of `plan` with its values, in the order of its plan: the rows themselves, or for a
+    /// full scan the commits whose rows come one commit at a time.
+    private enum Found {
+        case rows([Row])
+        case commits([Int64])
+    }
+
+    private func found(_ plan: Plan, _ values: [OpaquePointer?]) throws -> Found {
+        guard plan.isEmpty else { return .rows(try rows(plan, values)) }
+        refreshIfChanged()
+        var commitIDs: [Int64] = []
+        try query("SELECT DISTINCT commit_id FROM state_blobs ORDER BY commit_id", []) { commitIDs.append(sqlite3_column_int64($0, 0)) }
+        return .commits(commitIDs)
+    }
+
+    private func rows(_ plan: Plan, _ values: [OpaquePointer?]) throws -> [Row] {
+        refreshIfChanged()
+        var given: [Int32: OpaquePointer?] = [:]
+        for (part, value) in zip(Self.argumentOrder.filter(plan.contains), values) { given[part.rawValue] = value }
+        // A value no integer column equals (NULL, text, a fraction) matches no row.
+        func equal(_ part: Plan) -> Int64?? { plan.contains(part) ? .some(given[part.rawValue].flatMap(Self.integer)) : .none }
+        if let commitValue = equal(.commit) {
+            guard let commit = commitValue else { return [] }
+            let environment = equal(.environment), key = equal(.key)
+            if environment == .some(nil) || key == .some(nil) { return [] }
+            return try commitRows(commit).filter {
+                (environment == nil || $0.environmentID == environment!!) && (key == nil || $0.keyID == key!!)
+            }
+        }
+        if let keyValue = equal(.key) {
+            guard let key = keyValue else { return [] }
+            let environment = equal(.environment)
+            if environment == .some(nil) { return [] }
+            // Bounds that are not whole numbers are left to SQLite, which checks every constraint again.
+            func bound(_ part: Plan) -> Int64? { given[part.rawValue].flatMap(Self.integer) }
+            var low = Int64.min, high = Int64.max
+            if let after = bound(.after) { low = after == .max ? .max : after + 1 }
+            if let from = bound(.from) { low = max(low, from) }
+            if let before = bound(.before) { high = before == .min ? .min : before - 1 }
+            if let through = bound(.through) { high = min(high, through) }
+            if bound(.after) == .max || bound(.before) == .min { return [] }
+            guard low <= high else { return [] }
+            return try keyRows(key, environment: environment ?? nil, commits: low...high)
+        }
+        return []
+    }
+
+    /// An integer constraint value; nil for NULL or a value no integer column equals.
+    private static func integer(_ value: OpaquePointer?) -> Int64? {
+        switch sqlite3_value_numeric_type(value) {
+        case SQLITE_INTEGER: return sqlite3_value_int64(value)
+        case SQLITE_FLOAT:
+            let real = sqlite3_value_double(value)
+            return real.rounded() == real && abs(real) < 9.2e18 ? Int64(real) : nil
+        default: return nil
+        }
+    }
+
+    // MARK: Reading the packed states
+
+    private func refreshIfChanged() {
+        var data: Int32 = 0
+        sqlite3_file_control(db, "main", SQLITE_FCNTL_DATA_VERSION, &data)
+        let changes = sqlite3_total_changes64(db)
+        guard data != version.data || changes != version.changes else { return }
+        version = (data, changes)
+        commits.removeAll(keepingCapacity: true)
+        unsettled = nil
+    }
+
+    /// The commit's states in every environment, merged, in (environment, key) order.
+    fileprivate func commitRows(_ commitID: Int64) throws -> [Row] {
+        if let known = commits[commitID] { return known }
+        var merged: [Row] = []
+        try query("SELECT environment_id, states FROM state_blobs WHERE commit_id = ?1 ORDER BY environment_id, id",
+                  [commitID]) { statement in
+            let environment = sqlite3_column_int64(statement, 0)
+            var blob: [Row] = []
+            try Self.decode(statement, column: 1) { key, state in
+                blob.append(Row(commitID: commitID, environmentID: environment, keyID: key, state: state))
+            }
+            merged = Self.mergeSorted(merged, blob) { ($0.environmentID, $0.keyID) < ($1.environmentID, $1.keyID) }
+        }
+        if commits.count >= Self.commitsKept { commits.removeAll(keepingCapacity: true) }
+        commits[commitID] = merged
+        return merged
+    }
+
+    /// The key's states at `range`'s commits, from its blocks and the blobs not settled yet,
+    /// merged, in (environment, commit) order.
+    private func keyRows(_ keyID: Int64, environment: Int64?, commits range: ClosedRange<Int64>) throws -> [Row] {
+        var rows: [Row] = []
+        try query("""
+            SELECT environment_id, states FROM key_state_blocks
+            WHERE key_id = ?1 AND environment_id BETWEEN ?2 AND ?3 AND last_commit_id >= ?4 AND first_commit_id <= ?5
+            ORDER BY environment_id, batch
+            """, [keyID, environment ?? .min, environment ?? .max, range.lowerBound, range.upperBound]) { statement in
+            let environment = sqlite3_column_int64(statement, 0)
+            try Self.decode(statement, column: 1) { commit, state in
+                if range.contains(commit) { rows.append(Row(commitID: commit, environmentID: environment, keyID: keyID, state: state)) }
+            }
+        }
+        for row in try unsettledRows()[keyID] ?? []
+        where range.contains(row.commitID) && (environment == nil || row.environmentID == environment) {
+            rows.append(row)
+        }
+        // Stable: a commit's states stay in the order stored (the blocks' batches, then the blobs).
+        let ordered = rows.enumerated().sorted {
+            ($0.element.environmentID, $0.element.commitID, $0.offset) < ($1.element.environmentID, $1.element.commitID, $1.offset)
+        }.map(\.element)
+        return Self.mergeAdjacent(ordered)
+    }
+
+    private func unsettledRows() throws -> [Int64: [Row]] {
+        if let unsettled { return unsettled }
+        var byKey: [Int64: [Row]] = [:]
+        try query("SELECT commit_id, environment_id, states FROM state_blobs WHERE settled = 0 ORDER BY id", []) { statement in
+            let commit = sqlite3_column_int64(statement, 0), environment = sqlite3_column_int64(statement, 1)
+            try Self.decode(statement, column: 2) { key, state in
+                byKey[key, default: []].append(Row(commitID: commit, environmentID: environment, keyID: key, state: state))
+            }
+        }
+        unsettled = byKey
+        return byKey
+    }
+
+    /// Two lists in `before` order into one, the states of equal rows merged (`first`'s first).
+    private static func mergeSorted(_ first: [Row], _ second: [Row], before: (Row, Row) -> Bool) -> [Row] {
+        guard !first.isEmpty else { return second }
+        var merged: [Row] = []
+        merged.reserveCapacity(max(first.count, second.count))
+        var a = first.startIndex, b = second.startIndex
+        while a < first.endIndex || b < second.endIndex {
+            if b == second.endIndex || (a < first.endIndex && before(first[a], second[b])) {
+                merged.append(first[a]); a += 1
+            } else if a == first.endIndex || before(second[b], first[a]) {
+                merged.append(second[b]); b += 1
+            } else {
+                var row = first[a]
+                row.state.merge(second[b].state)
+                merged.append(row); a += 1; b += 1
+            }
+        }
+        return merged
+    }
+
+    /// Rows in (environment, commit) order with equal neighbours merged, the earlier first.
+    private static func mergeAdjacent(_ rows: [Row]) -> [Row] {
+        var merged: [Row] = []
+        merged.reserveCapacity(rows.count)
+        for row in rows {
+            if let last = merged.last, last.environmentID == row.environmentID, last.commitID == row.commitID {
+                merged[merged.count - 1].state.merge(row.state)
+            } else {
+                merged.append(row)
+            }
+        }
+        return merged
+    }
+
+    private static func decode(_ statement: OpaquePointer, column: Int32, _ body: (Int64, KeyAggregate) throws -> Void) throws {
+        let count = Int(sqlite3_column_bytes(statement, column))
+        guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return }
+        try PackedKeyStates.decode(UnsafeRawBufferPointer(start: bytes, count: count), body)
+    }
+
+    /// Runs `sql` on the table's own connection (a virtual table may, while a statement reads it).
+    private func query(_ sql: String, _ values: [Int64], row: (OpaquePointer) throws -> Void) throws {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            throw LeakStoreError.unavailable("reading packed key states: \(String(cString: sqlite3_errmsg(db)))")
+        }
+        defer { sqlite3_finalize(statement) }
+        for (index, value) in values.enumerated() { sqlite3_bind_int64(statement, Int32(index + 1), value) }
+        while true {
+            let rc = sqlite3_step(statement)
+            if rc == SQLITE_DONE { return }
+            guard rc == SQLITE_ROW else {
+                throw LeakStoreError.unavailable("reading packed key states: \(String(cString: sqlite3_errmsg(db)))")
+            }
+            try row(statement)
+        }
+    }
+
+    // MARK: The module
+
+    /// A cursor: the rows of one `xFilter`, read one by one; a full scan's, a commit at a time.
+    private final class Cursor {
+        let table: LeakStatesTable
+        var rows: [Row] = []
+        var position = 0
+        /// The commits a full scan has still to read.
+        var commitsLeft: ArraySlice<Int64> = []
+        /// The rows of the commits a full scan read before `rows`.
+        var rowsBefore = 0
+
+        init(table: LeakStatesTable) { self.table = table }
+
+        func start(_ found: Found) throws {
+            position = 0
+            rowsBefore = 0
+            switch found {
+            case let .rows(rows): self.rows = rows; commitsLeft = []
+            case let .commits(commits): rows = []; commitsLeft = commits[...]
+            }
+            try fill()
+        }
+
+        func next() throws {
+            position += 1
+            try fill()
+        }
+
+        /// Reads the next commits of a full scan once the rows read are used up.
+        private func fill() throws {
+            while position >= rows.count, let commit = commitsLeft.popFirst() {
+                rowsBefore += rows.count
+                rows = try table.commitRows(commit)
+                position = 0
+            }
+        }
+    }
+
+    private static func table(_ vtab: UnsafeMutablePointer<sqlite3_vtab>?) -> LeakStatesTable {
+        let box = UnsafeMutableRawPointer(vtab!).assumingMemoryBound(to: lh_vtab.self)
+        return Unmanaged<LeakStatesTable>.fromOpaque(box.pointee.owner).takeUnretainedValue()
+    }
+
+    private static func cursor(_ cursor: UnsafeMutablePointer<sqlite3_vtab_cursor>?) -> Cursor {
+        let box = UnsafeMutableRawPointer(cursor!).assumingMemoryBound(to: lh_vtab_cursor.self)
+        return Unmanaged<Cursor>.fromOpaque(box.pointee.owner).takeUnretainedValue()
+    }
+
+    /// Sets the table's error message (SQLite frees it) and returns `SQLITE_ERROR`.
+    private static func fail(_ vtab: UnsafeMutablePointer<sqlite3_vtab>?, _ error: any Error) -> Int32 {
+        let message = Array("\(error)".utf8CString)
+        sqlite3_free(vtab?.pointee.zErrMsg)
+        let copy = sqlite3_malloc64(sqlite3_uint64(message.count))?.assumingMemoryBound(to: CChar.self)
+        copy?.initialize(from: message, count: message.count)
+        vtab?.pointee.zErrMsg = copy
+        return SQLITE_ERROR
+    }
+
+    /// Made once, never freed: SQLite keeps a pointer to it for as long as any connection lives.
+    nonisolated(unsafe) private static let module: UnsafeMutablePointer<sqlite3_module> = {
+        var module = sqlite3_module()
+        module.iVersion = 1
+        // No xCreate: eponymous only, there whenever the module is registered.
+        module.xConnect = { db, _, _, _, table, _ in
+            let declared = "CREATE TABLE x(" + LeakStatesTable.columns.map { "\($0) INTEGER" }.joined(separator: ", ") + ")"
+            let rc = sqlite3_declare_vtab(db, declared)
+            guard rc == SQLITE_OK, let db else { return rc }
+            let box = UnsafeMutablePointer<lh_vtab>.allocate(capacity: 1)
+            box.initialize(to: lh_vtab(base: sqlite3_vtab(), owner: Unmanaged.passRetained(LeakStatesTable(db: db)).toOpaque()))
+            table?.pointee = UnsafeMutableRawPointer(box).assumingMemoryBound(to: sqlite3_vtab.self)
+            return SQLITE_OK
+        }
+        let disconnect: @convention(c) (UnsafeMutablePointer<sqlite3_vtab>?) -> Int32 = { vtab in
+            let box = UnsafeMutableRawPointer(vtab!).assumingMemoryBound(to: lh_vtab.self)
+            Unmanaged<LeakStatesTable>.fromOpaque(box.pointee.owner).release()
+            sqlite3_free(box.pointee.base.zErrMsg)
+            box.deinitialize(count: 1)
+            box.deallocate()
+            return SQLITE_OK
+        }
+        module.xDisconnect = disconnect
+        module.xDestroy = disconnect
+        module.xBestIndex = { _, info in LeakStatesTable.bestIndex(info!) }
+        module.xOpen = { vtab, cursor in
+            let box = UnsafeMutablePointer<lh_vtab_cursor>.allocate(capacity: 1)
+            let owner = Cursor(table: LeakStatesTable.table(vtab))
+            box.initialize(to: lh_vtab_cursor(base: sqlite3_vtab_cursor(), owner: Unmanaged.passRetained(owner).toOpaque()))
+            cursor?.pointee = UnsafeMutableRawPointer(box).assumingMemoryBound(to: sqlite3_vtab_cursor.self)
+            return SQLITE_OK
+        }
+        module.xClose = { cursor in
+            let box = UnsafeMutableRawPointer(cursor!).assumingMemoryBound(to: lh_vtab_cursor.self)
+            Unmanaged<Cursor>.fromOpaque(box.pointee.owner).release()
+            box.deinitialize(count: 1)
+            box.deallocate()
+            return SQLITE_OK
+        }
+        module.xFilter = { cursor, plan, _, count, values in
+            let state = LeakStatesTable.cursor(cursor)
+            let arguments = (0..<Int(count)).map { values![$0] }
+            do {
+                try state.start(state.table.found(Plan(rawValue: plan), arguments))
+                return SQLITE_OK
+            } catch {
+                return LeakStatesTable.fail(cursor?.pointee.pVtab, error)
+            }
+        }
+        module.xNext = { cursor in
+            do {
+                try LeakStatesTable.cursor(cursor).next()
+                return SQLITE_OK
+            } catch {
+                return LeakStatesTable.fail(cursor?.pointee.pVtab, error)
+            }
+        }
+        module.xEof = { cursor in
+            let state = LeakStatesTable.cursor(cursor)
+            return state.position >= state.rows.count ? 1 : 0
+        }
+        module.xColumn = { cursor, context, column in
+            let state = LeakStatesTable.cursor(cursor)
+            let row = state.rows[state.position]
+            let value: Int64? = switch column {
+            case 0: row.commitID
+            case 1: row.environmentID
+            case 2: row.keyID
+            case 3: row.state.checked
+            case 4: row.state.leaked
+            case 5: row.state.lateRelease
+            case 6: row.state.errors
+            case 7: row.state.passedSiteID
+            default: row.state.slowestPassUs
+            }
+            if let value { sqlite3_result_int64(context, value) } else { sqlite3_result_null(context) }
+            return SQLITE_OK
+        }
+        module.xRowid = { cursor, rowid in
+            // The row's place in the scan: unique in it, which is all SQLite asks of a rowid here.
+            let state = LeakStatesTable.cursor(cursor)
+            rowid?.pointee = Int64(state.rowsBefore + state.position)
+            return SQLITE_OK
+        }
+        let pointer = UnsafeMutablePointer<sqlite3_module>.allocate(capacity: 1)
+        pointer.initialize(to: module)
+        return pointer
+    }()
+}

@@ -1,0 +1,156 @@
+import CSQLite
+import Foundation
+import LeakReport
+@testable import LeakStore
+import Testing
+
+/// Key states packed into blobs and blocks (`PackedKeyStates`, `StateBlobs`) read through the
+/// `leak_states` virtual table (`LeakStatesTable`) give the rows that the row-a-state table gives
+/// for the same runs, whatever has been settled.
+@Suite("Packed key states")
+struct PackedKeyStatesTests {
+    @Test func aBlobGivesBackWhatWasPacked() throws {
+        var random = SystemRandomNumberGenerator()
+        var ordinal: Int64 = 0
+        let entries: [(ordinal: Int64, state: KeyAggregate)] = (0..<500).map { index in
+            ordinal += index == 0 ? 0 : Int64.random(in: 1...100_000, using: &random)
+            let passed = Bool.random(using: &random)
+            return (ordinal, KeyAggregate(checked: .random(in: 0...5_000, using: &random), leaked: .random(in: 0...3, using: &random),
+                                          lateRelease: .random(in: 0...3, using: &random), errors: .random(in: 0...3, using: &random),
+                                          passedSiteID: passed ? .random(in: 1...1 << 40, using: &random) : nil,
+                                          slowestPassUs: passed ? .random(in: 0...Int64.max - 1, using: &random) : nil))
+        }
+        let decoded = try PackedKeyStates.decode(PackedKeyStates.encode(entries))
+        #expect(decoded.map(\.ordinal) == entries.map(\.ordinal))
+        #expect(decoded.map(\.state) == entries.map(\.state))
+    }
+
+    @Test func aBlobCutShortIsAnErrorSayingWhere() throws {
+        let bytes = PackedKeyStates.encode([(Int64(7), KeyAggregate(checked: 300, passedSiteID: 2, slowestPassUs: 1_000))])
+        let error = #expect(throws: LeakStoreError.self) { try PackedKeyStates.decode(Array(bytes.dropLast())) }
+        #expect("\(error!)".contains("ends inside an entry"))
+    }
+
+    /// Runs stored both ways — the upsert into a row-a-state table (`leak_states_rows`) and the
+    /// blobs — settled every `settleEvery` runs (0: never), a few states a batch so that keys get
+    /// several blocks and re-runs land in different batches; then each query shape the readers use
+    /// answers the same on both, also on another connection after more runs commit.
+    @Test(arguments: [0, 1, 4])
+    func theTableAnswersAsTheRowsDo(settleEvery: Int) throws {
+        let database = try TemporaryDatabase()
+        _ = try LeakStore(path: database.path).createProject("app")
+        let db = try SQLiteConnection(path: database.path, mode: .readWrite)
+        try db.execute("ALTER TABLE leak_states RENAME TO leak_states_rows")
+        try db.execute(PackedStatesSchema.sql)
+        for index in 1...12 {
+            try db.run("INSERT INTO commits (project_id, sha, branch, first_seen) VALUES (1, ?, 'main', '2026-12-03T00:00:00Z')",
+                       [.text(index == 5 ? PendingUpload.newPlaceholder() : String(format: "%040x", index))])
+        }
+        try db.run("INSERT INTO environments (name) VALUES ('linux'), ('macos')")
+        let writer = WriteSession(db)
+        let rows = CompactCheckWriter(states: "leak_states_rows", checks: "checks", keys: .keyID)
+        var generator = SplitMix64(seed: UInt64(settleEvery) + 11)
+        func storeRuns(_ count: Int) throws {
+            try db.execute("BEGIN")
+            for run in 0..<count {
+                let commitID = Int64.random(in: 1...12, using: &generator), environmentID = Int64.random(in: 1...2, using: &generator)
+                var states: [KeyIDs: KeyAggregate] = [:]
+                for _ in 0..<Int.random(in: 1...12, using: &generator) {
+                    let key = KeyIDs(scenarioID: .random(in: 1...4, using: &generator), typeID: .random(in: 1...5, using: &generator))
+                    let passed = Bool.random(using: &generator)
+                    states[key] = KeyAggregate(
+                        checked: .random(in: 1...3, using: &generator), leaked: .random(in: 0...1, using: &generator),
+                        lateRelease: .random(in: 0...1, using: &generator), errors: .random(in: 0...1, using: &generator),
+                        passedSiteID: passed ? .random(in: 1...3, using: &generator) : nil,
+                        slowestPassUs: passed ? .random(in: 0...50, using: &generator) : nil)
+                }
+                let sorted = states.sorted { ($0.key.scenarioID, $0.key.typeID) < ($1.key.scenarioID, $1.key.typeID) }
+                try rows.storeStates(sorted[...], commitID: commitID, environmentID: environmentID, writer: writer)
+                try StateBlobs.append(CompactCheckWriter.live.storedStates(sorted[...], writer: writer),
+                                      commitID: commitID, environmentID: environmentID, db: db)
+                if settleEvery > 0, run % settleEvery == settleEvery - 1 { try StateBlobs.settle(maxStates: 25, db: db) }
+            }
+            try db.execute("COMMIT")
+        }
+        try storeRuns(60)
+        if settleEvery > 0 {
+            #expect(try db.scalarInt("SELECT count(*) FROM key_state_blocks") ?? 0 > 20)
+            // The pending commit's blobs wait for it to be published.
+            #expect(try db.scalarInt("SELECT count(*) FROM state_blobs WHERE settled = 1 AND commit_id = 5") == 0)
+        }
+        #expect(try db.scalarInt("SELECT count(*) FROM state_blobs WHERE settled = 0") ?? 0 > 0)
+        let reader = try SQLiteConnection(path: database.path, mode: .readOnly)
+        try expectSameAnswers(db)
+        try expectSameAnswers(reader)
+        // More runs on commits already read: the writer's own changes, and another connection's.
+        try storeRuns(25)
+        try expectSameAnswers(db)
+        try expectSameAnswers(reader)
+    }
+
+    private func expectSameAnswers(_ db: SQLiteConnection) throws {
+        let all = "commit_id, environment_id, key_id, checked_count, leaked_count, late_release_count, error_count, passed_site_id, slowest_pass_us"
+        let questions: [(sql: String, values: [SQLValue])] = [
+            ("SELECT \(all) FROM T ORDER BY 1, 2, 3", []),
+            ("SELECT \(all) FROM T WHERE commit_id = ? AND environment_id = ? ORDER BY key_id", [.integer(3), .integer(1)]),
+            ("SELECT \(all) FROM T WHERE commit_id = ? ORDER BY environment_id, key_id", [.integer(5)]),
+            ("SELECT \(all) FROM T WHERE key_id = ? ORDER BY environment_id, commit_id", [.integer(4)]),
+            ("SELECT \(all) FROM T WHERE key_id = ? AND environment_id = ? AND commit_id > ? AND commit_id <= ? ORDER BY commit_id",
+             [.integer(2), .integer(2), .integer(3), .integer(9)]),
+            ("SELECT \(all) FROM T WHERE key_id = ? AND commit_id >= ? AND commit_id < ? ORDER BY 1, 2", [.integer(7), .integer(4), .integer(8)]),
+            ("SELECT \(all) FROM T WHERE key_id = ? AND commit_id IN (?, ?, ?) ORDER BY 1, 2", [.integer(1), .integer(2), .integer(5), .integer(11)]),
+            ("SELECT \(all) FROM T WHERE commit_id = ? AND (leaked_count > 0 OR late_release_count > 0) ORDER BY 2, 3", [.integer(7)]),
+            ("""
+             SELECT k.scenario_id, k.type_id, ls.commit_id, ls.checked_count, ls.slowest_pass_us
+             FROM leak_keys k JOIN T ls ON ls.key_id = k.id
+             WHERE ls.environment_id = ? AND ls.commit_id BETWEEN ? AND ? ORDER BY 1, 2, 3
+             """, [.integer(1), .integer(2), .integer(10)]),
+            ("""
+             SELECT k.id, ls.leaked_count, ls.passed_site_id FROM leak_keys k CROSS JOIN T ls
+             WHERE ls.commit_id = ? AND ls.environment_id = ? AND ls.key_id = k.id ORDER BY 1
+             """, [.integer(9), .integer(2)]),
+            ("SELECT key_id, environment_id, sum(checked_count), max(slowest_pass_us), count(*) FROM T GROUP BY 1, 2 ORDER BY 1, 2", []),
+            ("SELECT \(all) FROM T WHERE commit_id = ? AND environment_id = ? AND key_id = ?", [.integer(6), .integer(1), .integer(3)]),
+            ("SELECT \(all) FROM T WHERE commit_id = NULL", []),
+        ]
+        for (sql, values) in questions {
+            #expect(try answer(db, sql.replacingOccurrences(of: "FROM T", with: "FROM leak_states")
+                                    .replacingOccurrences(of: "JOIN T", with: "JOIN leak_states"), values)
+                    == answer(db, sql.replacingOccurrences(of: "FROM T", with: "FROM leak_states_rows")
+                                    .replacingOccurrences(of: "JOIN T", with: "JOIN leak_states_rows"), values),
+                    "\(sql)")
+        }
+    }
+
+    private func answer(_ db: SQLiteConnection, _ sql: String, _ values: [SQLValue]) throws -> [[String]] {
+        var rows: [[String]] = []
+        let statement = try db.statement(sql)
+        let columns = sqlite3_column_count(statement.handle)
+        try db.query(sql, values) { row in rows.append((0..<columns).map { row.isNull(at: $0) ? "NULL" : row.string(at: $0) ?? "" }) }
+        return rows
+    }
+}
+
+/// The tables `LeakStatesTable` reads, until a migration creates them.
+enum PackedStatesSchema {
+    static let sql = """
+        CREATE TABLE state_blobs (
+            id              INTEGER PRIMARY KEY,
+            commit_id       INTEGER NOT NULL REFERENCES commits(id),
+            environment_id  INTEGER NOT NULL REFERENCES environments(id),
+            settled         INTEGER NOT NULL DEFAULT 0,
+            states          BLOB NOT NULL
+        );
+        CREATE INDEX state_blobs_by_commit ON state_blobs(commit_id, environment_id);
+        CREATE INDEX state_blobs_unsettled ON state_blobs(id) WHERE settled = 0;
+        CREATE TABLE key_state_blocks (
+            key_id           INTEGER NOT NULL REFERENCES leak_keys(id),
+            environment_id   INTEGER NOT NULL REFERENCES environments(id),
+            batch            INTEGER NOT NULL,
+            first_commit_id  INTEGER NOT NULL,
+            last_commit_id   INTEGER NOT NULL,
+            states           BLOB NOT NULL,
+            PRIMARY KEY (key_id, environment_id, batch)
+        ) WITHOUT ROWID;
+        """
+}
