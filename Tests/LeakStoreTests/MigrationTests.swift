@@ -21,7 +21,8 @@ struct MigrationTests {
         }
         #expect(rows == Migration.all.map { "\($0.version) \($0.name)" })
         #expect(tables == ["check_sites", "checks", "commit_parents", "commits", "compaction_progress", "environments",
-                           "leak_keys", "leak_states", "projects", "runs", "scenarios", "schema_migrations", "suppressions", "tokens", "types"])
+                           "key_state_blocks", "leak_keys", "projects", "runs", "scenarios", "schema_migrations", "state_blobs",
+                           "suppressions", "tokens", "types"])
     }
 
     /// Each engine's folder: SQLite's `Migrations/`, PostgreSQL's `Migrations/postgres/`.

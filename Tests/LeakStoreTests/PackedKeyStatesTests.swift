@@ -40,8 +40,15 @@ struct PackedKeyStatesTests {
         let database = try TemporaryDatabase()
         _ = try LeakStore(path: database.path).createProject("app")
         let db = try SQLiteConnection(path: database.path, mode: .readWrite)
-        try db.execute("ALTER TABLE leak_states RENAME TO leak_states_rows")
-        try db.execute(PackedStatesSchema.sql)
+        // The row-a-state table as migration 11 left it, beside the packed tables migration 14 made.
+        try db.execute("""
+            CREATE TABLE leak_states_rows (
+                commit_id INTEGER NOT NULL, environment_id INTEGER NOT NULL, key_id INTEGER NOT NULL,
+                checked_count INTEGER NOT NULL, leaked_count INTEGER NOT NULL, late_release_count INTEGER NOT NULL,
+                error_count INTEGER NOT NULL, passed_site_id INTEGER, slowest_pass_us INTEGER,
+                PRIMARY KEY (key_id, environment_id, commit_id)
+            ) WITHOUT ROWID
+            """)
         for index in 1...12 {
             try db.run("INSERT INTO commits (project_id, sha, branch, first_seen) VALUES (1, ?, 'main', '2026-12-03T00:00:00Z')",
                        [.text(index == 5 ? PendingUpload.newPlaceholder() : String(format: "%040x", index))])
@@ -50,6 +57,12 @@ struct PackedKeyStatesTests {
         let writer = WriteSession(db)
         let rows = CompactCheckWriter(states: "leak_states_rows", checks: "checks", keys: .keyID)
         var generator = SplitMix64(seed: UInt64(settleEvery) + 11)
+        func storeRunsInside(commitID: Int64) throws {
+            let states = [(key: KeyIDs(scenarioID: 1, typeID: 1), value: KeyAggregate(checked: 5, leaked: 1))]
+            try rows.storeStates(states[...], commitID: commitID, environmentID: 1, writer: writer)
+            try StateBlobs.append(CompactCheckWriter.live.storedStates(states[...], writer: writer),
+                                  commitID: commitID, environmentID: 1, db: db)
+        }
         func storeRuns(_ count: Int) throws {
             try db.execute("BEGIN")
             for run in 0..<count {
@@ -73,6 +86,18 @@ struct PackedKeyStatesTests {
             try db.execute("COMMIT")
         }
         try storeRuns(60)
+        // A write rolled back to its savepoint after the writer read the commit it wrote to: the
+        // next read inside the same transaction does not see it.
+        try db.execute("BEGIN")
+        try storeRunsInside(commitID: 3)
+        try db.execute("SAVEPOINT grouped_write")
+        try storeRunsInside(commitID: 3)
+        _ = try answer(db, "SELECT * FROM leak_states WHERE commit_id = 3 AND environment_id = 1", [])
+        try db.execute("ROLLBACK TO grouped_write")
+        try db.execute("RELEASE grouped_write")
+        #expect(try answer(db, "SELECT * FROM leak_states WHERE commit_id = 3 AND environment_id = 1", [])
+                == answer(db, "SELECT * FROM leak_states_rows WHERE commit_id = 3 AND environment_id = 1", []))
+        try db.execute("COMMIT")
         if settleEvery > 0 {
             #expect(try db.scalarInt("SELECT count(*) FROM key_state_blocks") ?? 0 > 20)
             // The pending commit's blobs wait for it to be published.
@@ -112,12 +137,20 @@ struct PackedKeyStatesTests {
             ("SELECT key_id, environment_id, sum(checked_count), max(slowest_pass_us), count(*) FROM T GROUP BY 1, 2 ORDER BY 1, 2", []),
             ("SELECT \(all) FROM T WHERE commit_id = ? AND environment_id = ? AND key_id = ?", [.integer(6), .integer(1), .integer(3)]),
             ("SELECT \(all) FROM T WHERE commit_id = NULL", []),
+            ("SELECT \(all) FROM T WHERE key_id = ? AND environment_id = ? AND commit_id < ? ORDER BY commit_id DESC LIMIT 3",
+             [.integer(3), .integer(1), .integer(11)]),
+            ("SELECT \(all) FROM T WHERE key_id = ? AND environment_id = ? ORDER BY environment_id, commit_id", [.integer(5), .integer(2)]),
         ]
+        // A pending upload's states are not rows of the table (its placeholder commit is on no line).
+        try db.execute("""
+            CREATE TEMP VIEW IF NOT EXISTS published_rows AS SELECT * FROM leak_states_rows
+            WHERE commit_id NOT IN (SELECT id FROM commits WHERE sha LIKE 'pending:%')
+            """)
         for (sql, values) in questions {
             #expect(try answer(db, sql.replacingOccurrences(of: "FROM T", with: "FROM leak_states")
                                     .replacingOccurrences(of: "JOIN T", with: "JOIN leak_states"), values)
-                    == answer(db, sql.replacingOccurrences(of: "FROM T", with: "FROM leak_states_rows")
-                                    .replacingOccurrences(of: "JOIN T", with: "JOIN leak_states_rows"), values),
+                    == answer(db, sql.replacingOccurrences(of: "FROM T", with: "FROM published_rows")
+                                    .replacingOccurrences(of: "JOIN T", with: "JOIN published_rows"), values),
                     "\(sql)")
         }
     }
@@ -129,28 +162,4 @@ struct PackedKeyStatesTests {
         try db.query(sql, values) { row in rows.append((0..<columns).map { row.isNull(at: $0) ? "NULL" : row.string(at: $0) ?? "" }) }
         return rows
     }
-}
-
-/// The tables `LeakStatesTable` reads, until a migration creates them.
-enum PackedStatesSchema {
-    static let sql = """
-        CREATE TABLE state_blobs (
-            id              INTEGER PRIMARY KEY,
-            commit_id       INTEGER NOT NULL REFERENCES commits(id),
-            environment_id  INTEGER NOT NULL REFERENCES environments(id),
-            settled         INTEGER NOT NULL DEFAULT 0,
-            states          BLOB NOT NULL
-        );
-        CREATE INDEX state_blobs_by_commit ON state_blobs(commit_id, environment_id);
-        CREATE INDEX state_blobs_unsettled ON state_blobs(id) WHERE settled = 0;
-        CREATE TABLE key_state_blocks (
-            key_id           INTEGER NOT NULL REFERENCES leak_keys(id),
-            environment_id   INTEGER NOT NULL REFERENCES environments(id),
-            batch            INTEGER NOT NULL,
-            first_commit_id  INTEGER NOT NULL,
-            last_commit_id   INTEGER NOT NULL,
-            states           BLOB NOT NULL,
-            PRIMARY KEY (key_id, environment_id, batch)
-        ) WITHOUT ROWID;
-        """
 }

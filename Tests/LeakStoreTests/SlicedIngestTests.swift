@@ -219,8 +219,9 @@ struct SlicedIngestTests {
 
     /// A big run onto a commit that already has runs rebuilds the commit under the id right after
     /// its own, which takes the old row's place in one short transaction; when that id is taken,
-    /// the run's key states are merged into the commit's. Either way a reader at every slice sees
-    /// the store as before, and afterwards everything is as if the run had been stored at once.
+    /// the run's key states are merged into the commit's — and always where states are packed
+    /// (SQLite), where that is a few blobs. Either way a reader at every slice sees the store as
+    /// before, and afterwards everything is as if the run had been stored at once.
     @Test(arguments: TestEngine.all, [false, true])
     func aBigRunOntoACommitWithRunsRebuildsItUnderTheNextID(_ engine: TestEngine, nextIDTaken: Bool) throws {
         let (database, store, history, _) = try Self.everyRunButTheLast(engine)
@@ -244,9 +245,10 @@ struct SlicedIngestTests {
         store.sliceObserver.withLock { $0 = { _ in seen.append(try Self.visible(store, history)) } }
         #expect(try store.ingest(again).created)
         store.sliceObserver.withLock { $0 = nil }
-        #expect(seen.values.count > Self.recordSlices(again) + (nextIDTaken ? 0 : 1))
+        let rebuilt = !nextIDTaken && engine == .postgres
+        #expect(seen.values.count > Self.recordSlices(again) + (rebuilt ? 1 : 0))
         #expect(seen.values.allSatisfy { $0 == before })
-        #expect(try Self.commitID(store, again.commit) == (nextIDTaken ? replaced : replaced + 1))
+        #expect(try Self.commitID(store, again.commit) == (rebuilt ? replaced + 1 : replaced))
         if nextIDTaken {
             try store.write { try $0.connection.run("DELETE FROM commits WHERE sha = ?", [.text(filler)]) }
         }

@@ -80,8 +80,9 @@ struct UpgradeInPlaceTests {
     static func keysVersion(_ engine: TestEngine) -> Int { engine == .sqlite ? 8 : 4 }
     static func keysMigrationName(_ engine: TestEngine) -> String { engine == .sqlite ? "leak_keys" : "pg_leak_keys" }
 
-    static func migrate(_ connection: any SQLConnection, _ migrations: [Migration]) throws {
-        try Migrator(migrations: migrations, location: "test").migrate(connection) { body in
+    static func migrate(_ connection: any SQLConnection, _ migrations: [Migration],
+                        batchRows: Int = DataConversion.defaultBatchRows, progress: UpgradeProgress.Observer? = nil) throws {
+        try Migrator(migrations: migrations, location: "test", progress: progress, batchRows: batchRows).migrate(connection) { body in
             try connection.execute("BEGIN")
             let applied = try body()
             try connection.execute("COMMIT")
@@ -198,7 +199,8 @@ struct UpgradeInPlaceTests {
         let store = try database.open { steps.append($0) }
         // Each converting migration finds nothing to copy and says so once.
         #expect(steps.values.map(\.description) == (engine == .sqlite
-            ? ["upgraded to compact_storage: 0 runs", "upgraded to leak_keys: 0 commits", "upgraded to leak_states_key_order: 0 key states"]
+            ? ["upgraded to compact_storage: 0 runs", "upgraded to leak_keys: 0 commits", "upgraded to leak_states_key_order: 0 key states",
+               "upgraded to packed_key_states: 0 commits"]
             : ["upgraded to pg_compact_storage: 0 runs", "upgraded to pg_leak_keys: 0 commits"]))
         #expect(try store.read { try $0.scalarInt("SELECT finished FROM compaction_progress") } == 1)
         #expect(try store.read { try $0.tableExists("leak_keys_progress") } == false)
@@ -241,8 +243,9 @@ struct UpgradeInPlaceTests {
             + "(\(stopped.done * 100 / before.count)%)")
         #expect(try connection.scalarInt("SELECT count(*) FROM leak_states_key_order") == stopped.rowsCopied)
 
+        // Resumed up to migration 13: the key-ordered table, indexed by commit.
         let resumed = Collected<UpgradeProgress>()
-        let store = try database.open(options) { resumed.append($0) }
+        try Self.migrate(connection, Migration.all.filter { $0.version < 14 }, batchRows: 100) { resumed.append($0) }
         let first = try #require(resumed.values.first)
         #expect(first.migration == stopped.migration && first.done > stopped.done,
                 "the batches done before the interruption are not copied again")
@@ -256,11 +259,63 @@ struct UpgradeInPlaceTests {
         })
         #expect(indexes == ["leak_states_by_commit", "leak_states_telling"])
         #expect(try connection.tableExists("key_order_progress") == false)
+        let store = try database.open(options)
+        #expect(try rows() == before, "every state as it was, packed (migration 14)")
         let difference = try CompactStorageTests.firstDifference(try history.answers(store))
         #expect(difference == nil, "\(difference ?? "")")
 
         let again = Collected<UpgradeProgress>()
         _ = try database.open(options) { again.append($0) }
         #expect(again.values.isEmpty)
+    }
+
+    /// Migration 14 (SQLite only) on a database a build of migration 13 filled, stopped after two
+    /// batches: it resumes after the last batch committed, packs every state once, and
+    /// `leak_states` then gives every state as it was and the store answers as before.
+    @Test func packedStatesResumeAndKeepEveryStateAndAnswer() throws {
+        let (database, history, connection) = try Self.beforeKeys(.sqlite)
+        try Self.migrate(connection, Migration.all.filter { $0.version < 14 })
+        let everyState = "SELECT * FROM leak_states ORDER BY commit_id, environment_id, key_id"
+        func rows() throws -> [String] {
+            var lines: [String] = []
+            try connection.query(everyState) { row in
+                lines.append((0..<9).map { row.isNull(at: $0) ? "NULL" : String(row.int64(at: $0)) }.joined(separator: " "))
+            }
+            return lines
+        }
+        let before = try rows()
+        let commits = Int(try connection.scalarInt("SELECT count(*) FROM commits") ?? 0)
+        #expect(before.count > 100 && commits > 10)
+
+        let options = StoreOptions(upgradeBatchChecks: 60)
+        let steps = Collected<UpgradeProgress>()
+        #expect(throws: Interrupted.self) {
+            _ = try database.open(options) { step in
+                steps.append(step)
+                if steps.values.count == 2 { throw Interrupted() }
+            }
+        }
+        let stopped = try #require(steps.values.last)
+        #expect(stopped.migration == "packed_key_states" && stopped.unit == "commits")
+        #expect(!stopped.finished && stopped.done > 0 && stopped.done < commits && stopped.total == commits)
+        #expect(stopped.rowsCopied >= 120 && stopped.rowsCopied < before.count)
+        #expect(stopped.description == "upgrading to packed_key_states: \(stopped.done) of \(commits) commits "
+            + "(\(stopped.done * 100 / commits)%)")
+        // The committed batches are packed and settled, the old table still whole beside them.
+        #expect(try connection.scalarInt("SELECT count(*) FROM state_blobs WHERE settled = 0") == 0)
+        #expect(try connection.scalarInt("SELECT count(*) FROM key_state_blocks") ?? 0 > 0)
+        #expect(try rows() == before)
+
+        let resumed = Collected<UpgradeProgress>()
+        let store = try database.open(options) { resumed.append($0) }
+        let first = try #require(resumed.values.first)
+        #expect(first.migration == stopped.migration && first.done > stopped.done,
+                "the batches done before the interruption are not packed again")
+        let last = try #require(resumed.values.last)
+        #expect(last.finished && last.done == commits && stopped.rowsCopied + last.rowsCopied == Int64(before.count))
+        #expect(try connection.tableExists("leak_states") == false && connection.tableExists("packing_progress") == false)
+        #expect(try rows() == before, "every state as it was, read from the packed tables")
+        let difference = try CompactStorageTests.firstDifference(try history.answers(store))
+        #expect(difference == nil, "\(difference ?? "")")
     }
 }

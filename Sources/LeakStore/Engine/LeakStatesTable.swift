@@ -17,7 +17,11 @@ import CSQLite
 /// A state of one key at one commit stored by several runs is merged in upload order, as the
 /// upsert of `CompactCheckWriter` merges them into a row (`KeyAggregate.merge`). Each connection
 /// keeps the commits it read last and the blobs not settled yet, decoded, until the database
-/// changes (`SQLITE_FCNTL_DATA_VERSION`, and the connection's own changes).
+/// changes (`SQLITE_FCNTL_DATA_VERSION`, and the connection's own changes; a writer inside a
+/// transaction keeps them for one statement).
+///
+/// A pending upload's states (`PendingUpload`: blobs of its placeholder commit, on no line, until
+/// one transaction publishes them) are not rows of the table: the writers handle them as blobs.
 ///
 /// A real table of the same name takes precedence (SQLite looks for one first): registered on
 /// every connection, it answers only once the real one is gone.
@@ -38,7 +42,7 @@ final class LeakStatesTable {
     static let name = "leak_states"
 
     private let db: OpaquePointer
-    private var version: (data: Int32, changes: Int64) = (-1, -1)
+    fileprivate var version: (data: Int32, changes: Int64) = (-1, -1)
     /// The commits read last, each in (environment, key) order.
     private var commits: [Int64: [Row]] = [:]
     /// The states in blobs not settled yet, by key, in upload order.
@@ -46,8 +50,10 @@ final class LeakStatesTable {
 
     private init(db: OpaquePointer) { self.db = db }
 
-    /// How many commits `commits` keeps before it starts again.
-    private static let commitsKept = 64
+    /// How many rows of commits `commits` keeps, at most, before it starts again; a commit
+    /// bigger than that (a 100,000-check run's) is decoded for each statement that reads it.
+    private static let commitRowsKept = 8_192
+    private var commitRowsHeld = 0
 
     // MARK: Plans
 
@@ -61,6 +67,8 @@ final class LeakStatesTable {
         static let from = Plan(rawValue: 16)
         static let before = Plan(rawValue: 32)
         static let through = Plan(rawValue: 64)
+        /// The rows newest commit first (an `ORDER BY commit_id DESC` the plan answers itself).
+        static let descending = Plan(rawValue: 128)
     }
 
     private static let columns = ["commit_id", "environment_id", "key_id", "checked_count", "leaked_count",
@@ -100,8 +108,21 @@ final class LeakStatesTable {
             }
             let bounded = !plan.isDisjoint(with: [.after, .from]) && !plan.isDisjoint(with: [.before, .through])
             (cost, rows) = bounded ? (60, 20) : (400, 400)
+            // One key in one environment comes in commit order, either way round: a query for its
+            // newest states stops after the few it wants (`ORDER BY commit_id DESC LIMIT n`).
+            let orderBy = (0..<Int(info.pointee.nOrderBy)).map { info.pointee.aOrderBy[$0] }.filter { $0.iColumn == 0 }
+            if plan.contains(.environment), orderBy.count == 1,
+               (0..<Int(info.pointee.nOrderBy)).allSatisfy({ [0, 1, 2].contains(info.pointee.aOrderBy[$0].iColumn) }) {
+                info.pointee.orderByConsumed = 1
+                if orderBy[0].desc != 0 { plan.insert(.descending) }
+            }
         } else {
             (cost, rows) = (1e10, 100_000_000)
+            // A full scan reads commit by commit in (environment, key) order: the copy's order.
+            let orderBy = (0..<Int(info.pointee.nOrderBy)).map { info.pointee.aOrderBy[$0] }
+            if orderBy.count <= 3, orderBy.enumerated().allSatisfy({ $0.element.iColumn == Int32($0.offset) && $0.element.desc == 0 }) {
+                info.pointee.orderByConsumed = 1
+            }
         }
         var argument: Int32 = 0
         for part in argumentOrder where plan.contains(part) {
@@ -120,20 +141,23 @@ final class LeakStatesTable {
 
     /// The rows of `plan` with its values, in the order of its plan: the rows themselves, or for a
     /// full scan the commits whose rows come one commit at a time.
-    private enum Found {
+    fileprivate enum Found {
         case rows([Row])
         case commits([Int64])
     }
 
-    private func found(_ plan: Plan, _ values: [OpaquePointer?]) throws -> Found {
-        guard plan.isEmpty else { return .rows(try rows(plan, values)) }
+    private func found(_ plan: Plan, _ values: [OpaquePointer?], for cursor: Cursor) throws -> Found {
+        guard plan.isEmpty else { return .rows(try rows(plan, values, for: cursor)) }
         refreshIfChanged()
         var commitIDs: [Int64] = []
-        try query("SELECT DISTINCT commit_id FROM state_blobs ORDER BY commit_id", []) { commitIDs.append(sqlite3_column_int64($0, 0)) }
+        try query("""
+            SELECT DISTINCT b.commit_id FROM state_blobs b JOIN commits c ON c.id = b.commit_id
+            WHERE NOT \(PendingUpload.isPlaceholder("c")) ORDER BY b.commit_id
+            """, []) { commitIDs.append(sqlite3_column_int64($0, 0)) }
         return .commits(commitIDs)
     }
 
-    private func rows(_ plan: Plan, _ values: [OpaquePointer?]) throws -> [Row] {
+    private func rows(_ plan: Plan, _ values: [OpaquePointer?], for cursor: Cursor) throws -> [Row] {
         refreshIfChanged()
         var given: [Int32: OpaquePointer?] = [:]
         for (part, value) in zip(Self.argumentOrder.filter(plan.contains), values) { given[part.rawValue] = value }
@@ -141,11 +165,17 @@ final class LeakStatesTable {
         func equal(_ part: Plan) -> Int64?? { plan.contains(part) ? .some(given[part.rawValue].flatMap(Self.integer)) : .none }
         if let commitValue = equal(.commit) {
             guard let commit = commitValue else { return [] }
-            let environment = equal(.environment), key = equal(.key)
-            if environment == .some(nil) || key == .some(nil) { return [] }
-            return try commitRows(commit).filter {
-                (environment == nil || $0.environmentID == environment!!) && (key == nil || $0.keyID == key!!)
+            let givenEnvironment = equal(.environment), givenKey = equal(.key)
+            if givenEnvironment == .some(nil) || givenKey == .some(nil) { return [] }
+            let key = givenKey ?? nil
+            let rows = try commitRows(commit, for: cursor)
+            guard let environment = givenEnvironment ?? nil else {
+                return key.map { key in rows.filter { $0.keyID == key } } ?? rows
             }
+            // In (environment, key) order: the environment's rows, or the key's row, by bisection.
+            let low = Self.firstIndex(in: rows) { ($0.environmentID, $0.keyID) >= (environment, key ?? .min) }
+            let high = Self.firstIndex(in: rows) { ($0.environmentID, $0.keyID) > (environment, key ?? .max) }
+            return Array(rows[low..<high])
         }
         if let keyValue = equal(.key) {
             guard let key = keyValue else { return [] }
@@ -160,7 +190,8 @@ final class LeakStatesTable {
             if let through = bound(.through) { high = min(high, through) }
             if bound(.after) == .max || bound(.before) == .min { return [] }
             guard low <= high else { return [] }
-            return try keyRows(key, environment: environment ?? nil, commits: low...high)
+            let rows = try keyRows(key, environment: environment ?? nil, commits: low...high)
+            return plan.contains(.descending) ? rows.reversed() : rows
         }
         return []
     }
@@ -182,27 +213,52 @@ final class LeakStatesTable {
         var data: Int32 = 0
         sqlite3_file_control(db, "main", SQLITE_FCNTL_DATA_VERSION, &data)
         let changes = sqlite3_total_changes64(db)
-        guard data != version.data || changes != version.changes else { return }
+        // A connection that writes keeps nothing across statements inside a transaction: a write
+        // rolled back to its savepoint leaves the change count where it was.
+        keepsAcrossStatements = sqlite3_get_autocommit(db) != 0 || sqlite3_db_readonly(db, "main") != 0
+        guard !keepsAcrossStatements || data != version.data || changes != version.changes else { return }
         version = (data, changes)
-        commits.removeAll(keepingCapacity: true)
+        commits.removeAll()
+        commitRowsHeld = 0
         unsettled = nil
     }
 
-    /// The commit's states in every environment, merged, in (environment, key) order.
-    fileprivate func commitRows(_ commitID: Int64) throws -> [Row] {
+    /// False while a connection that writes is inside a transaction (`refreshIfChanged`).
+    private var keepsAcrossStatements = true
+
+    /// The commit's states in every environment, merged, in (environment, key) order: kept by
+    /// the connection while the commits it keeps are small, and by `cursor` for the statement
+    /// reading it (a 100,000-check run's commit is past what a connection keeps).
+    fileprivate func commitRows(_ commitID: Int64, for cursor: Cursor) throws -> [Row] {
         if let known = commits[commitID] { return known }
-        var merged: [Row] = []
-        try query("SELECT environment_id, states FROM state_blobs WHERE commit_id = ?1 ORDER BY environment_id, id",
-                  [commitID]) { statement in
+        if let last = cursor.lastCommit, last.id == commitID, last.version == version { return last.rows }
+        var rows: [Row] = []
+        try query("""
+            SELECT environment_id, states FROM state_blobs
+            WHERE commit_id = ?1 AND NOT EXISTS (SELECT 1 FROM commits c WHERE c.id = ?1 AND \(PendingUpload.isPlaceholder("c")))
+            ORDER BY environment_id, id
+            """, [commitID]) { statement in
             let environment = sqlite3_column_int64(statement, 0)
-            var blob: [Row] = []
             try Self.decode(statement, column: 1) { key, state in
-                blob.append(Row(commitID: commitID, environmentID: environment, keyID: key, state: state))
+                rows.append(Row(commitID: commitID, environmentID: environment, keyID: key, state: state))
             }
-            merged = Self.mergeSorted(merged, blob) { ($0.environmentID, $0.keyID) < ($1.environmentID, $1.keyID) }
         }
-        if commits.count >= Self.commitsKept { commits.removeAll(keepingCapacity: true) }
+        // One run's blobs follow each other in key order; re-runs' overlap, and are put in order
+        // keeping upload order among a key's states, then merged.
+        if !zip(rows, rows.dropFirst()).allSatisfy({ ($0.environmentID, $0.keyID) < ($1.environmentID, $1.keyID) }) {
+            rows = rows.enumerated().sorted {
+                ($0.element.environmentID, $0.element.keyID, $0.offset) < ($1.element.environmentID, $1.element.keyID, $1.offset)
+            }.map(\.element)
+        }
+        let merged = Self.mergeAdjacent(rows) { $0.environmentID == $1.environmentID && $0.keyID == $1.keyID }
+        cursor.lastCommit = (commitID, version, merged)
+        guard keepsAcrossStatements, merged.count <= Self.commitRowsKept else { return merged }
+        if commitRowsHeld + merged.count > Self.commitRowsKept {
+            commits.removeAll()
+            commitRowsHeld = 0
+        }
         commits[commitID] = merged
+        commitRowsHeld += merged.count
         return merged
     }
 
@@ -224,17 +280,25 @@ final class LeakStatesTable {
         where range.contains(row.commitID) && (environment == nil || row.environmentID == environment) {
             rows.append(row)
         }
-        // Stable: a commit's states stay in the order stored (the blocks' batches, then the blobs).
-        let ordered = rows.enumerated().sorted {
-            ($0.element.environmentID, $0.element.commitID, $0.offset) < ($1.element.environmentID, $1.element.commitID, $1.offset)
-        }.map(\.element)
-        return Self.mergeAdjacent(ordered)
+        // Mostly in order already (batches settle in upload order); put in order where not, a
+        // commit's states staying in the order stored (the blocks' batches, then the blobs).
+        if !zip(rows, rows.dropFirst()).allSatisfy({ ($0.environmentID, $0.commitID) < ($1.environmentID, $1.commitID) }) {
+            rows = rows.enumerated().sorted {
+                ($0.element.environmentID, $0.element.commitID, $0.offset) < ($1.element.environmentID, $1.element.commitID, $1.offset)
+            }.map(\.element)
+        }
+        return Self.mergeAdjacent(rows) { $0.environmentID == $1.environmentID && $0.commitID == $1.commitID }
     }
 
     private func unsettledRows() throws -> [Int64: [Row]] {
         if let unsettled { return unsettled }
         var byKey: [Int64: [Row]] = [:]
-        try query("SELECT commit_id, environment_id, states FROM state_blobs WHERE settled = 0 ORDER BY id", []) { statement in
+        try query("""
+            SELECT b.commit_id, b.environment_id, b.states
+            FROM state_blobs b INDEXED BY state_blobs_unsettled JOIN commits c ON c.id = b.commit_id
+            WHERE b.settled = 0 AND NOT \(PendingUpload.isPlaceholder("c"))
+            ORDER BY b.id
+            """, []) { statement in
             let commit = sqlite3_column_int64(statement, 0), environment = sqlite3_column_int64(statement, 1)
             try Self.decode(statement, column: 2) { key, state in
                 byKey[key, default: []].append(Row(commitID: commit, environmentID: environment, keyID: key, state: state))
@@ -244,32 +308,22 @@ final class LeakStatesTable {
         return byKey
     }
 
-    /// Two lists in `before` order into one, the states of equal rows merged (`first`'s first).
-    private static func mergeSorted(_ first: [Row], _ second: [Row], before: (Row, Row) -> Bool) -> [Row] {
-        guard !first.isEmpty else { return second }
-        var merged: [Row] = []
-        merged.reserveCapacity(max(first.count, second.count))
-        var a = first.startIndex, b = second.startIndex
-        while a < first.endIndex || b < second.endIndex {
-            if b == second.endIndex || (a < first.endIndex && before(first[a], second[b])) {
-                merged.append(first[a]); a += 1
-            } else if a == first.endIndex || before(second[b], first[a]) {
-                merged.append(second[b]); b += 1
-            } else {
-                var row = first[a]
-                row.state.merge(second[b].state)
-                merged.append(row); a += 1; b += 1
-            }
+    /// The first index of `rows` (sorted so that `isAtOrPast` is false and then true) where it is true.
+    private static func firstIndex(in rows: [Row], where isAtOrPast: (Row) -> Bool) -> Int {
+        var low = 0, high = rows.count
+        while low < high {
+            let middle = (low + high) / 2
+            if isAtOrPast(rows[middle]) { high = middle } else { low = middle + 1 }
         }
-        return merged
+        return low
     }
 
-    /// Rows in (environment, commit) order with equal neighbours merged, the earlier first.
-    private static func mergeAdjacent(_ rows: [Row]) -> [Row] {
+    /// Rows with each run of `same` neighbours merged into one, the earlier first.
+    private static func mergeAdjacent(_ rows: [Row], same: (Row, Row) -> Bool) -> [Row] {
         var merged: [Row] = []
         merged.reserveCapacity(rows.count)
         for row in rows {
-            if let last = merged.last, last.environmentID == row.environmentID, last.commitID == row.commitID {
+            if let last = merged.last, same(last, row) {
                 merged[merged.count - 1].state.merge(row.state)
             } else {
                 merged.append(row)
@@ -305,7 +359,7 @@ final class LeakStatesTable {
     // MARK: The module
 
     /// A cursor: the rows of one `xFilter`, read one by one; a full scan's, a commit at a time.
-    private final class Cursor {
+    fileprivate final class Cursor {
         let table: LeakStatesTable
         var rows: [Row] = []
         var position = 0
@@ -313,6 +367,9 @@ final class LeakStatesTable {
         var commitsLeft: ArraySlice<Int64> = []
         /// The rows of the commits a full scan read before `rows`.
         var rowsBefore = 0
+        /// The last commit read, for the statement's next lookups in it: a commit too big for the
+        /// connection to keep, or any while the connection keeps none (`keepsAcrossStatements`).
+        var lastCommit: (id: Int64, version: (data: Int32, changes: Int64), rows: [Row])?
 
         init(table: LeakStatesTable) { self.table = table }
 
@@ -335,7 +392,7 @@ final class LeakStatesTable {
         private func fill() throws {
             while position >= rows.count, let commit = commitsLeft.popFirst() {
                 rowsBefore += rows.count
-                rows = try table.commitRows(commit)
+                rows = try table.commitRows(commit, for: self)
                 position = 0
             }
         }
@@ -404,7 +461,7 @@ final class LeakStatesTable {
             let state = LeakStatesTable.cursor(cursor)
             let arguments = (0..<Int(count)).map { values![$0] }
             do {
-                try state.start(state.table.found(Plan(rawValue: plan), arguments))
+                try state.start(state.table.found(Plan(rawValue: plan), arguments, for: state))
                 return SQLITE_OK
             } catch {
                 return LeakStatesTable.fail(cursor?.pointee.pVtab, error)

@@ -61,6 +61,7 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
         try readRows(result, row)
     }
 
+    package var packsKeyStates: Bool { false }
     package var conflictsUseUpIDs: Bool { true }
 
     /// In the schema the connection's `search_path` puts first.

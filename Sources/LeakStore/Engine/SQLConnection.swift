@@ -125,6 +125,9 @@ package protocol SQLConnection: AnyObject {
     /// sequence value is taken for every row offered; a SQLite rowid is the table's largest plus
     /// one, taken only by a row added.
     var conflictsUseUpIDs: Bool { get }
+    /// Whether key states are stored packed (`StateBlobs`, read through `LeakStatesTable`): on
+    /// SQLite; PostgreSQL keeps a row a state, which its many writers share without one settling.
+    var packsKeyStates: Bool { get }
 }
 
 extension SQLConnection {

@@ -163,6 +163,7 @@ package final class SQLiteConnection: SQLConnection, @unchecked Sendable {
         var rows: Int
     }
 
+    package var packsKeyStates: Bool { true }
     package var conflictsUseUpIDs: Bool { false }
 
     package func tableExists(_ name: String) throws -> Bool {

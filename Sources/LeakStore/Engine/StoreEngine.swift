@@ -30,6 +30,9 @@ package final class WriteSession: @unchecked Sendable {
     var siteIDs: [CheckSite: Int64] = [:]
     /// Leak keys as `leak_keys` holds them.
     var keyIDs: [KeyIDs: InternedKey] = [:]
+    /// About how many packed key states are not settled yet (`StateBlobs.settleIfDue`); nil when
+    /// not known (at the start, and after a transaction failed).
+    var unsettledStates: Int?
 
     /// How many ids (names, sites and keys together) the session keeps from one transaction to
     /// the next (`StoreOptions.internedLimit`). Past it, the next transaction starts with none and
@@ -55,6 +58,7 @@ package final class WriteSession: @unchecked Sendable {
             return try transaction(self)
         } catch {
             forgetInterned()
+            unsettledStates = nil
             throw error
         }
     }

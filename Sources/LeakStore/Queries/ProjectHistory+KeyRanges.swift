@@ -135,10 +135,11 @@ extension ProjectHistory {
             return try keyCounts(commitID: commitID, environment: environment, typeID: typeID, includingSuspect: includingSuspect)
                 .filter(outcomes.includes)
         }
-        // One type's keys: a range of `leak_states` by key each; every key: the commit's range of
-        // `leak_states_telling`, which holds only the states that leaked or released late.
+        // One type's keys: a range of `leak_states` by key each; every key: the commit's states
+        // (packed on SQLite, a blob read once a snapshot; on PostgreSQL the partial index of the
+        // states that leaked or released late, `leak_states_telling`).
         let source = typeID == nil
-            ? "leak_states ls INDEXED BY leak_states_telling JOIN leak_keys k ON k.id = ls.key_id"
+            ? "leak_states ls JOIN leak_keys k ON k.id = ls.key_id"
             : "leak_keys k JOIN leak_states ls ON ls.key_id = k.id"
         var result: [KeyCounts] = []
         try db.query("""

@@ -194,8 +194,9 @@ struct ProjectHistory {
     /// Of `keys`, those with a leaking state (leaked or flaky, from the usable runs) at a commit
     /// whose id is within the span of `commitIDs`. Only these can show intermittence along lines
     /// inside that span: a key whose every state there released (or errored) has no leak before
-    /// the head's, so no episode (`Intermittence.evidence`). A seek per key in the partial index
-    /// of leaking states (`leak_states_leaking`), not a read of the key's every state; a leak at
+    /// the head's, so no episode (`Intermittence.evidence`). A read per key of its states within
+    /// the span (on PostgreSQL a seek in the partial index of leaking states,
+    /// `leak_states_leaking`), not of the key's every state; a leak at
     /// a commit of the span that is on none of the lines only keeps the key in, where `keyStates`
     /// then reads it in full.
     func keysThatLeaked(_ keys: Set<KeyIDs>, environment: String, within commitIDs: Set<Int64>) throws -> Set<KeyIDs> {
@@ -205,7 +206,7 @@ struct ProjectHistory {
             try db.query("""
                 SELECT k.scenario_id, k.type_id FROM leak_keys k
                 WHERE k.scenario_id IN (\(KeyBatch.scenarioSlots(from: 4))) AND +k.type_id IN (\(KeyBatch.typeSlots(from: 4)))
-                  AND EXISTS (SELECT 1 FROM leak_states ls INDEXED BY leak_states_leaking
+                  AND EXISTS (SELECT 1 FROM leak_states ls
                               WHERE ls.key_id = k.id AND ls.environment_id = (SELECT id FROM environments WHERE name = ?1)
                                 AND ls.commit_id BETWEEN ?2 AND ?3 AND ls.leaked_count > 0)
                 """, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in

@@ -218,3 +218,33 @@ extension DataConversion {
         return (last, states)
     }
 }
+
+extension DataConversion {
+    /// Migration 14 (SQLite only): every key state packed (`StateBlobs`), whole commits in id
+    /// order read along the old index by commit: a blob a commit and environment (the old rows are
+    /// one a key, so each blob holds its commit's merged states as they were), then the batch's
+    /// blobs settled into blocks by key, in the same transaction.
+    static let packedKeyStates = DataConversion(marker: "packing_progress", markerColumn: "last_commit_id", unit: "commits") {
+        db, _, afterCommitID, batchStates in
+        guard let sqlite = db as? SQLiteConnection else {
+            throw LeakStoreError.unavailable("key states are packed on SQLite only")
+        }
+        // The batch ends with the commit of its `batchStates`-th state, or with the last commit.
+        let after = SQLValue.integer(afterCommitID)
+        guard let last = try db.scalarInt("""
+                SELECT commit_id FROM leak_states INDEXED BY leak_states_by_commit WHERE commit_id > ?
+                ORDER BY commit_id LIMIT 1 OFFSET ?
+                """, [after, .integer(Int64(max(0, batchStates - 1)))])
+            ?? db.scalarInt("SELECT max(commit_id) FROM leak_states INDEXED BY leak_states_by_commit WHERE commit_id > ?", [after])
+        else { return nil }
+        var packer = StateBlobs.RowPacker(db: sqlite)
+        try db.query("""
+            SELECT \(StateBlobs.stateColumns)
+            FROM leak_states INDEXED BY leak_states_by_commit WHERE commit_id > ?1 AND commit_id <= ?2
+            ORDER BY commit_id, environment_id, key_id
+            """, [after, .integer(last)]) { try packer.add($0) }
+        try packer.finish()
+        let copied = packer.rows
+        return (last, copied)
+    }
+}

@@ -36,6 +36,8 @@ public struct Migration: Sendable {
                   conversion: .keyOrder),
         Migration(version: 12, name: "leak_states_leaking", bytes: PackageResources._012_leak_states_leaking_sql),
         Migration(version: 13, name: "commit_parent_ids", bytes: PackageResources._013_commit_parent_ids_sql),
+        Migration(version: 14, name: "packed_key_states", bytes: PackageResources._014_packed_key_states_sql,
+                  conversion: .packedKeyStates),
     ]
 
     /// Every PostgreSQL migration this build knows, oldest first (`Migrations/postgres/`): the

@@ -104,6 +104,9 @@ struct CompactCheckWriter {
 
     /// The live tables.
     static let live = CompactCheckWriter(states: "leak_states", checks: "checks", keys: .keyID)
+
+    /// Whether this writes the live layout, whose states are packed where the engine packs them.
+    private var isLive: Bool { states == Self.live.states && checks == Self.live.checks && keys == .keyID }
     /// The tables migration 6 fills before they replace the old ones.
     static let converting = CompactCheckWriter(states: "leak_states_compact", checks: "checks_compact", keys: .scenarioAndType)
 
@@ -180,9 +183,16 @@ struct CompactCheckWriter {
         try writer.connection.insert(recordInsert, rows: records)
     }
 
-    /// Adds key states (`CompactRun.sortedStates`, or a slice of them) to the commit's.
+    /// Adds key states (`CompactRun.sortedStates`, or a slice of them) to the commit's: packed
+    /// where the live layout is (`SQLConnection.packsKeyStates`), upserted a row a key elsewhere.
     func storeStates(_ keyStates: ArraySlice<(key: KeyIDs, value: KeyAggregate)>, commitID: Int64, environmentID: Int64,
                      writer: WriteSession) throws {
+        if isLive, writer.connection.packsKeyStates, let db = writer.connection as? SQLiteConnection {
+            let stored = try storedStates(keyStates, writer: writer)
+            try StateBlobs.append(stored, commitID: commitID, environmentID: environmentID, db: db)
+            try StateBlobs.settleIfDue(added: stored.count, session: writer, db: db)
+            return
+        }
         let named: [(key: [SQLValue], state: KeyAggregate)] = switch keys {
         case .keyID: try storedStates(keyStates, writer: writer).map { ([.integer($0.keyID)], $0.state) }
         case .scenarioAndType: keyStates.map { ([.integer($0.key.scenarioID), .integer($0.key.typeID)], $0.value) }

@@ -90,6 +90,17 @@ extension LeakStore {
                 let restoreKeys = continuesIDs ? try Self.dropKeysAndIndexes(db) : []
                 var counts: [(String, Int64)] = []
                 for table in CopiedTable.all {
+                    if table.name == "leak_states", db.packsKeyStates, let packed = db as? SQLiteConnection {
+                        // Rows to blobs and blocks (`StateBlobs`): the table is their reader.
+                        var packer = StateBlobs.RowPacker(db: packed)
+                        try source.query("SELECT \(StateBlobs.stateColumns) FROM leak_states ORDER BY \(table.orderBy)") {
+                            try packer.add($0)
+                        }
+                        try packer.finish()
+                        counts.append((table.name, packer.rows))
+                        progress(table.name, packer.rows)
+                        continue
+                    }
                     let insert = RowInsert(into: "\(table.name) (\(table.columns.map(\.name).joined(separator: ", ")))",
                                            columnCount: table.columns.count)
                     var batch: [[SQLValue]] = []

@@ -58,8 +58,9 @@ extension LeakStore {
             if let existing = try existingRun(db, projectID: projectID, runKey: run.runKey) { return .failure(existing) }
             let placeholder = PendingUpload.newPlaceholder()
             // A commit that has runs is rebuilt under the id right after its own when that one is
-            // free (`CommitOrder`): the rebuilt commit then takes its place in upload order.
-            let replacing = try db.scalarInt("""
+            // free (`CommitOrder`): the rebuilt commit then takes its place in upload order. Not
+            // where states are packed: adding the run's to the commit's is a few blobs there.
+            let replacing = db.packsKeyStates ? nil : try db.scalarInt("""
                 SELECT c.id FROM commits c WHERE c.project_id = ? AND c.sha = ?
                   AND NOT EXISTS (SELECT 1 FROM commits n WHERE n.id = c.id + 1)
                 """, [.integer(projectID), .text(run.commit.lowercased())])
@@ -124,6 +125,7 @@ extension LeakStore {
                 // What no reader reaches any more — the placeholder commit's own key states, or
                 // the replaced commit's — goes now, in slices (the sweep removes it if this fails).
                 try? removePendingUpload(leftOver)
+                try? settleBacklog()
                 return receipt
             case let .failure(existing):
                 try removePendingUpload(pending)
@@ -134,6 +136,16 @@ extension LeakStore {
             try? removePendingUpload(pending)
             throw error
         }
+    }
+
+    /// Settles packed key states (`StateBlobs`) a batch a transaction while batches wait: a big
+    /// run's, once published, settle in writes of their own, not inside the next uploads', and
+    /// readers of key ranges never hold more than about a batch of them unsettled.
+    private func settleBacklog() throws {
+        while try write(cost: ingestSliceChecks, { writer in
+            guard writer.connection.packsKeyStates, let db = writer.connection as? SQLiteConnection else { return false }
+            return try StateBlobs.settleBacklog(session: writer, db: db)
+        }) {}
     }
 
     /// Key states a slice stores or removes: a key state costs more than a check (a row in three
@@ -228,7 +240,13 @@ extension LeakStore {
                 leftOver = PendingUpload(runID: 0, commitID: existingCommit, placeholder: replacedSha, receivedAt: pending.receivedAt)
             } else {
                 commitID = existingCommit
-                try CompactCheckWriter.live.storeStates(states, commitID: commitID, environmentID: environmentID, writer: writer)
+                if let packed = db as? SQLiteConnection, packed.packsKeyStates {
+                    // The pending commit's blobs hold the run's states already: copied after the
+                    // commit's (in publish order), a few blobs, not a row a state.
+                    try StateBlobs.copy(of: pending.commitID, into: commitID, session: writer, db: packed)
+                } else {
+                    try CompactCheckWriter.live.storeStates(states, commitID: commitID, environmentID: environmentID, writer: writer)
+                }
                 try db.run("UPDATE commits SET branch = coalesce(branch, ?) WHERE id = ?", [.text(run.branch), .integer(commitID)])
             }
         } else {
@@ -250,22 +268,31 @@ extension LeakStore {
         let slice = SQLValue.integer(Int64(ingestSliceChecks)), stateSlice = SQLValue.integer(Int64(stateSliceKeys))
         let placeholder = SQLValue.text(pending.placeholder)
         let runIsPending = "SELECT 1 FROM runs WHERE id = ? AND content_hash = '\(PendingUpload.contentHash)'"
-        let steps: [(whileTrue: String, values: [SQLValue], anyLeft: String, id: SQLValue, delete: String, rows: SQLValue)] = [
-            (runIsPending, [run], "SELECT 1 FROM checks WHERE run_id = ? LIMIT 1", run,
-             "DELETE FROM checks WHERE id IN (SELECT id FROM checks WHERE run_id = ?1 ORDER BY id LIMIT ?2)", slice),
-            // By key prefix: `leak_states` has no row id on SQLite.
-            ("SELECT 1 FROM commits WHERE id = ? AND sha = ?", [commit, placeholder],
-             "SELECT 1 FROM leak_states WHERE commit_id = ? LIMIT 1", commit, """
-                DELETE FROM leak_states WHERE commit_id = ?1 AND key_id IN (
-                    SELECT key_id FROM leak_states WHERE commit_id = ?1 ORDER BY environment_id, key_id LIMIT ?2)
-                """, stateSlice),
+        // What is left (the first statement) is removed a slice a transaction (the second).
+        typealias Removal = (anyLeft: String, delete: String, rows: SQLValue)
+        let records: Removal = ("SELECT 1 FROM checks WHERE run_id = ? LIMIT 1",
+                                "DELETE FROM checks WHERE id IN (SELECT id FROM checks WHERE run_id = ?1 ORDER BY id LIMIT ?2)", slice)
+        // By key prefix: `leak_states` has no row id on SQLite's layout before migration 14.
+        let stateRows: Removal = ("SELECT 1 FROM leak_states WHERE commit_id = ? LIMIT 1", """
+            DELETE FROM leak_states WHERE commit_id = ?1 AND key_id IN (
+                SELECT key_id FROM leak_states WHERE commit_id = ?1 ORDER BY environment_id, key_id LIMIT ?2)
+            """, stateSlice)
+        // Where states are packed, a pending commit's are its blobs (a slice's states each at most).
+        let stateBlobs: Removal = ("SELECT 1 FROM state_blobs WHERE commit_id = ? LIMIT 1",
+                                   "DELETE FROM state_blobs WHERE id IN (SELECT id FROM state_blobs WHERE commit_id = ?1 ORDER BY id LIMIT ?2)",
+                                   .integer(Int64(max(1, ingestSliceChecks / StateBlobs.blobStates))))
+        let steps: [(whileTrue: String, values: [SQLValue], id: SQLValue, removal: (any SQLConnection) -> Removal)] = [
+            (runIsPending, [run], run, { _ in records }),
+            ("SELECT 1 FROM commits WHERE id = ? AND sha = ?", [commit, placeholder], commit,
+             { $0.packsKeyStates ? stateBlobs : stateRows }),
         ]
         for step in steps {
             while try write(cost: ingestSliceChecks, { writer in
                 let db = writer.connection
-                guard try db.scalarInt(step.whileTrue, step.values) != nil, try db.scalarInt(step.anyLeft, [step.id]) != nil
+                let removal = step.removal(db)
+                guard try db.scalarInt(step.whileTrue, step.values) != nil, try db.scalarInt(removal.anyLeft, [step.id]) != nil
                 else { return false }
-                try db.run(step.delete, [step.id, step.rows])
+                try db.run(removal.delete, [step.id, removal.rows])
                 return true
             }) {}
         }
@@ -291,7 +318,7 @@ extension LeakStore {
             // Placeholder shas start with `pending:`, real ones are hex digits.
             try db.query("""
                 SELECT c.id, c.sha, c.first_seen, coalesce((SELECT min(r.id) FROM runs r WHERE r.commit_id = c.id), 0)
-                FROM commits c WHERE c.sha LIKE 'pending:%' AND c.first_seen < ? ORDER BY c.id
+                FROM commits c WHERE \(PendingUpload.isPlaceholder("c")) AND c.first_seen < ? ORDER BY c.id
                 """, [.text(ReportTimestamp.string(from: cutoff))]) { row in
                 abandoned.append(PendingUpload(runID: row.int64(at: 3), commitID: row.int64(at: 0),
                                                placeholder: row.string(at: 1) ?? "", receivedAt: row.string(at: 2) ?? ""))

@@ -18,8 +18,13 @@ struct PendingUpload: Sendable, Hashable {
 
     /// A placeholder for a commit sha and a run key: `pending:` and 32 random hex digits.
     static func newPlaceholder() -> String {
-        "pending:" + UUID().uuidString.lowercased().filter { $0 != "-" }
+        placeholderPrefix + UUID().uuidString.lowercased().filter { $0 != "-" }
     }
+
+    private static let placeholderPrefix = "pending:"
+
+    /// The SQL condition that commit `alias` (`commits c` → `"c"`) is a pending upload's placeholder.
+    static func isPlaceholder(_ alias: String) -> String { "\(alias).sha LIKE '\(placeholderPrefix)%'" }
 
     let runID: Int64
     let commitID: Int64

@@ -9,23 +9,68 @@ enum StateBlobs {
     /// a row for a few dozen commits, not one a commit.
     static let settleStates = 32_000
 
-    /// Appends a run's states at `commitID` in `environmentID` (each key once).
+    /// How many keys one settling writes a block for, at most (whole blobs: at least one): a
+    /// block costs a b-tree descent, and a settling runs inside some upload's transaction, so a
+    /// big run's states (keys mostly its own) settle over several.
+    static let settleKeys = 4_096
+
+    /// The most states one blob holds: a big run's states are several blobs, so that a settling
+    /// stays within `settleKeys` and `settleStates`.
+    static let blobStates = 4_096
+
+    /// Appends a run's states at `commitID` in `environmentID` (each key once): a blob of up to
+    /// `blobStates` of them, in key order.
     static func append(_ states: [(keyID: Int64, state: KeyAggregate)], commitID: Int64, environmentID: Int64,
                        db: SQLiteConnection) throws {
-        guard !states.isEmpty else { return }
-        let insert = try db.statement("INSERT INTO state_blobs (commit_id, environment_id, states) VALUES (?, ?, ?)")
-        try insert.bind(commitID, at: 1)
-        try insert.bind(environmentID, at: 2)
         let byKey = states.sorted { $0.keyID < $1.keyID }
-        try insert.bind(bytes: PackedKeyStates.encode(byKey.lazy.map { ($0.keyID, $0.state) }), at: 3)
-        try insert.step()
+        for start in stride(from: 0, to: byKey.count, by: blobStates) {
+            let insert = try db.statement("INSERT INTO state_blobs (commit_id, environment_id, states) VALUES (?, ?, ?)")
+            try insert.bind(commitID, at: 1)
+            try insert.bind(environmentID, at: 2)
+            try insert.bind(bytes: PackedKeyStates.encode(byKey[start..<min(start + blobStates, byKey.count)].lazy.map {
+                ($0.keyID, $0.state)
+            }), at: 3)
+            try insert.step()
+        }
     }
 
-    /// Settles the oldest blobs not settled yet, at least one and about `maxStates` states'
-    /// worth: each key's states of the batch, merged where one commit has several, become one row
-    /// of `key_state_blocks` an environment. Returns how many blobs it settled.
+    /// Adds commit `from`'s blobs to commit `into` as new blobs (after every blob there is), in
+    /// their order: a pending upload published onto a commit with runs. They settle later, with
+    /// the blobs after them.
+    static func copy(of from: Int64, into: Int64, session: WriteSession, db: SQLiteConnection) throws {
+        try db.run("""
+            INSERT INTO state_blobs (commit_id, environment_id, states)
+            SELECT ?2, environment_id, states FROM state_blobs WHERE commit_id = ?1 ORDER BY id
+            """, [.integer(from), .integer(into)])
+        session.unsettledStates = nil
+    }
+
+    /// Settles one batch where more than a batch waits (a big run just published): true when
+    /// it stopped at a limit, so that the caller runs it again in a transaction of its own.
+    static func settleBacklog(session: WriteSession, db: SQLiteConnection) throws -> Bool {
+        let settled = try settle(db: db)
+        if !settled.full { session.unsettledStates = 0 }
+        return settled.full
+    }
+
+    /// Settles once `added` more states leave `settleStates` or more unsettled (the session
+    /// keeps the count; when it does not know it, it settles a batch and starts counting).
+    static func settleIfDue(added: Int, session: WriteSession, db: SQLiteConnection) throws {
+        if let known = session.unsettledStates, known + added < settleStates {
+            session.unsettledStates = known + added
+            return
+        }
+        let settled = try settle(db: db)
+        session.unsettledStates = settled.blobs == 0 ? 0 : max(0, (session.unsettledStates ?? 0) + added - settled.states)
+    }
+
+    /// Settles the oldest blobs not settled yet, at least one and about `maxStates` states' and
+    /// `maxKeys` keys' worth: each key's states of the batch, merged where one commit has
+    /// several, become one row of `key_state_blocks` an environment. Returns how many blobs and
+    /// states it settled, and whether it stopped at a limit (more may wait).
     @discardableResult
-    static func settle(maxStates: Int = settleStates, db: SQLiteConnection) throws -> Int {
+    static func settle(maxStates: Int = settleStates, maxKeys: Int = settleKeys,
+                       db: SQLiteConnection) throws -> (blobs: Int, states: Int, full: Bool) {
         var blobIDs: [Int64] = []
         var states = 0
         // Per environment and key, its states in the order stored.
@@ -33,10 +78,10 @@ enum StateBlobs {
         let pending = try db.statement("""
             SELECT b.id, b.commit_id, b.environment_id, b.states
             FROM state_blobs b INDEXED BY state_blobs_unsettled JOIN commits c ON c.id = b.commit_id
-            WHERE b.settled = 0 AND c.sha NOT LIKE 'pending:%'
+            WHERE b.settled = 0 AND NOT \(PendingUpload.isPlaceholder("c"))
             ORDER BY b.id
             """)
-        while states < maxStates, try pending.step() {
+        while states < maxStates, byKey.count < maxKeys, try pending.step() {
             let commitID = pending.int64(at: 1), environmentID = pending.int64(at: 2)
             try PackedKeyStates.decode(pending.blob(at: 3)) { keyID, state in
                 byKey[KeyInEnvironment(environmentID: environmentID, keyID: keyID), default: []].append((commitID, state))
@@ -45,7 +90,8 @@ enum StateBlobs {
             blobIDs.append(pending.int64(at: 0))
         }
         pending.reset()
-        guard let batch = blobIDs.last else { return 0 }
+        let full = states >= maxStates || byKey.count >= maxKeys
+        guard let batch = blobIDs.last else { return (0, 0, false) }
         let block = try db.statement("""
             INSERT INTO key_state_blocks (key_id, environment_id, batch, first_commit_id, last_commit_id, states)
             VALUES (?, ?, ?, ?, ?, ?)
@@ -75,8 +121,51 @@ enum StateBlobs {
             try mark.step()
             mark.reset()
         }
-        return blobIDs.count
+        return (blobIDs.count, states, full)
     }
+
+    /// Packs rows of the row-a-state layout, read in (commit, environment, key) order — an older
+    /// database's, or another engine's — a blob a commit and environment, and settles them all at
+    /// the end. Each row is a key's merged state, so each blob holds its commit's as it was.
+    struct RowPacker {
+        let db: SQLiteConnection
+        private var blob: (commitID: Int64, environmentID: Int64, states: [(keyID: Int64, state: KeyAggregate)])?
+        private(set) var rows: Int64 = 0
+
+        init(db: SQLiteConnection) { self.db = db }
+
+        /// The row's columns from `first` on, in the order `leak_states` has them.
+        mutating func add(_ row: any SQLRow, from first: Int32 = 0) throws {
+            let commitID = row.int64(at: first), environmentID = row.int64(at: first + 1)
+            if blob?.commitID != commitID || blob?.environmentID != environmentID {
+                try flush()
+                blob = (commitID, environmentID, [])
+            }
+            func optional(_ column: Int32) -> Int64? { row.isNull(at: first + column) ? nil : row.int64(at: first + column) }
+            blob?.states.append((row.int64(at: first + 2), KeyAggregate(
+                checked: row.int64(at: first + 3), leaked: row.int64(at: first + 4), lateRelease: row.int64(at: first + 5),
+                errors: row.int64(at: first + 6), passedSiteID: optional(7), slowestPassUs: optional(8))))
+            rows += 1
+        }
+
+        /// Appends the last blob and settles every blob there is to settle.
+        mutating func finish() throws {
+            try flush()
+            while try StateBlobs.settle(maxStates: .max, maxKeys: .max, db: db).blobs > 0 {}
+        }
+
+        private mutating func flush() throws {
+            guard let blob else { return }
+            try StateBlobs.append(blob.states, commitID: blob.commitID, environmentID: blob.environmentID, db: db)
+            self.blob = nil
+        }
+    }
+
+    /// `leak_states`'s columns, in order, for readers of rows `RowPacker.add` takes.
+    static let stateColumns = """
+        commit_id, environment_id, key_id, checked_count, leaked_count, late_release_count, error_count,
+        passed_site_id, slowest_pass_us
+        """
 
     private struct KeyInEnvironment: Hashable {
         var environmentID: Int64
