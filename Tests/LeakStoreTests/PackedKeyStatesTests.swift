@@ -115,7 +115,7 @@ struct PackedKeyStatesTests {
 
     private func expectSameAnswers(_ db: SQLiteConnection) throws {
         let all = "commit_id, environment_id, key_id, checked_count, leaked_count, late_release_count, error_count, passed_site_id, slowest_pass_us"
-        let questions: [(sql: String, values: [SQLValue])] = [
+        var questions: [(sql: String, values: [SQLValue])] = [
             ("SELECT \(all) FROM T ORDER BY 1, 2, 3", []),
             ("SELECT \(all) FROM T WHERE commit_id = ? AND environment_id = ? ORDER BY key_id", [.integer(3), .integer(1)]),
             ("SELECT \(all) FROM T WHERE commit_id = ? ORDER BY environment_id, key_id", [.integer(5)]),
@@ -141,6 +141,21 @@ struct PackedKeyStatesTests {
              [.integer(3), .integer(1), .integer(11)]),
             ("SELECT \(all) FROM T WHERE key_id = ? AND environment_id = ? ORDER BY environment_id, commit_id", [.integer(5), .integer(2)]),
         ]
+        // Every key's history both ways round, whole and its newest few: blocks settled from random
+        // commits overlap, so a key's states come from several blocks and the blobs at once.
+        var keyIDs: [Int64] = []
+        try db.query("SELECT id FROM leak_keys ORDER BY id", []) { keyIDs.append($0.int64(at: 0)) }
+        #expect(keyIDs.count > 10)
+        for keyID in keyIDs {
+            for environmentID in [1, 2] as [Int64] {
+                for (order, limit) in [("DESC", 1), ("DESC", 4), ("DESC", 1_000), ("", 1_000), ("", 2)] {
+                    questions.append(("SELECT \(all) FROM T WHERE key_id = ? AND environment_id = ? ORDER BY commit_id \(order) LIMIT ?",
+                                      [.integer(keyID), .integer(environmentID), .integer(Int64(limit))]))
+                }
+                questions.append(("SELECT \(all) FROM T WHERE key_id = ? AND environment_id = ? AND commit_id <= ? ORDER BY commit_id DESC LIMIT 2",
+                                  [.integer(keyID), .integer(environmentID), .integer(8)]))
+            }
+        }
         // A pending upload's states are not rows of the table (its placeholder commit is on no line).
         try db.execute("""
             CREATE TEMP VIEW IF NOT EXISTS published_rows AS SELECT * FROM leak_states_rows

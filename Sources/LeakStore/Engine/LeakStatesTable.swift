@@ -48,7 +48,12 @@ final class LeakStatesTable {
     /// The states in blobs not settled yet, by key, in upload order.
     private var unsettled: [Int64: [Row]]?
 
+    /// `blockStates`' statement, prepared on first use and finalized with the table.
+    private var blockStatement: OpaquePointer?
+
     private init(db: OpaquePointer) { self.db = db }
+
+    deinit { sqlite3_finalize(blockStatement) }
 
     /// How many rows of commits `commits` keeps, at most, before it starts again; a commit
     /// bigger than that (a 100,000-check run's) is decoded for each statement that reads it.
@@ -139,15 +144,17 @@ final class LeakStatesTable {
     /// The parts of a plan in the order their values come to `xFilter`.
     private static let argumentOrder: [Plan] = [.commit, .environment, .key, .after, .from, .before, .through]
 
-    /// The rows of `plan` with its values, in the order of its plan: the rows themselves, or for a
-    /// full scan the commits whose rows come one commit at a time.
+    /// The rows of `plan` with its values, in the order of its plan: the rows themselves; for a
+    /// full scan the commits whose rows come one commit at a time; for a key, its states read a
+    /// block at a time, so that a query for its newest few stops after the blocks that hold them.
     fileprivate enum Found {
         case rows([Row])
         case commits([Int64])
+        case key(KeyStates)
     }
 
     private func found(_ plan: Plan, _ values: [OpaquePointer?], for cursor: Cursor) throws -> Found {
-        guard plan.isEmpty else { return .rows(try rows(plan, values, for: cursor)) }
+        guard plan.isEmpty else { return try rows(plan, values, for: cursor) }
         refreshIfChanged()
         var commitIDs: [Int64] = []
         try query("""
@@ -157,30 +164,30 @@ final class LeakStatesTable {
         return .commits(commitIDs)
     }
 
-    private func rows(_ plan: Plan, _ values: [OpaquePointer?], for cursor: Cursor) throws -> [Row] {
+    private func rows(_ plan: Plan, _ values: [OpaquePointer?], for cursor: Cursor) throws -> Found {
         refreshIfChanged()
         var given: [Int32: OpaquePointer?] = [:]
         for (part, value) in zip(Self.argumentOrder.filter(plan.contains), values) { given[part.rawValue] = value }
         // A value no integer column equals (NULL, text, a fraction) matches no row.
         func equal(_ part: Plan) -> Int64?? { plan.contains(part) ? .some(given[part.rawValue].flatMap(Self.integer)) : .none }
         if let commitValue = equal(.commit) {
-            guard let commit = commitValue else { return [] }
+            guard let commit = commitValue else { return .rows([]) }
             let givenEnvironment = equal(.environment), givenKey = equal(.key)
-            if givenEnvironment == .some(nil) || givenKey == .some(nil) { return [] }
+            if givenEnvironment == .some(nil) || givenKey == .some(nil) { return .rows([]) }
             let key = givenKey ?? nil
             let rows = try commitRows(commit, for: cursor)
             guard let environment = givenEnvironment ?? nil else {
-                return key.map { key in rows.filter { $0.keyID == key } } ?? rows
+                return .rows(key.map { key in rows.filter { $0.keyID == key } } ?? rows)
             }
             // In (environment, key) order: the environment's rows, or the key's row, by bisection.
             let low = Self.firstIndex(in: rows) { ($0.environmentID, $0.keyID) >= (environment, key ?? .min) }
             let high = Self.firstIndex(in: rows) { ($0.environmentID, $0.keyID) > (environment, key ?? .max) }
-            return Array(rows[low..<high])
+            return .rows(Array(rows[low..<high]))
         }
         if let keyValue = equal(.key) {
-            guard let key = keyValue else { return [] }
+            guard let key = keyValue else { return .rows([]) }
             let environment = equal(.environment)
-            if environment == .some(nil) { return [] }
+            if environment == .some(nil) { return .rows([]) }
             // Bounds that are not whole numbers are left to SQLite, which checks every constraint again.
             func bound(_ part: Plan) -> Int64? { given[part.rawValue].flatMap(Self.integer) }
             var low = Int64.min, high = Int64.max
@@ -188,12 +195,12 @@ final class LeakStatesTable {
             if let from = bound(.from) { low = max(low, from) }
             if let before = bound(.before) { high = before == .min ? .min : before - 1 }
             if let through = bound(.through) { high = min(high, through) }
-            if bound(.after) == .max || bound(.before) == .min { return [] }
-            guard low <= high else { return [] }
-            let rows = try keyRows(key, environment: environment ?? nil, commits: low...high)
-            return plan.contains(.descending) ? rows.reversed() : rows
+            if bound(.after) == .max || bound(.before) == .min { return .rows([]) }
+            guard low <= high else { return .rows([]) }
+            return .key(try KeyStates(table: self, key: key, environment: environment ?? nil, commits: low...high,
+                                      descending: plan.contains(.descending)))
         }
-        return []
+        return .rows([])
     }
 
     /// An integer constraint value; nil for NULL or a value no integer column equals.
@@ -262,35 +269,111 @@ final class LeakStatesTable {
         return merged
     }
 
-    /// The key's states at `range`'s commits, from its blocks and the blobs not settled yet,
-    /// merged, in (environment, commit) order.
-    private func keyRows(_ keyID: Int64, environment: Int64?, commits range: ClosedRange<Int64>) throws -> [Row] {
-        var rows: [Row] = []
-        try query("""
-            SELECT environment_id, states FROM key_state_blocks
-            WHERE key_id = ?1 AND environment_id BETWEEN ?2 AND ?3 AND last_commit_id >= ?4 AND first_commit_id <= ?5
-            ORDER BY environment_id, batch
-            """, [keyID, environment ?? .min, environment ?? .max, range.lowerBound, range.upperBound]) { statement in
-            let environment = sqlite3_column_int64(statement, 0)
-            try Self.decode(statement, column: 1) { commit, state in
-                if range.contains(commit) { rows.append(Row(commitID: commit, environmentID: environment, keyID: keyID, state: state)) }
+    /// A key's states at a range of commits, from its blocks and the blobs not settled yet,
+    /// merged, in (environment, commit) order or the reverse, read a block at a time.
+    ///
+    /// The blocks are read in the order of the first commit each can hold (its first commit, or
+    /// its last when newest first): every state before the next block's first one is then known,
+    /// merged and handed on. Blocks mostly follow each other (batches settle in upload order), so a
+    /// query for the newest few states reads the one or two newest blocks, not the key's history.
+    fileprivate final class KeyStates {
+        private struct Block {
+            var environmentID: Int64
+            var batch: Int64
+            /// Where the block's states start in the order read: its first commit, or its last.
+            var start: (Int64, Int64)
+        }
+
+        private let table: LeakStatesTable
+        private let keyID: Int64
+        private let range: ClosedRange<Int64>
+        private let descending: Bool
+        private var blocks: ArraySlice<Block>
+        /// States read and not handed on yet, each with its place in upload order (the block's
+        /// batch, `Int64.max` for the blobs not settled yet, then its place there).
+        private var read: [(row: Row, order: (Int64, Int))] = []
+
+        init(table: LeakStatesTable, key: Int64, environment: Int64?, commits range: ClosedRange<Int64>, descending: Bool) throws {
+            self.table = table
+            keyID = key
+            self.range = range
+            self.descending = descending
+            var found: [Block] = []
+            try table.query("""
+                SELECT environment_id, batch, first_commit_id, last_commit_id FROM key_state_blocks
+                WHERE key_id = ?1 AND environment_id BETWEEN ?2 AND ?3 AND last_commit_id >= ?4 AND first_commit_id <= ?5
+                """, [key, environment ?? .min, environment ?? .max, range.lowerBound, range.upperBound]) { statement in
+                let environmentID = sqlite3_column_int64(statement, 0)
+                let first = sqlite3_column_int64(statement, 2), last = sqlite3_column_int64(statement, 3)
+                found.append(Block(environmentID: environmentID, batch: sqlite3_column_int64(statement, 1),
+                                   start: descending ? (-environmentID, -last) : (environmentID, first)))
+            }
+            blocks = found.sorted { ($0.start.0, $0.start.1, $0.batch) < ($1.start.0, $1.start.1, $1.batch) }[...]
+            for (offset, row) in (try table.unsettledRows()[key] ?? []).enumerated()
+            where range.contains(row.commitID) && (environment == nil || row.environmentID == environment) {
+                read.append((row, (.max, offset)))
             }
         }
-        for row in try unsettledRows()[keyID] ?? []
-        where range.contains(row.commitID) && (environment == nil || row.environmentID == environment) {
-            rows.append(row)
+
+        /// Where `row` is in the order read (ids are positive: negated, they count down).
+        private func place(_ row: Row) -> (Int64, Int64) {
+            descending ? (-row.environmentID, -row.commitID) : (row.environmentID, row.commitID)
         }
-        // Mostly in order already (batches settle in upload order); put in order where not, a
-        // commit's states staying in the order stored (the blocks' batches, then the blobs).
-        if !zip(rows, rows.dropFirst()).allSatisfy({ ($0.environmentID, $0.commitID) < ($1.environmentID, $1.commitID) }) {
-            rows = rows.enumerated().sorted {
-                ($0.element.environmentID, $0.element.commitID, $0.offset) < ($1.element.environmentID, $1.element.commitID, $1.offset)
-            }.map(\.element)
+
+        /// The next states in order, merged; nil once there are none left.
+        func next() throws -> [Row]? {
+            guard !read.isEmpty || !blocks.isEmpty else { return nil }
+            if let block = blocks.popFirst() {
+                var offset = 0
+                try table.blockStates(key: keyID, environment: block.environmentID, batch: block.batch) { commit, state in
+                    if range.contains(commit) {
+                        read.append((Row(commitID: commit, environmentID: block.environmentID, keyID: keyID, state: state),
+                                     (block.batch, offset)))
+                    }
+                    offset += 1
+                }
+            }
+            // Every state before where the next block starts is read: those are handed on.
+            var ready = read
+            if let upcoming = blocks.first?.start {
+                ready = read.filter { place($0.row) < upcoming }
+                read.removeAll { place($0.row) < upcoming }
+            } else {
+                read = []
+            }
+            ready.sort {
+                let (left, right) = (place($0.row), place($1.row))
+                return (left.0, left.1, $0.order.0, $0.order.1) < (right.0, right.1, $1.order.0, $1.order.1)
+            }
+            return LeakStatesTable.mergeAdjacent(ready.map(\.row)) { $0.environmentID == $1.environmentID && $0.commitID == $1.commitID }
         }
-        return Self.mergeAdjacent(rows) { $0.environmentID == $1.environmentID && $0.commitID == $1.commitID }
     }
 
-    private func unsettledRows() throws -> [Int64: [Row]] {
+    /// The states of one block, in commit order, through a statement the connection keeps.
+    fileprivate func blockStates(key: Int64, environment: Int64, batch: Int64, _ body: (Int64, KeyAggregate) throws -> Void) throws {
+        if blockStatement == nil {
+            var statement: OpaquePointer?
+            guard sqlite3_prepare_v3(db, "SELECT states FROM key_state_blocks WHERE key_id = ?1 AND environment_id = ?2 AND batch = ?3",
+                                     -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK else {
+                sqlite3_finalize(statement)
+                throw LeakStoreError.unavailable("reading packed key states: \(String(cString: sqlite3_errmsg(db)))")
+            }
+            blockStatement = statement
+        }
+        let statement = blockStatement!
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
+        for (index, value) in [key, environment, batch].enumerated() { sqlite3_bind_int64(statement, Int32(index + 1), value) }
+        switch sqlite3_step(statement) {
+        case SQLITE_ROW: try Self.decode(statement, column: 0, body)
+        case SQLITE_DONE: return
+        default: throw LeakStoreError.unavailable("reading packed key states: \(String(cString: sqlite3_errmsg(db)))")
+        }
+    }
+
+    fileprivate func unsettledRows() throws -> [Int64: [Row]] {
         if let unsettled { return unsettled }
         var byKey: [Int64: [Row]] = [:]
         try query("""
@@ -319,7 +402,7 @@ final class LeakStatesTable {
     }
 
     /// Rows with each run of `same` neighbours merged into one, the earlier first.
-    private static func mergeAdjacent(_ rows: [Row], same: (Row, Row) -> Bool) -> [Row] {
+    fileprivate static func mergeAdjacent(_ rows: [Row], same: (Row, Row) -> Bool) -> [Row] {
         var merged: [Row] = []
         merged.reserveCapacity(rows.count)
         for row in rows {
@@ -339,7 +422,7 @@ final class LeakStatesTable {
     }
 
     /// Runs `sql` on the table's own connection (a virtual table may, while a statement reads it).
-    private func query(_ sql: String, _ values: [Int64], row: (OpaquePointer) throws -> Void) throws {
+    fileprivate func query(_ sql: String, _ values: [Int64], row: (OpaquePointer) throws -> Void) throws {
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
             throw LeakStoreError.unavailable("reading packed key states: \(String(cString: sqlite3_errmsg(db)))")
@@ -365,6 +448,8 @@ final class LeakStatesTable {
         var position = 0
         /// The commits a full scan has still to read.
         var commitsLeft: ArraySlice<Int64> = []
+        /// A key's states still to read.
+        var keyStates: KeyStates?
         /// The rows of the commits a full scan read before `rows`.
         var rowsBefore = 0
         /// The last commit read, for the statement's next lookups in it: a commit too big for the
@@ -377,8 +462,9 @@ final class LeakStatesTable {
             position = 0
             rowsBefore = 0
             switch found {
-            case let .rows(rows): self.rows = rows; commitsLeft = []
-            case let .commits(commits): rows = []; commitsLeft = commits[...]
+            case let .rows(rows): self.rows = rows; commitsLeft = []; keyStates = nil
+            case let .commits(commits): rows = []; commitsLeft = commits[...]; keyStates = nil
+            case let .key(states): rows = []; commitsLeft = []; keyStates = states
             }
             try fill()
         }
@@ -388,11 +474,20 @@ final class LeakStatesTable {
             try fill()
         }
 
-        /// Reads the next commits of a full scan once the rows read are used up.
+        /// Reads the next commits of a full scan, or the next states of a key, once the rows read
+        /// are used up.
         private func fill() throws {
-            while position >= rows.count, let commit = commitsLeft.popFirst() {
+            while position >= rows.count {
+                let more: [Row]
+                if let commit = commitsLeft.popFirst() {
+                    more = try table.commitRows(commit, for: self)
+                } else if let states = try keyStates?.next() {
+                    more = states
+                } else {
+                    return
+                }
                 rowsBefore += rows.count
-                rows = try table.commitRows(commit, for: self)
+                rows = more
                 position = 0
             }
         }
