@@ -139,14 +139,15 @@ extension LeakStore {
             } else {
                 // The newest commits of each of the scenario's keys (one range of `leak_states` by key
                 // each, newest first), then the newest of them all: every one of those is among its
-                // key's newest `limit + 1`.
+                // key's newest `limit + 1`. `CROSS JOIN` keeps the key's range outermost: walking the
+                // project's commits and looking the key up in each reads every commit's states.
                 var keyIDs: [Int64] = []
                 try db.query("SELECT id FROM leak_keys WHERE scenario_id = ?", [.integer(scenarioID)]) { keyIDs.append($0.int64(at: 0)) }
                 var newest: Set<Int64> = []
                 for keyID in keyIDs {
                     try db.query("""
-                        SELECT ls.commit_id FROM leak_states ls JOIN commits c ON c.id = ls.commit_id
-                        WHERE ls.key_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
+                        SELECT ls.commit_id FROM leak_states ls CROSS JOIN commits c
+                        WHERE c.id = ls.commit_id AND ls.key_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
                           AND c.project_id = ?3 AND ls.commit_id < ?5
                           AND EXISTS (SELECT 1 FROM runs r WHERE r.commit_id = ls.commit_id AND r.environment = ?2 AND r.suspect = 0
                                       AND \(PendingUpload.isPublished("r")))
