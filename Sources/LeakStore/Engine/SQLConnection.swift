@@ -128,6 +128,10 @@ package protocol SQLConnection: AnyObject {
     /// Whether key states are stored packed (`StateBlobs`, read through `LeakStatesTable`): on
     /// SQLite; PostgreSQL keeps a row a state, which its many writers share without one settling.
     var packsKeyStates: Bool { get }
+    /// Whether a write transaction is the only one: SQLite's write lock, taken when it begins.
+    /// Where several write at once (PostgreSQL's servers), a row a write depends on is locked by
+    /// writing it, not read.
+    var writesAlone: Bool { get }
 }
 
 extension SQLConnection {

@@ -164,6 +164,7 @@ package final class SQLiteConnection: SQLConnection, @unchecked Sendable {
     }
 
     package var packsKeyStates: Bool { true }
+    package var writesAlone: Bool { true }
     package var conflictsUseUpIDs: Bool { false }
 
     package func tableExists(_ name: String) throws -> Bool {

@@ -130,13 +130,23 @@ struct CompactCheckWriter {
            try db.scalarInt("SELECT 1 FROM runs WHERE commit_id = ? AND environment = ? AND id <> ? LIMIT 1",
                             [.integer(commitID), .text(environment), .integer(runID)]) != nil {
             let sorted = recordKeys.sorted { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
-            for start in stride(from: 0, to: sorted.count, by: WriteSession.keyBatch) {
-                let chunk = sorted[start..<min(start + WriteSession.keyBatch, sorted.count)]
-                let size = WriteSession.keyReadBackSize(chunk.count)
-                let padded = chunk + repeatElement(chunk[chunk.endIndex - 1], count: size - chunk.count)
-                try db.query(passedReadBack[size.trailingZeroBitCount], [.integer(commitID), .integer(environmentID)]
-                             + padded.flatMap { [SQLValue.integer($0.scenarioID), .integer($0.typeID)] }) { row in
-                    passed.insert(KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1)))
+            if isLive, db.packsKeyStates, let packed = db as? SQLiteConnection {
+                // The commit's blobs in this environment, read as they are: a few runs' states, not
+                // the merged, sorted rows of every environment `leak_states` would make of them.
+                let passedKeyIDs = try StateBlobs.passedKeys(commitID: commitID, environmentID: environmentID, db: packed)
+                if !passedKeyIDs.isEmpty {
+                    try writer.readKeys(sorted.filter { writer.keyIDs[$0] == nil })
+                    passed = recordKeys.filter { writer.keyIDs[$0].map { passedKeyIDs.contains($0.id) } ?? false }
+                }
+            } else {
+                for start in stride(from: 0, to: sorted.count, by: WriteSession.keyBatch) {
+                    let chunk = sorted[start..<min(start + WriteSession.keyBatch, sorted.count)]
+                    let size = WriteSession.keyReadBackSize(chunk.count)
+                    let padded = chunk + repeatElement(chunk[chunk.endIndex - 1], count: size - chunk.count)
+                    try db.query(passedReadBack[size.trailingZeroBitCount], [.integer(commitID), .integer(environmentID)]
+                                 + padded.flatMap { [SQLValue.integer($0.scenarioID), .integer($0.typeID)] }) { row in
+                        passed.insert(KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1)))
+                    }
                 }
             }
         }
@@ -409,7 +419,7 @@ extension WriteSession {
         suffix: "ON CONFLICT (scenario_id, type_id) DO NOTHING", returnsAddedRows: true)
 
     /// Reads the `leak_keys` rows of `keys` there are into `keyIDs`.
-    private func readKeys(_ keys: [KeyIDs]) throws {
+    func readKeys(_ keys: [KeyIDs]) throws {
         for start in stride(from: 0, to: keys.count, by: Self.keyBatch) {
             let chunk = keys[start..<min(start + Self.keyBatch, keys.count)]
             // Padded with the last key up to a statement's size, so that eight prepared statements

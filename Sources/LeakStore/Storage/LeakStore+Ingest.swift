@@ -389,17 +389,33 @@ extension LeakStore {
         columnCount: 15, returnsAddedRows: true)
 
     private func upsertCommit(_ db: any SQLConnection, projectID: Int64, run: RunRecord, receivedAt: String) throws -> Int64 {
+        let sha = run.commit.lowercased()
+        // Most uploads reach a commit stored already (a suite's shards, its other environments):
+        // looked up, it needs nothing written when it has a branch and as many parents. The upsert
+        // is for the rest (its RETURNING opens a temporary b-tree each time), and for engines with
+        // other writers at once, whose upsert locks the row against a publish moving it meanwhile.
+        var found: (id: Int64, hasBranch: Bool, parents: Int)?
+        if db.writesAlone {
+            try db.query("""
+                SELECT c.id, c.branch IS NOT NULL, (SELECT count(*) FROM commit_parents p WHERE p.commit_id = c.id)
+                FROM commits c WHERE c.project_id = ? AND c.sha = ?
+                """, [.integer(projectID), .text(sha)]) { found = ($0.int64(at: 0), $0.int64(at: 1) != 0, Int($0.int64(at: 2))) }
+        }
+        if let found, found.hasBranch || run.branch == nil, found.parents >= run.parents.count {
+            try linkParents(db, projectID: projectID, commitID: found.id, sha: sha)
+            return found.id
+        }
         // RETURNING on an upsert gives the id whether the row is new or was already there.
         guard let commitID = try db.scalarInt("""
             INSERT INTO commits (id, project_id, sha, branch, first_seen) VALUES (\(CommitOrder.newID), ?, ?, ?, ?)
             ON CONFLICT (project_id, sha) DO UPDATE SET branch = coalesce(commits.branch, excluded.branch)
             RETURNING id
-            """, [.integer(projectID), .text(run.commit.lowercased()), .text(run.branch), .text(receivedAt)])
+            """, [.integer(projectID), .text(sha), .text(run.branch), .text(receivedAt)])
         else {
             throw LeakStoreError.unavailable("the commit upsert returned no id")
         }
         try insertParents(db, commitID: commitID, run.parents)
-        try linkParents(db, projectID: projectID, commitID: commitID, sha: run.commit.lowercased())
+        try linkParents(db, projectID: projectID, commitID: commitID, sha: sha)
         return commitID
     }
 
