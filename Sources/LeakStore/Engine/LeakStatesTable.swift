@@ -16,8 +16,8 @@ import CSQLite
 ///
 /// A state of one key at one commit stored by several runs is merged in upload order, as the
 /// upsert of `CompactCheckWriter` merges them into a row (`KeyAggregate.merge`). Each connection
-/// keeps the commits it read last and the blobs not settled yet, decoded, until the database
-/// changes (`SQLITE_FCNTL_DATA_VERSION`, and the connection's own changes; a writer inside a
+/// keeps the commits it read last and the blobs not settled yet (while they are few), decoded,
+/// until the database changes (`SQLITE_FCNTL_DATA_VERSION`, and the connection's own changes; a writer inside a
 /// transaction keeps them for one statement).
 ///
 /// A pending upload's states (`PendingUpload`: blobs of its placeholder commit, on no line, until
@@ -309,7 +309,7 @@ final class LeakStatesTable {
                                    start: descending ? (-environmentID, -last) : (environmentID, first)))
             }
             blocks = found.sorted { ($0.start.0, $0.start.1, $0.batch) < ($1.start.0, $1.start.1, $1.batch) }[...]
-            for (offset, row) in (try table.unsettledRows()[key] ?? []).enumerated()
+            for (offset, row) in try table.unsettledRows(of: key).enumerated()
             where range.contains(row.commitID) && (environment == nil || row.environmentID == environment) {
                 read.append((row, (.max, offset)))
             }
@@ -373,9 +373,14 @@ final class LeakStatesTable {
         }
     }
 
-    fileprivate func unsettledRows() throws -> [Int64: [Row]] {
-        if let unsettled { return unsettled }
-        var byKey: [Int64: [Row]] = [:]
+    /// The key's states in the blobs not settled yet, in upload order: from the states the
+    /// connection keeps, decoded, while they are few (about a settling's worth, as uploads leave
+    /// them); while more wait (a big run just published, settling in writes of its own), read for
+    /// the key alone, so that each connection does not keep a copy of the backlog.
+    fileprivate func unsettledRows(of keyID: Int64) throws -> [Row] {
+        if let unsettled { return unsettled[keyID] ?? [] }
+        var byKey: [Int64: [Row]]? = [:]
+        var rows: [Row] = [], count = 0
         try query("""
             SELECT b.commit_id, b.environment_id, b.states
             FROM state_blobs b INDEXED BY state_blobs_unsettled JOIN commits c ON c.id = b.commit_id
@@ -384,12 +389,19 @@ final class LeakStatesTable {
             """, []) { statement in
             let commit = sqlite3_column_int64(statement, 0), environment = sqlite3_column_int64(statement, 1)
             try Self.decode(statement, column: 2) { key, state in
-                byKey[key, default: []].append(Row(commitID: commit, environmentID: environment, keyID: key, state: state))
+                let row = Row(commitID: commit, environmentID: environment, keyID: key, state: state)
+                if key == keyID { rows.append(row) }
+                guard byKey != nil else { return }
+                count += 1
+                if count > Self.unsettledRowsKept { byKey = nil } else { byKey![key, default: []].append(row) }
             }
         }
         unsettled = byKey
-        return byKey
+        return rows
     }
+
+    /// How many unsettled states a connection keeps decoded, at most: a settling's worth and some.
+    private static let unsettledRowsKept = 2 * StateBlobs.settleStates
 
     /// The first index of `rows` (sorted so that `isAtOrPast` is false and then true) where it is true.
     private static func firstIndex(in rows: [Row], where isAtOrPast: (Row) -> Bool) -> Int {
