@@ -391,9 +391,10 @@ extension LeakStore {
     private func upsertCommit(_ db: any SQLConnection, projectID: Int64, run: RunRecord, receivedAt: String) throws -> Int64 {
         let sha = run.commit.lowercased()
         // Most uploads reach a commit stored already (a suite's shards, its other environments):
-        // looked up, it needs nothing written when it has a branch and as many parents. The upsert
-        // is for the rest (its RETURNING opens a temporary b-tree each time), and for engines with
-        // other writers at once, whose upsert locks the row against a publish moving it meanwhile.
+        // looked up, it needs nothing written when it has a branch and as many parents, not even
+        // its links (`linkParents`). The upsert is for the rest (its RETURNING opens a temporary
+        // b-tree each time), and for engines with other writers at once, whose upsert locks the
+        // row against a publish moving it meanwhile.
         var found: (id: Int64, hasBranch: Bool, parents: Int)?
         if db.writesAlone {
             try db.query("""
@@ -402,7 +403,8 @@ extension LeakStore {
                 """, [.integer(projectID), .text(sha)]) { found = ($0.int64(at: 0), $0.int64(at: 1) != 0, Int($0.int64(at: 2))) }
         }
         if let found, found.hasBranch || run.branch == nil, found.parents >= run.parents.count {
-            try linkParents(db, projectID: projectID, commitID: found.id, sha: sha)
+            // Its parents' ids and its children's were set when it or they were stored (one
+            // writer: nothing was stored in between), and by `publish` when a commit took its sha.
             return found.id
         }
         // RETURNING on an upsert gives the id whether the row is new or was already there.
