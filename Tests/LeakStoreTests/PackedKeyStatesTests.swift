@@ -141,6 +141,15 @@ struct PackedKeyStatesTests {
              [.integer(3), .integer(1), .integer(11)]),
             ("SELECT \(all) FROM T WHERE key_id = ? AND environment_id = ? ORDER BY environment_id, commit_id", [.integer(5), .integer(2)]),
         ]
+        // The hidden columns, which stand for the partial indexes' conditions on the row table.
+        for commitID in 1...12 {
+            questions.append(("SELECT \(all) FROM T ls WHERE commit_id = ? AND environment_id = ? AND LEAKING ORDER BY key_id",
+                              [.integer(Int64(commitID)), .integer(1)]))
+            questions.append(("SELECT \(all) FROM T ls WHERE commit_id = ? AND TELLING ORDER BY environment_id, key_id",
+                              [.integer(Int64(commitID))]))
+        }
+        questions.append(("SELECT \(all) FROM T ls WHERE key_id = ? AND environment_id = ? AND TELLING ORDER BY commit_id DESC",
+                          [.integer(3), .integer(1)]))
         // Every key's history both ways round, whole and its newest few: blocks settled from random
         // commits overlap, so a key's states come from several blocks and the blobs at once.
         var keyIDs: [Int64] = []
@@ -162,11 +171,65 @@ struct PackedKeyStatesTests {
             WHERE commit_id NOT IN (SELECT id FROM commits WHERE sha LIKE 'pending:%')
             """)
         for (sql, values) in questions {
-            #expect(try answer(db, sql.replacingOccurrences(of: "FROM T", with: "FROM leak_states")
-                                    .replacingOccurrences(of: "JOIN T", with: "JOIN leak_states"), values)
-                    == answer(db, sql.replacingOccurrences(of: "FROM T", with: "FROM published_rows")
-                                    .replacingOccurrences(of: "JOIN T", with: "JOIN published_rows"), values),
-                    "\(sql)")
+            #expect(try answer(db, Self.onTheTable(sql), values) == answer(db, Self.onTheRows(sql), values), "\(sql)")
+        }
+    }
+
+    /// A question of `expectSameAnswers` on the virtual table: `T` is it, `LEAKING` and `TELLING` its hidden columns.
+    private static func onTheTable(_ sql: String) -> String {
+        sql.replacingOccurrences(of: "FROM T", with: "FROM leak_states").replacingOccurrences(of: "JOIN T", with: "JOIN leak_states")
+            .replacingOccurrences(of: "LEAKING", with: "ls.leaking = 1").replacingOccurrences(of: "TELLING", with: "ls.telling = 1")
+    }
+
+    /// The same question on the rows: `T` is them, `LEAKING` and `TELLING` the conditions of the partial indexes.
+    private static func onTheRows(_ sql: String) -> String {
+        sql.replacingOccurrences(of: "FROM T", with: "FROM published_rows").replacingOccurrences(of: "JOIN T", with: "JOIN published_rows")
+            .replacingOccurrences(of: "LEAKING", with: "ls.leaked_count > 0")
+            .replacingOccurrences(of: "TELLING", with: "(ls.leaked_count > 0 OR ls.late_release_count > 0)")
+    }
+
+    /// A commit too big for a connection to keep, read for its telling states: only the keys that
+    /// leaked or were late in some run are made rows, each merged from every run's state, so
+    /// their counts are the commit's (a key late in one run and passing in the other).
+    @Test func aBigCommitIsReadForItsTellingStatesWithEveryRunsCounts() throws {
+        let database = try TemporaryDatabase()
+        _ = try LeakStore(path: database.path).createProject("app")
+        let db = try SQLiteConnection(path: database.path, mode: .readWrite)
+        try db.execute("""
+            CREATE TABLE leak_states_rows (
+                commit_id INTEGER NOT NULL, environment_id INTEGER NOT NULL, key_id INTEGER NOT NULL,
+                checked_count INTEGER NOT NULL, leaked_count INTEGER NOT NULL, late_release_count INTEGER NOT NULL,
+                error_count INTEGER NOT NULL, passed_site_id INTEGER, slowest_pass_us INTEGER,
+                PRIMARY KEY (key_id, environment_id, commit_id)
+            ) WITHOUT ROWID
+            """)
+        try db.run("INSERT INTO commits (project_id, sha, branch, first_seen) VALUES (1, ?, 'main', '2026-12-03T00:00:00Z')",
+                   [.text(String(repeating: "a", count: 40))])
+        try db.run("INSERT INTO environments (name) VALUES ('linux')")
+        let writer = WriteSession(db)
+        let rows = CompactCheckWriter(states: "leak_states_rows", checks: "checks", keys: .keyID)
+        try db.execute("BEGIN")
+        // Two runs of 12,000 keys each (more than the 8,192 rows a connection keeps): the first
+        // leaks on every 97th key, the second is late on every 89th.
+        for run in 0..<2 {
+            let states = (1...12_000).map { (index: Int) -> (key: KeyIDs, value: KeyAggregate) in
+                let leaked: Int64 = run == 0 && index % 97 == 0 ? 1 : 0, late: Int64 = run == 1 && index % 89 == 0 ? 1 : 0
+                return (KeyIDs(scenarioID: Int64(index), typeID: 1),
+                        KeyAggregate(checked: 1, leaked: leaked, lateRelease: late, passedSiteID: 1, slowestPassUs: Int64(index % 50)))
+            }
+            try rows.storeStates(states[...], commitID: 1, environmentID: 1, writer: writer)
+            try StateBlobs.append(CompactCheckWriter.live.storedStates(states[...], writer: writer), commitID: 1, environmentID: 1, db: db)
+        }
+        try db.execute("COMMIT")
+        try db.execute("CREATE TEMP VIEW published_rows AS SELECT * FROM leak_states_rows")
+        let all = "commit_id, environment_id, key_id, checked_count, leaked_count, late_release_count, error_count, passed_site_id, slowest_pass_us"
+        for condition in ["LEAKING", "TELLING"] {
+            let sql = "SELECT \(all) FROM T ls WHERE commit_id = 1 AND environment_id = 1 AND \(condition) ORDER BY key_id"
+            let packed = try answer(db, Self.onTheTable(sql), [])
+            #expect(try packed == answer(db, Self.onTheRows(sql), []), "\(condition)")
+            #expect(packed.count == (condition == "LEAKING" ? 12_000 / 97 : 12_000 / 97 + 12_000 / 89 - 12_000 / (97 * 89)))
+            // Both runs counted: each key was checked twice.
+            #expect(packed.allSatisfy { $0[3] == "2" })
         }
     }
 

@@ -74,10 +74,31 @@ final class LeakStatesTable {
         static let through = Plan(rawValue: 64)
         /// The rows newest commit first (an `ORDER BY commit_id DESC` the plan answers itself).
         static let descending = Plan(rawValue: 128)
+        /// `leaking = ?` and `telling = ?`: of the rows the plan reads, those that leaked, or
+        /// leaked or released late (`Telling`).
+        static let leaking = Plan(rawValue: 256)
+        static let telling = Plan(rawValue: 512)
     }
 
     private static let columns = ["commit_id", "environment_id", "key_id", "checked_count", "leaked_count",
                                   "late_release_count", "error_count", "passed_site_id", "slowest_pass_us"]
+    /// Hidden columns (not in `SELECT *`): 1 where the state leaked, 1 where it leaked or
+    /// released late — what the partial indexes `leak_states_leaking` and `leak_states_telling`
+    /// held before migration 14. A constraint `= 1` on one is applied while the rows are read,
+    /// so that a commit of a 100,000-check run hands SQLite its few telling states, not 100,000.
+    private static let hiddenColumns = ["leaking", "telling"]
+
+    /// The states a hidden column's `= 1` keeps.
+    fileprivate enum Telling {
+        case leaked, leakedOrLate
+
+        func holds(_ state: KeyAggregate) -> Bool {
+            switch self {
+            case .leaked: state.leaked > 0
+            case .leakedOrLate: state.leaked > 0 || state.lateRelease > 0
+            }
+        }
+    }
 
     private static func bestIndex(_ info: UnsafeMutablePointer<sqlite3_index_info>) -> Int32 {
         let count = Int(info.pointee.nConstraint)
@@ -95,17 +116,20 @@ final class LeakStatesTable {
             case (0, SQLITE_INDEX_CONSTRAINT_GE): .from
             case (0, SQLITE_INDEX_CONSTRAINT_LT): .before
             case (0, SQLITE_INDEX_CONSTRAINT_LE): .through
+            case (9, SQLITE_INDEX_CONSTRAINT_EQ): .leaking
+            case (10, SQLITE_INDEX_CONSTRAINT_EQ): .telling
             default: nil
             }
             if let plan, chosen[plan.rawValue] == nil { chosen[plan.rawValue] = index }
         }
         var plan: Plan = []
-        let cost: Double, rows: Int64
+        var cost = 1e10, rows: Int64 = 100_000_000
         if chosen[Plan.commit.rawValue] != nil {
             plan = [.commit]
             if chosen[Plan.environment.rawValue] != nil { plan.insert(.environment) }
             if chosen[Plan.key.rawValue] != nil { plan.insert(.key) }
-            (cost, rows) = plan.contains(.key) ? (12, 1) : (1_000, 1_000)
+            let filtered = chosen[Plan.leaking.rawValue] != nil || chosen[Plan.telling.rawValue] != nil
+            (cost, rows) = plan.contains(.key) ? (12, 1) : filtered ? (500, 20) : (1_000, 1_000)
         } else if chosen[Plan.key.rawValue] != nil {
             plan = [.key]
             for bound in [Plan.environment, .after, .from, .before, .through] where chosen[bound.rawValue] != nil {
@@ -121,8 +145,10 @@ final class LeakStatesTable {
                 info.pointee.orderByConsumed = 1
                 if orderBy[0].desc != 0 { plan.insert(.descending) }
             }
+        }
+        if !plan.isEmpty {
+            for filter in [Plan.leaking, .telling] where chosen[filter.rawValue] != nil { plan.insert(filter) }
         } else {
-            (cost, rows) = (1e10, 100_000_000)
             // A full scan reads commit by commit in (environment, key) order: the copy's order.
             let orderBy = (0..<Int(info.pointee.nOrderBy)).map { info.pointee.aOrderBy[$0] }
             if orderBy.count <= 3, orderBy.enumerated().allSatisfy({ $0.element.iColumn == Int32($0.offset) && $0.element.desc == 0 }) {
@@ -142,7 +168,7 @@ final class LeakStatesTable {
     }
 
     /// The parts of a plan in the order their values come to `xFilter`.
-    private static let argumentOrder: [Plan] = [.commit, .environment, .key, .after, .from, .before, .through]
+    private static let argumentOrder: [Plan] = [.commit, .environment, .key, .after, .from, .before, .through, .leaking, .telling]
 
     /// The rows of `plan` with its values, in the order of its plan: the rows themselves; for a
     /// full scan the commits whose rows come one commit at a time; for a key, its states read a
@@ -170,12 +196,14 @@ final class LeakStatesTable {
         for (part, value) in zip(Self.argumentOrder.filter(plan.contains), values) { given[part.rawValue] = value }
         // A value no integer column equals (NULL, text, a fraction) matches no row.
         func equal(_ part: Plan) -> Int64?? { plan.contains(part) ? .some(given[part.rawValue].flatMap(Self.integer)) : .none }
+        // `leaking = 1` or `telling = 1` (a value other than 1 is left to SQLite: nothing asks it).
+        let telling: Telling? = equal(.leaking) == .some(1) ? .leaked : equal(.telling) == .some(1) ? .leakedOrLate : nil
         if let commitValue = equal(.commit) {
             guard let commit = commitValue else { return .rows([]) }
             let givenEnvironment = equal(.environment), givenKey = equal(.key)
             if givenEnvironment == .some(nil) || givenKey == .some(nil) { return .rows([]) }
             let key = givenKey ?? nil
-            let rows = try commitRows(commit, for: cursor)
+            let rows = try commitRows(commit, for: cursor, telling: telling)
             guard let environment = givenEnvironment ?? nil else {
                 return .rows(key.map { key in rows.filter { $0.keyID == key } } ?? rows)
             }
@@ -198,7 +226,7 @@ final class LeakStatesTable {
             if bound(.after) == .max || bound(.before) == .min { return .rows([]) }
             guard low <= high else { return .rows([]) }
             return .key(try KeyStates(table: self, key: key, environment: environment ?? nil, commits: low...high,
-                                      descending: plan.contains(.descending)))
+                                      descending: plan.contains(.descending), telling: telling))
         }
         return .rows([])
     }
@@ -233,21 +261,42 @@ final class LeakStatesTable {
     /// False while a connection that writes is inside a transaction (`refreshIfChanged`).
     private var keepsAcrossStatements = true
 
-    /// The commit's states in every environment, merged, in (environment, key) order: kept by
-    /// the connection while the commits it keeps are small, and by `cursor` for the statement
-    /// reading it (a 100,000-check run's commit is past what a connection keeps).
-    fileprivate func commitRows(_ commitID: Int64, for cursor: Cursor) throws -> [Row] {
-        if let known = commits[commitID] { return known }
-        if let last = cursor.lastCommit, last.id == commitID, last.version == version { return last.rows }
-        var rows: [Row] = []
+    /// The commit's states in every environment, merged, in (environment, key) order (those
+    /// `telling` holds for, when given): kept by the connection while the commits it keeps are
+    /// small, and by `cursor` for the statement reading it (a 100,000-check run's commit is past
+    /// what a connection keeps, and is read for the telling states alone when those are wanted).
+    fileprivate func commitRows(_ commitID: Int64, for cursor: Cursor, telling: Telling? = nil) throws -> [Row] {
+        func wanted(_ rows: [Row]) -> [Row] { telling.map { telling in rows.filter { telling.holds($0.state) } } ?? rows }
+        if let known = commits[commitID] { return wanted(known) }
+        if let last = cursor.lastCommit, last.id == commitID, last.version == version { return wanted(last.rows) }
+        var blobs: [(environmentID: Int64, bytes: [UInt8])] = []
         try query("""
             SELECT environment_id, states FROM state_blobs
             WHERE commit_id = ?1 AND NOT EXISTS (SELECT 1 FROM commits c WHERE c.id = ?1 AND \(PendingUpload.isPlaceholder("c")))
             ORDER BY environment_id, id
             """, [commitID]) { statement in
-            let environment = sqlite3_column_int64(statement, 0)
-            try Self.decode(statement, column: 1) { key, state in
-                rows.append(Row(commitID: commitID, environmentID: environment, keyID: key, state: state))
+            let count = Int(sqlite3_column_bytes(statement, 1))
+            let bytes = count > 0 ? sqlite3_column_blob(statement, 1) : nil
+            blobs.append((sqlite3_column_int64(statement, 0), bytes.map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []))
+        }
+        // A state takes 7 bytes at least: past what a connection keeps, only the keys wanted are
+        // made rows — those with a telling state in some run, whose every state merges into theirs.
+        let big = blobs.reduce(0) { $0 + $1.bytes.count } / 7 > Self.commitRowsKept
+        var keys: Set<EnvironmentKey>?
+        if big, let telling {
+            var found: Set<EnvironmentKey> = []
+            for blob in blobs {
+                try PackedKeyStates.decode(blob.bytes) { key, state in
+                    if telling.holds(state) { found.insert(EnvironmentKey(environmentID: blob.environmentID, keyID: key)) }
+                }
+            }
+            keys = found
+        }
+        var rows: [Row] = []
+        for blob in blobs {
+            try PackedKeyStates.decode(blob.bytes) { key, state in
+                if let keys, !keys.contains(EnvironmentKey(environmentID: blob.environmentID, keyID: key)) { return }
+                rows.append(Row(commitID: commitID, environmentID: blob.environmentID, keyID: key, state: state))
             }
         }
         // One run's blobs follow each other in key order; re-runs' overlap, and are put in order
@@ -258,15 +307,21 @@ final class LeakStatesTable {
             }.map(\.element)
         }
         let merged = Self.mergeAdjacent(rows) { $0.environmentID == $1.environmentID && $0.keyID == $1.keyID }
+        guard keys == nil else { return wanted(merged) }
         cursor.lastCommit = (commitID, version, merged)
-        guard keepsAcrossStatements, merged.count <= Self.commitRowsKept else { return merged }
+        guard keepsAcrossStatements, merged.count <= Self.commitRowsKept else { return wanted(merged) }
         if commitRowsHeld + merged.count > Self.commitRowsKept {
             commits.removeAll()
             commitRowsHeld = 0
         }
         commits[commitID] = merged
         commitRowsHeld += merged.count
-        return merged
+        return wanted(merged)
+    }
+
+    private struct EnvironmentKey: Hashable {
+        var environmentID: Int64
+        var keyID: Int64
     }
 
     /// A key's states at a range of commits, from its blocks and the blobs not settled yet,
@@ -288,13 +343,16 @@ final class LeakStatesTable {
         private let keyID: Int64
         private let range: ClosedRange<Int64>
         private let descending: Bool
+        private let telling: Telling?
         private var blocks: ArraySlice<Block>
         /// States read and not handed on yet, each with its place in upload order (the block's
         /// batch, `Int64.max` for the blobs not settled yet, then its place there).
         private var read: [(row: Row, order: (Int64, Int))] = []
 
-        init(table: LeakStatesTable, key: Int64, environment: Int64?, commits range: ClosedRange<Int64>, descending: Bool) throws {
+        init(table: LeakStatesTable, key: Int64, environment: Int64?, commits range: ClosedRange<Int64>, descending: Bool,
+             telling: Telling?) throws {
             self.table = table
+            self.telling = telling
             keyID = key
             self.range = range
             self.descending = descending
@@ -345,7 +403,8 @@ final class LeakStatesTable {
                 let (left, right) = (place($0.row), place($1.row))
                 return (left.0, left.1, $0.order.0, $0.order.1) < (right.0, right.1, $1.order.0, $1.order.1)
             }
-            return LeakStatesTable.mergeAdjacent(ready.map(\.row)) { $0.environmentID == $1.environmentID && $0.commitID == $1.commitID }
+            let merged = LeakStatesTable.mergeAdjacent(ready.map(\.row)) { $0.environmentID == $1.environmentID && $0.commitID == $1.commitID }
+            return telling.map { telling in merged.filter { telling.holds($0.state) } } ?? merged
         }
     }
 
@@ -531,7 +590,8 @@ final class LeakStatesTable {
         module.iVersion = 1
         // No xCreate: eponymous only, there whenever the module is registered.
         module.xConnect = { db, _, _, _, table, _ in
-            let declared = "CREATE TABLE x(" + LeakStatesTable.columns.map { "\($0) INTEGER" }.joined(separator: ", ") + ")"
+            let declared = "CREATE TABLE x(" + (LeakStatesTable.columns.map { "\($0) INTEGER" }
+                + LeakStatesTable.hiddenColumns.map { "\($0) INTEGER HIDDEN" }).joined(separator: ", ") + ")"
             let rc = sqlite3_declare_vtab(db, declared)
             guard rc == SQLITE_OK, let db else { return rc }
             let box = UnsafeMutablePointer<lh_vtab>.allocate(capacity: 1)
@@ -598,7 +658,9 @@ final class LeakStatesTable {
             case 5: row.state.lateRelease
             case 6: row.state.errors
             case 7: row.state.passedSiteID
-            default: row.state.slowestPassUs
+            case 8: row.state.slowestPassUs
+            case 9: Telling.leaked.holds(row.state) ? 1 : 0
+            default: Telling.leakedOrLate.holds(row.state) ? 1 : 0
             }
             if let value { sqlite3_result_int64(context, value) } else { sqlite3_result_null(context) }
             return SQLITE_OK

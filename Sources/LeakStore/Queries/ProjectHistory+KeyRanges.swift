@@ -110,10 +110,15 @@ extension ProjectHistory {
         /// Keys whose state can land in a diff's category: leaked, flaky or released late.
         case leakedOrLate
 
-        var predicate: String {
-            switch self {
-            case .leaked: "ls.leaked_count > 0"
-            case .leakedOrLate: "(ls.leaked_count > 0 OR ls.late_release_count > 0)"
+        /// The condition on `leak_states ls`: where states are packed, the virtual table's hidden
+        /// column, which it applies while reading a commit (`LeakStatesTable`); elsewhere the
+        /// counts, which the partial indexes `leak_states_leaking` and `leak_states_telling` hold.
+        func predicate(on db: any SQLConnection) -> String {
+            switch (self, db.packsKeyStates) {
+            case (.leaked, true): "ls.leaking = 1"
+            case (.leakedOrLate, true): "ls.telling = 1"
+            case (.leaked, false): "ls.leaked_count > 0"
+            case (.leakedOrLate, false): "(ls.leaked_count > 0 OR ls.late_release_count > 0)"
             }
         }
 
@@ -147,7 +152,7 @@ extension ProjectHistory {
                    ls.late_release_count, ls.error_count
             FROM \(source) JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
             WHERE ls.commit_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
-              AND \(outcomes.predicate)\(typeID == nil ? "" : " AND k.type_id = ?3")
+              AND \(outcomes.predicate(on: db))\(typeID == nil ? "" : " AND k.type_id = ?3")
             """, [.integer(commitID), .text(environment)] + (typeID.map { [SQLValue.integer($0)] } ?? [])) { row in
             result.append(KeyCounts(row: row))
         }

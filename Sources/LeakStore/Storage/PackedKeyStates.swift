@@ -47,10 +47,15 @@ enum PackedKeyStates {
         }
     }
 
+    /// Calls `body` with each entry of `bytes`, in order.
+    static func decode(_ bytes: [UInt8], _ body: (Int64, KeyAggregate) throws -> Void) throws {
+        try bytes.withUnsafeBytes { try decode($0, body) }
+    }
+
     /// Every entry of `bytes`, in order.
     static func decode(_ bytes: [UInt8]) throws -> [(ordinal: Int64, state: KeyAggregate)] {
         var entries: [(ordinal: Int64, state: KeyAggregate)] = []
-        try bytes.withUnsafeBytes { try decode($0) { entries.append(($0, $1)) } }
+        try decode(bytes) { entries.append(($0, $1)) }
         return entries
     }
 
