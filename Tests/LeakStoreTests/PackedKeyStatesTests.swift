@@ -203,33 +203,42 @@ struct PackedKeyStatesTests {
                 PRIMARY KEY (key_id, environment_id, commit_id)
             ) WITHOUT ROWID
             """)
-        try db.run("INSERT INTO commits (project_id, sha, branch, first_seen) VALUES (1, ?, 'main', '2026-12-03T00:00:00Z')",
-                   [.text(String(repeating: "a", count: 40))])
+        for sha in ["a", "b"] {
+            try db.run("INSERT INTO commits (project_id, sha, branch, first_seen) VALUES (1, ?, 'main', '2026-12-03T00:00:00Z')",
+                       [.text(String(repeating: sha, count: 40))])
+        }
         try db.run("INSERT INTO environments (name) VALUES ('linux')")
         let writer = WriteSession(db)
         let rows = CompactCheckWriter(states: "leak_states_rows", checks: "checks", keys: .keyID)
         try db.execute("BEGIN")
-        // Two runs of 12,000 keys each (more than the 8,192 rows a connection keeps): the first
-        // leaks on every 97th key, the second is late on every 89th.
-        for run in 0..<2 {
+        // Two runs of 12,000 keys each at commit 1 (more than the 8,192 rows a connection keeps):
+        // the first leaks on every 97th key, the second is late on every 89th. Commit 2 has the
+        // first alone.
+        for (run, commitID) in [(0, 1), (1, 1), (0, 2)] as [(Int, Int64)] {
             let states = (1...12_000).map { (index: Int) -> (key: KeyIDs, value: KeyAggregate) in
                 let leaked: Int64 = run == 0 && index % 97 == 0 ? 1 : 0, late: Int64 = run == 1 && index % 89 == 0 ? 1 : 0
                 return (KeyIDs(scenarioID: Int64(index), typeID: 1),
                         KeyAggregate(checked: 1, leaked: leaked, lateRelease: late, passedSiteID: 1, slowestPassUs: Int64(index % 50)))
             }
-            try rows.storeStates(states[...], commitID: 1, environmentID: 1, writer: writer)
-            try StateBlobs.append(CompactCheckWriter.live.storedStates(states[...], writer: writer), commitID: 1, environmentID: 1, db: db)
+            try rows.storeStates(states[...], commitID: commitID, environmentID: 1, writer: writer)
+            try StateBlobs.append(CompactCheckWriter.live.storedStates(states[...], writer: writer), commitID: commitID,
+                                  environmentID: 1, db: db)
         }
         try db.execute("COMMIT")
         try db.execute("CREATE TEMP VIEW published_rows AS SELECT * FROM leak_states_rows")
         let all = "commit_id, environment_id, key_id, checked_count, leaked_count, late_release_count, error_count, passed_site_id, slowest_pass_us"
         for condition in ["LEAKING", "TELLING"] {
-            let sql = "SELECT \(all) FROM T ls WHERE commit_id = 1 AND environment_id = 1 AND \(condition) ORDER BY key_id"
-            let packed = try answer(db, Self.onTheTable(sql), [])
-            #expect(try packed == answer(db, Self.onTheRows(sql), []), "\(condition)")
+            let sql = "SELECT \(all) FROM T ls WHERE commit_id = ? AND environment_id = 1 AND \(condition) ORDER BY key_id"
+            let packed = try answer(db, Self.onTheTable(sql), [.integer(1)])
+            #expect(try packed == answer(db, Self.onTheRows(sql), [.integer(1)]), "\(condition)")
             #expect(packed.count == (condition == "LEAKING" ? 12_000 / 97 : 12_000 / 97 + 12_000 / 89 - 12_000 / (97 * 89)))
             // Both runs counted: each key was checked twice.
             #expect(packed.allSatisfy { $0[3] == "2" })
+            // One run: its telling states as they are, the same again from what the connection keeps.
+            let single = try answer(db, Self.onTheTable(sql), [.integer(2)])
+            #expect(try single == answer(db, Self.onTheRows(sql), [.integer(2)]), "\(condition)")
+            #expect(single.count == 12_000 / 97)
+            #expect(try single == answer(db, Self.onTheTable(sql), [.integer(2)]))
         }
     }
 

@@ -48,17 +48,21 @@ final class LeakStatesTable {
     /// The states in blobs not settled yet, by key, in upload order.
     private var unsettled: [Int64: [Row]]?
 
-    /// `blockStates`' statement, prepared on first use and finalized with the table.
-    private var blockStatement: OpaquePointer?
+    /// The statements `query` ran, by their text: prepared once a connection (a page's trends
+    /// read hundreds of keys, and preparing took half the time), finalized with the table.
+    private var statements: [String: OpaquePointer] = [:]
 
     private init(db: OpaquePointer) { self.db = db }
 
-    deinit { sqlite3_finalize(blockStatement) }
+    deinit { statements.values.forEach { sqlite3_finalize($0) } }
 
     /// How many rows of commits `commits` keeps, at most, before it starts again; a commit
     /// bigger than that (a 100,000-check run's) is decoded for each statement that reads it.
     private static let commitRowsKept = 8_192
     private var commitRowsHeld = 0
+    /// The telling states of commits too big to keep whole (`commitRows`), a few of them.
+    private var tellingCommits: [TellingAt: [Row]] = [:]
+    private static let tellingCommitsKept = 16
 
     // MARK: Plans
 
@@ -255,6 +259,7 @@ final class LeakStatesTable {
         version = (data, changes)
         commits.removeAll()
         commitRowsHeld = 0
+        tellingCommits.removeAll()
         unsettled = nil
     }
 
@@ -268,6 +273,7 @@ final class LeakStatesTable {
     fileprivate func commitRows(_ commitID: Int64, for cursor: Cursor, telling: Telling? = nil) throws -> [Row] {
         func wanted(_ rows: [Row]) -> [Row] { telling.map { telling in rows.filter { telling.holds($0.state) } } ?? rows }
         if let known = commits[commitID] { return wanted(known) }
+        if let telling, let known = tellingCommits[TellingAt(commitID: commitID, telling: telling)] { return known }
         if let last = cursor.lastCommit, last.id == commitID, last.version == version { return wanted(last.rows) }
         var blobs: [(environmentID: Int64, bytes: [UInt8])] = []
         try query("""
@@ -279,35 +285,24 @@ final class LeakStatesTable {
             let bytes = count > 0 ? sqlite3_column_blob(statement, 1) : nil
             blobs.append((sqlite3_column_int64(statement, 0), bytes.map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []))
         }
-        // A state takes 7 bytes at least: past what a connection keeps, only the keys wanted are
-        // made rows — those with a telling state in some run, whose every state merges into theirs.
-        let big = blobs.reduce(0) { $0 + $1.bytes.count } / 7 > Self.commitRowsKept
-        var keys: Set<EnvironmentKey>?
-        if big, let telling {
-            var found: Set<EnvironmentKey> = []
-            for blob in blobs {
-                try PackedKeyStates.decode(blob.bytes) { key, state in
-                    if telling.holds(state) { found.insert(EnvironmentKey(environmentID: blob.environmentID, keyID: key)) }
-                }
+        // A state takes 7 bytes at least: past what a connection keeps, only the telling states are
+        // made rows (kept by the connection, a few hundred at most), and where re-runs' blobs
+        // overlap, every state of their keys, which merge into theirs.
+        if let telling, blobs.reduce(0, { $0 + $1.bytes.count }) / 7 > Self.commitRowsKept {
+            let rows = try Self.tellingRows(of: blobs, commitID: commitID, telling: telling)
+            if keepsAcrossStatements {
+                if tellingCommits.count >= Self.tellingCommitsKept { tellingCommits.removeAll() }
+                tellingCommits[TellingAt(commitID: commitID, telling: telling)] = rows
             }
-            keys = found
+            return rows
         }
         var rows: [Row] = []
         for blob in blobs {
             try PackedKeyStates.decode(blob.bytes) { key, state in
-                if let keys, !keys.contains(EnvironmentKey(environmentID: blob.environmentID, keyID: key)) { return }
                 rows.append(Row(commitID: commitID, environmentID: blob.environmentID, keyID: key, state: state))
             }
         }
-        // One run's blobs follow each other in key order; re-runs' overlap, and are put in order
-        // keeping upload order among a key's states, then merged.
-        if !zip(rows, rows.dropFirst()).allSatisfy({ ($0.environmentID, $0.keyID) < ($1.environmentID, $1.keyID) }) {
-            rows = rows.enumerated().sorted {
-                ($0.element.environmentID, $0.element.keyID, $0.offset) < ($1.element.environmentID, $1.element.keyID, $1.offset)
-            }.map(\.element)
-        }
-        let merged = Self.mergeAdjacent(rows) { $0.environmentID == $1.environmentID && $0.keyID == $1.keyID }
-        guard keys == nil else { return wanted(merged) }
+        let merged = Self.merged(rows)
         cursor.lastCommit = (commitID, version, merged)
         guard keepsAcrossStatements, merged.count <= Self.commitRowsKept else { return wanted(merged) }
         if commitRowsHeld + merged.count > Self.commitRowsKept {
@@ -317,6 +312,50 @@ final class LeakStatesTable {
         commits[commitID] = merged
         commitRowsHeld += merged.count
         return wanted(merged)
+    }
+
+    /// A commit's rows, in the order read (its blobs in environment and upload order), put in
+    /// (environment, key) order and merged: one run's blobs follow each other in key order,
+    /// re-runs' overlap, and are put in order keeping upload order among a key's states.
+    private static func merged(_ rows: [Row]) -> [Row] {
+        var rows = rows
+        if !zip(rows, rows.dropFirst()).allSatisfy({ ($0.environmentID, $0.keyID) < ($1.environmentID, $1.keyID) }) {
+            rows = rows.enumerated().sorted {
+                ($0.element.environmentID, $0.element.keyID, $0.offset) < ($1.element.environmentID, $1.element.keyID, $1.offset)
+            }.map(\.element)
+        }
+        return mergeAdjacent(rows) { $0.environmentID == $1.environmentID && $0.keyID == $1.keyID }
+    }
+
+    /// The commit's states `telling` holds for, merged, from its blobs: the telling states as they
+    /// are read; where a key comes twice (re-runs), every state of the telling keys, merged.
+    private static func tellingRows(of blobs: [(environmentID: Int64, bytes: [UInt8])], commitID: Int64,
+                                    telling: Telling) throws -> [Row] {
+        var rows: [Row] = []
+        var last: (environmentID: Int64, keyID: Int64)?, overlap = false
+        for blob in blobs {
+            try PackedKeyStates.decode(blob.bytes) { key, state in
+                if let last, (blob.environmentID, key) <= last { overlap = true }
+                last = (blob.environmentID, key)
+                if telling.holds(state) { rows.append(Row(commitID: commitID, environmentID: blob.environmentID, keyID: key, state: state)) }
+            }
+        }
+        guard overlap else { return rows }
+        let keys = Set(rows.map { EnvironmentKey(environmentID: $0.environmentID, keyID: $0.keyID) })
+        rows = []
+        for blob in blobs {
+            try PackedKeyStates.decode(blob.bytes) { key, state in
+                guard keys.contains(EnvironmentKey(environmentID: blob.environmentID, keyID: key)) else { return }
+                rows.append(Row(commitID: commitID, environmentID: blob.environmentID, keyID: key, state: state))
+            }
+        }
+        return merged(rows).filter { telling.holds($0.state) }
+    }
+
+    /// A big commit's telling rows, as a connection keeps them (`tellingCommits`).
+    private struct TellingAt: Hashable {
+        var commitID: Int64
+        var telling: Telling
     }
 
     private struct EnvironmentKey: Hashable {
@@ -408,28 +447,10 @@ final class LeakStatesTable {
         }
     }
 
-    /// The states of one block, in commit order, through a statement the connection keeps.
+    /// The states of one block, in commit order.
     fileprivate func blockStates(key: Int64, environment: Int64, batch: Int64, _ body: (Int64, KeyAggregate) throws -> Void) throws {
-        if blockStatement == nil {
-            var statement: OpaquePointer?
-            guard sqlite3_prepare_v3(db, "SELECT states FROM key_state_blocks WHERE key_id = ?1 AND environment_id = ?2 AND batch = ?3",
-                                     -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK else {
-                sqlite3_finalize(statement)
-                throw LeakStoreError.unavailable("reading packed key states: \(String(cString: sqlite3_errmsg(db)))")
-            }
-            blockStatement = statement
-        }
-        let statement = blockStatement!
-        defer {
-            sqlite3_reset(statement)
-            sqlite3_clear_bindings(statement)
-        }
-        for (index, value) in [key, environment, batch].enumerated() { sqlite3_bind_int64(statement, Int32(index + 1), value) }
-        switch sqlite3_step(statement) {
-        case SQLITE_ROW: try Self.decode(statement, column: 0, body)
-        case SQLITE_DONE: return
-        default: throw LeakStoreError.unavailable("reading packed key states: \(String(cString: sqlite3_errmsg(db)))")
-        }
+        try query("SELECT states FROM key_state_blocks WHERE key_id = ?1 AND environment_id = ?2 AND batch = ?3",
+                  [key, environment, batch]) { try Self.decode($0, column: 0, body) }
     }
 
     /// The key's states in the blobs not settled yet, in upload order: from the states the
@@ -493,12 +514,25 @@ final class LeakStatesTable {
     }
 
     /// Runs `sql` on the table's own connection (a virtual table may, while a statement reads it).
+    /// Each statement runs to its end (or its error) before `query` returns, so one prepared
+    /// statement a text serves every cursor of the connection, however they nest.
     fileprivate func query(_ sql: String, _ values: [Int64], row: (OpaquePointer) throws -> Void) throws {
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
-            throw LeakStoreError.unavailable("reading packed key states: \(String(cString: sqlite3_errmsg(db)))")
+        let statement: OpaquePointer
+        if let prepared = statements[sql] {
+            statement = prepared
+        } else {
+            var prepared: OpaquePointer?
+            guard sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, nil) == SQLITE_OK, let prepared else {
+                sqlite3_finalize(prepared)
+                throw LeakStoreError.unavailable("reading packed key states: \(String(cString: sqlite3_errmsg(db)))")
+            }
+            statements[sql] = prepared
+            statement = prepared
         }
-        defer { sqlite3_finalize(statement) }
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
         for (index, value) in values.enumerated() { sqlite3_bind_int64(statement, Int32(index + 1), value) }
         while true {
             let rc = sqlite3_step(statement)
