@@ -364,18 +364,21 @@ final class LeakStatesTable {
     }
 
     /// A key's states at a range of commits, from its blocks and the blobs not settled yet,
-    /// merged, in (environment, commit) order or the reverse, read a block at a time.
+    /// merged, in (environment, commit) order or the reverse, decoded a block at a time.
     ///
-    /// The blocks are read in the order of the first commit each can hold (its first commit, or
-    /// its last when newest first): every state before the next block's first one is then known,
-    /// merged and handed on. Blocks mostly follow each other (batches settle in upload order), so a
-    /// query for the newest few states reads the one or two newest blocks, not the key's history.
+    /// The blocks that reach the range are read at once (one range of the table), and decoded in
+    /// the order of the first commit each can hold (its first commit, or its last when newest
+    /// first): every state before the next block's first one is then known, merged and handed on.
+    /// Blocks mostly follow each other (batches settle in upload order), so a query for the
+    /// newest few states decodes the one or two newest blocks, not the key's history.
     fileprivate final class KeyStates {
         private struct Block {
             var environmentID: Int64
             var batch: Int64
             /// Where the block's states start in the order read: its first commit, or its last.
             var start: (Int64, Int64)
+            /// Its states, packed: copied with the row (a few dozen bytes a commit), decoded when read.
+            var states: [UInt8]
         }
 
         private let table: LeakStatesTable
@@ -397,13 +400,16 @@ final class LeakStatesTable {
             self.descending = descending
             var found: [Block] = []
             try table.query("""
-                SELECT environment_id, batch, first_commit_id, last_commit_id FROM key_state_blocks
+                SELECT environment_id, batch, first_commit_id, last_commit_id, states FROM key_state_blocks
                 WHERE key_id = ?1 AND environment_id BETWEEN ?2 AND ?3 AND last_commit_id >= ?4 AND first_commit_id <= ?5
                 """, [key, environment ?? .min, environment ?? .max, range.lowerBound, range.upperBound]) { statement in
                 let environmentID = sqlite3_column_int64(statement, 0)
                 let first = sqlite3_column_int64(statement, 2), last = sqlite3_column_int64(statement, 3)
+                let count = Int(sqlite3_column_bytes(statement, 4))
+                let bytes = count > 0 ? sqlite3_column_blob(statement, 4) : nil
                 found.append(Block(environmentID: environmentID, batch: sqlite3_column_int64(statement, 1),
-                                   start: descending ? (-environmentID, -last) : (environmentID, first)))
+                                   start: descending ? (-environmentID, -last) : (environmentID, first),
+                                   states: bytes.map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []))
             }
             blocks = found.sorted { ($0.start.0, $0.start.1, $0.batch) < ($1.start.0, $1.start.1, $1.batch) }[...]
             for (offset, row) in try table.unsettledRows(of: key).enumerated()
@@ -422,7 +428,7 @@ final class LeakStatesTable {
             guard !read.isEmpty || !blocks.isEmpty else { return nil }
             if let block = blocks.popFirst() {
                 var offset = 0
-                try table.blockStates(key: keyID, environment: block.environmentID, batch: block.batch) { commit, state in
+                try PackedKeyStates.decode(block.states) { commit, state in
                     if range.contains(commit) {
                         read.append((Row(commitID: commit, environmentID: block.environmentID, keyID: keyID, state: state),
                                      (block.batch, offset)))
@@ -445,12 +451,6 @@ final class LeakStatesTable {
             let merged = LeakStatesTable.mergeAdjacent(ready.map(\.row)) { $0.environmentID == $1.environmentID && $0.commitID == $1.commitID }
             return telling.map { telling in merged.filter { telling.holds($0.state) } } ?? merged
         }
-    }
-
-    /// The states of one block, in commit order.
-    fileprivate func blockStates(key: Int64, environment: Int64, batch: Int64, _ body: (Int64, KeyAggregate) throws -> Void) throws {
-        try query("SELECT states FROM key_state_blocks WHERE key_id = ?1 AND environment_id = ?2 AND batch = ?3",
-                  [key, environment, batch]) { try Self.decode($0, column: 0, body) }
     }
 
     /// The key's states in the blobs not settled yet, in upload order: from the states the
