@@ -40,15 +40,7 @@ struct PackedKeyStatesTests {
         let database = try TemporaryDatabase()
         _ = try LeakStore(path: database.path).createProject("app")
         let db = try SQLiteConnection(path: database.path, mode: .readWrite)
-        // The row-a-state table as migration 11 left it, beside the packed tables migration 14 made.
-        try db.execute("""
-            CREATE TABLE leak_states_rows (
-                commit_id INTEGER NOT NULL, environment_id INTEGER NOT NULL, key_id INTEGER NOT NULL,
-                checked_count INTEGER NOT NULL, leaked_count INTEGER NOT NULL, late_release_count INTEGER NOT NULL,
-                error_count INTEGER NOT NULL, passed_site_id INTEGER, slowest_pass_us INTEGER,
-                PRIMARY KEY (key_id, environment_id, commit_id)
-            ) WITHOUT ROWID
-            """)
+        try Self.createRowTable(db)
         for index in 1...12 {
             try db.run("INSERT INTO commits (project_id, sha, branch, first_seen) VALUES (1, ?, 'main', '2026-12-03T00:00:00Z')",
                        [.text(index == 5 ? PendingUpload.newPlaceholder() : String(format: "%040x", index))])
@@ -175,6 +167,18 @@ struct PackedKeyStatesTests {
         }
     }
 
+    /// The row-a-state table as migration 11 left it, beside the packed tables migration 14 made.
+    private static func createRowTable(_ db: SQLiteConnection) throws {
+        try db.execute("""
+            CREATE TABLE leak_states_rows (
+                commit_id INTEGER NOT NULL, environment_id INTEGER NOT NULL, key_id INTEGER NOT NULL,
+                checked_count INTEGER NOT NULL, leaked_count INTEGER NOT NULL, late_release_count INTEGER NOT NULL,
+                error_count INTEGER NOT NULL, passed_site_id INTEGER, slowest_pass_us INTEGER,
+                PRIMARY KEY (key_id, environment_id, commit_id)
+            ) WITHOUT ROWID
+            """)
+    }
+
     /// A question of `expectSameAnswers` on the virtual table: `T` is it, `LEAKING` and `TELLING` its hidden columns.
     private static func onTheTable(_ sql: String) -> String {
         sql.replacingOccurrences(of: "FROM T", with: "FROM leak_states").replacingOccurrences(of: "JOIN T", with: "JOIN leak_states")
@@ -195,14 +199,7 @@ struct PackedKeyStatesTests {
         let database = try TemporaryDatabase()
         _ = try LeakStore(path: database.path).createProject("app")
         let db = try SQLiteConnection(path: database.path, mode: .readWrite)
-        try db.execute("""
-            CREATE TABLE leak_states_rows (
-                commit_id INTEGER NOT NULL, environment_id INTEGER NOT NULL, key_id INTEGER NOT NULL,
-                checked_count INTEGER NOT NULL, leaked_count INTEGER NOT NULL, late_release_count INTEGER NOT NULL,
-                error_count INTEGER NOT NULL, passed_site_id INTEGER, slowest_pass_us INTEGER,
-                PRIMARY KEY (key_id, environment_id, commit_id)
-            ) WITHOUT ROWID
-            """)
+        try Self.createRowTable(db)
         for sha in ["a", "b"] {
             try db.run("INSERT INTO commits (project_id, sha, branch, first_seen) VALUES (1, ?, 'main', '2026-12-03T00:00:00Z')",
                        [.text(String(repeating: sha, count: 40))])

@@ -80,6 +80,28 @@ struct UpgradeInPlaceTests {
     static func keysVersion(_ engine: TestEngine) -> Int { engine == .sqlite ? 8 : 4 }
     static func keysMigrationName(_ engine: TestEngine) -> String { engine == .sqlite ? "leak_keys" : "pg_leak_keys" }
 
+    /// Every row of `leak_states`, in key order, as text.
+    static func everyState(_ connection: any SQLConnection) throws -> [String] {
+        var lines: [String] = []
+        try connection.query("SELECT * FROM leak_states ORDER BY commit_id, environment_id, key_id") { row in
+            lines.append((0..<9).map { row.isNull(at: $0) ? "NULL" : String(row.int64(at: $0)) }.joined(separator: " "))
+        }
+        return lines
+    }
+
+    /// Opens `database`, which upgrades it, and stops the upgrade after its second progress step
+    /// (as a kill between two commits would); returns that step.
+    static func openStoppedAfterTwoSteps(_ database: TestDatabase, _ options: StoreOptions) throws -> UpgradeProgress {
+        let steps = Collected<UpgradeProgress>()
+        #expect(throws: Interrupted.self) {
+            _ = try database.open(options) { step in
+                steps.append(step)
+                if steps.values.count == 2 { throw Interrupted() }
+            }
+        }
+        return try #require(steps.values.last)
+    }
+
     static func migrate(_ connection: any SQLConnection, _ migrations: [Migration],
                         batchRows: Int = DataConversion.defaultBatchRows, progress: UpgradeProgress.Observer? = nil) throws {
         try Migrator(migrations: migrations, location: "test", progress: progress, batchRows: batchRows).migrate(connection) { body in
@@ -154,14 +176,7 @@ struct UpgradeInPlaceTests {
         let states = try connection.scalarInt("SELECT count(*) FROM leak_states") ?? 0
         let commits = Int(try connection.scalarInt("SELECT count(*) FROM commits") ?? 0)
         let options = StoreOptions(upgradeBatchChecks: 100)
-        let steps = Collected<UpgradeProgress>()
-        #expect(throws: Interrupted.self) {
-            _ = try database.open(options) { step in
-                steps.append(step)
-                if steps.values.count == 2 { throw Interrupted() }
-            }
-        }
-        let stopped = try #require(steps.values.last)
+        let stopped = try Self.openStoppedAfterTwoSteps(database, options)
         #expect(stopped.migration == Self.keysMigrationName(engine) && stopped.unit == "commits")
         #expect(!stopped.finished && stopped.done > 0 && stopped.done < commits && stopped.total == commits)
         #expect(stopped.rowsCopied >= 200 && stopped.rowsCopied < states)
@@ -214,27 +229,13 @@ struct UpgradeInPlaceTests {
     @Test func keyOrderedStatesResumeAndKeepEveryStateAndAnswer() throws {
         let (database, history, connection) = try Self.beforeKeys(.sqlite)
         try Self.migrate(connection, Migration.all.filter { $0.version < 11 })
-        let everyState = "SELECT * FROM leak_states ORDER BY commit_id, environment_id, key_id"
-        func rows() throws -> [String] {
-            var lines: [String] = []
-            try connection.query(everyState) { row in
-                lines.append((0..<9).map { row.isNull(at: $0) ? "NULL" : String(row.int64(at: $0)) }.joined(separator: " "))
-            }
-            return lines
-        }
+        func rows() throws -> [String] { try Self.everyState(connection) }
         let before = try rows()
         let keys = Int(try connection.scalarInt("SELECT count(*) FROM leak_keys") ?? 0)
         #expect(before.count > 100 && keys > 10)
 
         let options = StoreOptions(upgradeBatchChecks: 100)
-        let steps = Collected<UpgradeProgress>()
-        #expect(throws: Interrupted.self) {
-            _ = try database.open(options) { step in
-                steps.append(step)
-                if steps.values.count == 2 { throw Interrupted() }
-            }
-        }
-        let stopped = try #require(steps.values.last)
+        let stopped = try Self.openStoppedAfterTwoSteps(database, options)
         // Counted in states: a 100,000-check run's keys have one each, a key of every run thousands.
         #expect(stopped.migration == "leak_states_key_order" && stopped.unit == "key states")
         #expect(!stopped.finished && stopped.done == stopped.rowsCopied && stopped.total == before.count)
@@ -275,27 +276,13 @@ struct UpgradeInPlaceTests {
     @Test func packedStatesResumeAndKeepEveryStateAndAnswer() throws {
         let (database, history, connection) = try Self.beforeKeys(.sqlite)
         try Self.migrate(connection, Migration.all.filter { $0.version < 14 })
-        let everyState = "SELECT * FROM leak_states ORDER BY commit_id, environment_id, key_id"
-        func rows() throws -> [String] {
-            var lines: [String] = []
-            try connection.query(everyState) { row in
-                lines.append((0..<9).map { row.isNull(at: $0) ? "NULL" : String(row.int64(at: $0)) }.joined(separator: " "))
-            }
-            return lines
-        }
+        func rows() throws -> [String] { try Self.everyState(connection) }
         let before = try rows()
         let commits = Int(try connection.scalarInt("SELECT count(*) FROM commits") ?? 0)
         #expect(before.count > 100 && commits > 10)
 
         let options = StoreOptions(upgradeBatchChecks: 60)
-        let steps = Collected<UpgradeProgress>()
-        #expect(throws: Interrupted.self) {
-            _ = try database.open(options) { step in
-                steps.append(step)
-                if steps.values.count == 2 { throw Interrupted() }
-            }
-        }
-        let stopped = try #require(steps.values.last)
+        let stopped = try Self.openStoppedAfterTwoSteps(database, options)
         #expect(stopped.migration == "packed_key_states" && stopped.unit == "commits")
         #expect(!stopped.finished && stopped.done > 0 && stopped.done < commits && stopped.total == commits)
         #expect(stopped.rowsCopied >= 120 && stopped.rowsCopied < before.count)
