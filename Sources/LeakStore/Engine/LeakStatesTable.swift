@@ -280,11 +280,7 @@ final class LeakStatesTable {
             SELECT environment_id, states FROM state_blobs
             WHERE commit_id = ?1 AND NOT EXISTS (SELECT 1 FROM commits c WHERE c.id = ?1 AND \(PendingUpload.isPlaceholder("c")))
             ORDER BY environment_id, id
-            """, [commitID]) { statement in
-            let count = Int(sqlite3_column_bytes(statement, 1))
-            let bytes = count > 0 ? sqlite3_column_blob(statement, 1) : nil
-            blobs.append((sqlite3_column_int64(statement, 0), bytes.map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []))
-        }
+            """, [commitID]) { blobs.append((sqlite3_column_int64($0, 0), Self.bytes($0, column: 1))) }
         // A state takes 7 bytes at least: past what a connection keeps, only the telling states are
         // made rows (kept by the connection, a few hundred at most), and where re-runs' blobs
         // overlap, every state of their keys, which merge into theirs.
@@ -296,13 +292,7 @@ final class LeakStatesTable {
             }
             return rows
         }
-        var rows: [Row] = []
-        for blob in blobs {
-            try PackedKeyStates.decode(blob.bytes) { key, state in
-                rows.append(Row(commitID: commitID, environmentID: blob.environmentID, keyID: key, state: state))
-            }
-        }
-        let merged = Self.merged(rows)
+        let merged = Self.merged(try Self.rows(of: blobs, commitID: commitID))
         cursor.lastCommit = (commitID, version, merged)
         guard keepsAcrossStatements, merged.count <= Self.commitRowsKept else { return wanted(merged) }
         if commitRowsHeld + merged.count > Self.commitRowsKept {
@@ -342,14 +332,22 @@ final class LeakStatesTable {
         }
         guard overlap else { return rows }
         let keys = Set(rows.map { EnvironmentKey(environmentID: $0.environmentID, keyID: $0.keyID) })
-        rows = []
+        return try merged(Self.rows(of: blobs, commitID: commitID) { keys.contains(EnvironmentKey(environmentID: $0, keyID: $1)) })
+            .filter { telling.holds($0.state) }
+    }
+
+    /// The blobs' states as rows of the commit, in the order read; those of the (environment,
+    /// key) pairs `including` takes, when given.
+    private static func rows(of blobs: [(environmentID: Int64, bytes: [UInt8])], commitID: Int64,
+                             including: ((Int64, Int64) -> Bool)? = nil) throws -> [Row] {
+        var rows: [Row] = []
         for blob in blobs {
             try PackedKeyStates.decode(blob.bytes) { key, state in
-                guard keys.contains(EnvironmentKey(environmentID: blob.environmentID, keyID: key)) else { return }
+                if let including, !including(blob.environmentID, key) { return }
                 rows.append(Row(commitID: commitID, environmentID: blob.environmentID, keyID: key, state: state))
             }
         }
-        return merged(rows).filter { telling.holds($0.state) }
+        return rows
     }
 
     /// A big commit's telling rows, as a connection keeps them (`tellingCommits`).
@@ -405,11 +403,9 @@ final class LeakStatesTable {
                 """, [key, environment ?? .min, environment ?? .max, range.lowerBound, range.upperBound]) { statement in
                 let environmentID = sqlite3_column_int64(statement, 0)
                 let first = sqlite3_column_int64(statement, 2), last = sqlite3_column_int64(statement, 3)
-                let count = Int(sqlite3_column_bytes(statement, 4))
-                let bytes = count > 0 ? sqlite3_column_blob(statement, 4) : nil
                 found.append(Block(environmentID: environmentID, batch: sqlite3_column_int64(statement, 1),
                                    start: descending ? (-environmentID, -last) : (environmentID, first),
-                                   states: bytes.map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []))
+                                   states: LeakStatesTable.bytes(statement, column: 4)))
             }
             blocks = found.sorted { ($0.start.0, $0.start.1, $0.batch) < ($1.start.0, $1.start.1, $1.batch) }[...]
             for (offset, row) in try table.unsettledRows(of: key).enumerated()
@@ -508,9 +504,18 @@ final class LeakStatesTable {
     }
 
     private static func decode(_ statement: OpaquePointer, column: Int32, _ body: (Int64, KeyAggregate) throws -> Void) throws {
+        try PackedKeyStates.decode(blob(statement, column: column), body)
+    }
+
+    /// The blob in `column` of the statement's row, valid until the statement moves on.
+    private static func blob(_ statement: OpaquePointer, column: Int32) -> UnsafeRawBufferPointer {
         let count = Int(sqlite3_column_bytes(statement, column))
-        guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return }
-        try PackedKeyStates.decode(UnsafeRawBufferPointer(start: bytes, count: count), body)
+        return UnsafeRawBufferPointer(start: count > 0 ? sqlite3_column_blob(statement, column) : nil, count: count)
+    }
+
+    /// A copy of the blob in `column`, for reading after the statement has moved on.
+    fileprivate static func bytes(_ statement: OpaquePointer, column: Int32) -> [UInt8] {
+        Array(blob(statement, column: column))
     }
 
     /// Runs `sql` on the table's own connection (a virtual table may, while a statement reads it).
