@@ -44,6 +44,13 @@ public enum Gzip {
         guard lh_inflate_init_gzip(&stream) == Z_OK else { throw .corrupt("zlib could not start") }
         defer { inflateEnd(&stream) }
         var output = Data()
+        // The trailer's last four bytes give the inflated size (modulo 2^32): room for it at once,
+        // as far as the limit and deflate's greatest ratio (~1,032:1) allow, where growing by
+        // appends held a third more than the body in the end (30 MiB for a 23 MiB one).
+        if compressed.count >= 18 {
+            let size = compressed.suffix(4).reversed().reduce(0) { $0 << 8 | Int($1) }
+            output.reserveCapacity(min(size, limit, compressed.count * 1_032))
+        }
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         let input = [UInt8](compressed)
         var result: Int32 = Z_OK

@@ -53,6 +53,36 @@ struct RunRecordParserTests {
         }
     }
 
+    /// A body of a megabyte or more (a big run): its checks are counted before they are read,
+    /// and a string that repeats is made once. The strings hold what the count must step over
+    /// (brackets, commas and braces inside strings, escaped quotes and backslashes), and repeat
+    /// with and without escapes.
+    @Test func aBigBodyIsReadAsJSONDecoderReadsIt() throws {
+        let count = 5_000
+        let checks = (0..<count).map { index in
+            RunFixture.check(scenario: "Suite\(index % 7)/test \"[\(index % 3)], {x}\\\(index % 5)()",
+                             type: "App.Module.Type\(index % 11)WithALongName", line: index)
+                .merging(["file": "/Users/runner/work/App/Tests/Feature\(index % 4)Tests.swift",
+                          "message": "held by ] , } \\ \" #\(index)"]) { $1 }
+        }
+        let body = RunFixture.body(checks: checks)
+        #expect(body.count >= 1 << 20, "the body is big enough to be read as a big one")
+        let expected = try #require(Self.decoded(body))
+        let run = try #require(RunRecordParser.parse(body))
+        #expect(run == expected)
+        // Made at its size, not grown by doubling (to 8,192 or more).
+        #expect(run.checks.capacity < count + count / 8, "capacity \(run.checks.capacity) for \(count) checks")
+        // The same file and type in two checks are one string in memory.
+        func storage(_ text: String) -> UnsafeRawPointer? {
+            var text = text
+            return text.withUTF8 { UnsafeRawPointer($0.baseAddress) }
+        }
+        #expect(storage(run.checks[0].file) == storage(run.checks[4].file))
+        #expect(storage(run.checks[0].type) == storage(run.checks[11].type))
+        #expect(storage(run.checks[0].scenario) == storage(run.checks[105].scenario))
+        #expect(storage(run.checks[0].file) != storage(run.checks[1].file))
+    }
+
     /// A run with one check whose fields end with `fragment`.
     static func body(outcome: String = "leaked", _ fragment: String) -> Data {
         Data((#"{"schema":"leakhistory.run/1","project":"app","commit":"0123456789abcdef0123456789abcdef01234567","#

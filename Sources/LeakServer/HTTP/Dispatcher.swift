@@ -58,8 +58,9 @@ final class Dispatcher: Sendable {
     }
 
     /// Answers a request read in full. Runs on a worker.
-    func dispatch(_ incoming: MicroHTTPDServer.Incoming) -> Response {
+    func dispatch(_ incoming: consuming MicroHTTPDServer.Incoming) -> Response {
         let started = ContinuousClock.now
+        let bytesIn = incoming.body.count
         var routeLabel = "unmatched"
         var route: Router.Route?
         var request: Request?
@@ -80,12 +81,15 @@ final class Dispatcher: Sendable {
                 }
             }
             if incoming.bodyTooLarge { throw tooLarge(limits) }
-            request?.body = try decodedBody(incoming, limits: limits)
-            response = try matched.0.handler(request!, context).response()
+            // The body goes on to the handler alone, which may let go of it once parsed: a
+            // 100,000-check upload's bytes are not kept while its checks are stored.
+            var handed = request
+            handed?.body = try decodedBody(incoming.body.take(), head: incoming.head, limits: limits)
+            response = try matched.0.handler(handed.take()!, context).response()
         } catch {
             response = failure(error, head: incoming.head, route: route, request: request)
         }
-        return finish(incoming.head, bytesIn: incoming.body.count, started: started, routeLabel: routeLabel, response)
+        return finish(incoming.head, bytesIn: bytesIn, started: started, routeLabel: routeLabel, response)
     }
 
     private func match(_ head: MicroHTTPDServer.Head, body: Data,
@@ -148,16 +152,16 @@ final class Dispatcher: Sendable {
     }
 
     /// The body with any `Content-Encoding` undone.
-    private func decodedBody(_ incoming: MicroHTTPDServer.Incoming, limits: IngestLimits) throws -> Data {
+    private func decodedBody(_ body: Data, head: MicroHTTPDServer.Head, limits: IngestLimits) throws -> Data {
         // Most bodies carry no encoding: Foundation's trimming cost a small upload more than its validation.
-        guard let header = incoming.head.headers["content-encoding"] else { return incoming.body }
+        guard let header = head.headers["content-encoding"] else { return body }
         let encoding = header.trimmingCharacters(in: .whitespaces).lowercased()
         switch encoding {
         case "identity", "":
-            return incoming.body
+            return body
         case "gzip", "x-gzip":
             do {
-                return try Gzip.inflate(incoming.body, limit: limits.maxDecompressedBytes)
+                return try Gzip.inflate(body, limit: limits.maxDecompressedBytes)
             } catch .tooLarge(let limit) {
                 throw HTTPFailure.payloadTooLarge(
                     "the gzip body inflates to more than the limit of \(limit) bytes; split the upload")

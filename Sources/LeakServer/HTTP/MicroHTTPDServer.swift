@@ -89,10 +89,10 @@ final class MicroHTTPDServer: Sendable {
     private let refusals: HTTPRefusals
     private let options: Options
     private let admit: @Sendable (Head) -> Admission
-    private let respond: @Sendable (Incoming) -> Response
+    private let respond: @Sendable (consuming Incoming) -> Response
 
     init(options: Options, inFlight: RequestsInFlight, refusals: HTTPRefusals, admit: @escaping @Sendable (Head) -> Admission,
-         respond: @escaping @Sendable (Incoming) -> Response) {
+         respond: @escaping @Sendable (consuming Incoming) -> Response) {
         self.options = options
         self.inFlight = inFlight
         self.refusals = refusals
@@ -328,14 +328,16 @@ final class MicroHTTPDServer: Sendable {
                               "answers to this client (or to all clients) that are not read yet exceed the server's budget; "
                                   + "read the answers already asked for, then retry")
         }
-        let incoming = Incoming(head: pending.head!, body: pending.body, bodyTooLarge: pending.tooLarge,
-                                credentialChecked: pending.checked)
-        pending.body = Data()
         pending.phase = .handling
         // Past twice the limit the rest of a chunked body is not read: the connection cannot go on.
         pending.closeAfterAnswer = pending.tooLarge
-        let writes = incoming.head.writesMuch && incoming.body.count > Head.bigWriteBytes
-        return suspend(connection, pending: pending, writes: writes) { [respond] in pending.answer = respond(incoming) }
+        let writes = pending.head!.writesMuch && pending.body.count > Head.bigWriteBytes
+        // The worker takes the body out of `pending` (which lives until the answer is sent) and
+        // hands it on, so that a big upload's bytes go as soon as the handler has parsed them.
+        return suspend(connection, pending: pending, writes: writes) { [respond] in
+            pending.answer = respond(Incoming(head: pending.head!, body: pending.body.take(), bodyTooLarge: pending.tooLarge,
+                                              credentialChecked: pending.checked))
+        }
     }
 
     /// Runs `work` on the pool with the connection suspended, then resumes it. A full pool is

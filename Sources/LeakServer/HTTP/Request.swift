@@ -55,3 +55,12 @@ public struct Request: Sendable {
         return token.isEmpty ? nil : token
     }
 }
+
+extension Data {
+    /// The bytes, leaving this empty: for a buffer handed on to its one next owner.
+    mutating func take() -> Data {
+        let taken = self
+        self = Data()
+        return taken
+    }
+}

@@ -8,8 +8,9 @@
 /// Patterns are `/`-separated literal segments and `{name}` parameters. Registering the same
 /// method and pattern twice (parameter names aside) is a programming error and traps at start-up.
 public struct Router: Sendable {
-    /// What every handler looks like.
-    public typealias Handler = @Sendable (Request, RequestContext) throws -> any ResponseGenerator
+    /// What every handler looks like. The handler owns the request: one that parses a big body
+    /// may let go of its bytes once parsed (`RunUploadRoute`).
+    public typealias Handler = @Sendable (consuming Request, RequestContext) throws -> any ResponseGenerator
     /// Draws a failure that happens before the handler runs (a refused token, a bad body), for
     /// routes that answer in HTML rather than the API's JSON error body.
     public typealias FailurePresenter = @Sendable (Request, any HTTPError) -> Response

@@ -19,9 +19,20 @@ struct RunRecordParser {
     /// How deep unknown values nest; past a bound the parser gives up rather than recurse on.
     private var depth = 0
     private static let maxDepth = 64
+    /// A body this big holds a big run, whose parsed form is the server's largest use of memory:
+    /// its checks are counted before they are read, so that the array is made once at its size
+    /// (grown by doubling, its last copy and the one before it were alive together: 30 MB for
+    /// 100,000 checks), and the strings that repeat from check to check (a file, a type, a
+    /// scenario with several types) are made once and shared.
+    private static let bigBody = 1 << 20
+    /// The strings of a big body made so far, by their bytes in the body (`bigBody`).
+    private var made: [BodyBytes: String]?
+    /// `made` stops growing at this many: a body of strings that never repeat costs no more.
+    private static let madeLimit = 1 << 16
 
     private init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
+        if bytes.count >= Self.bigBody { made = [:] }
     }
 
     /// The run in `data` (valid UTF-8), or nil when `JSONDecoder` should decode it instead.
@@ -50,7 +61,8 @@ struct RunRecordParser {
             case "commit": try Self.once(&commit, try parser.string())
             case "runKey": try Self.once(&runKey, try parser.string())
             case "startedAt": try Self.once(&startedAt, try parser.timestamp())
-            case "checks": try Self.once(&checks, try parser.array { try $0.check() })
+            case "checks":
+                try Self.once(&checks, try parser.array(reserving: parser.made == nil ? 0 : parser.elementsAhead()) { try $0.check() })
             case "branch":
                 try Self.firstTime(1, &seenOptional)
                 branch = try parser.optional { try $0.string() }
@@ -257,9 +269,10 @@ struct RunRecordParser {
         try expect(UInt8(ascii: "}"))
     }
 
-    private mutating func array<T>(_ element: (inout RunRecordParser) throws -> T) throws -> [T] {
+    private mutating func array<T>(reserving capacity: Int = 0, _ element: (inout RunRecordParser) throws -> T) throws -> [T] {
         try expect(UInt8(ascii: "["))
         var elements: [T] = []
+        elements.reserveCapacity(capacity)
         if take(UInt8(ascii: "]")) { return elements }
         repeat {
             elements.append(try element(&self))
@@ -296,9 +309,9 @@ struct RunRecordParser {
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                let text = UnsafeBufferPointer(rebasing: bytes[start..<index])
                 index += 1
-                return text
+                return made(text) { String(decoding: text, as: UTF8.self) }
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw GiveUp() }
@@ -310,7 +323,8 @@ struct RunRecordParser {
             index += 1
             switch byte {
             case UInt8(ascii: "\""):
-                return String(decoding: decoded, as: UTF8.self)
+                // Keyed by its bytes as written, escapes and all (`\/` in every path JSONEncoder writes).
+                return made(UnsafeBufferPointer(rebasing: bytes[start..<(index - 1)])) { String(decoding: decoded, as: UTF8.self) }
             case UInt8(ascii: "\\"):
                 try escape(into: &decoded)
             case 0..<0x20:
@@ -320,6 +334,47 @@ struct RunRecordParser {
             }
         }
         throw GiveUp()
+    }
+
+    /// The string written as `text` (its bytes in the body between the quotes), which `make`
+    /// builds: in a big body, the one made before from the same bytes when there is one
+    /// (`bigBody`). Strings of up to 15 bytes are kept inside the `String` itself, and are made each time.
+    private mutating func made(_ text: UnsafeBufferPointer<UInt8>, _ make: () -> String) -> String {
+        guard text.count > 15, made != nil else { return make() }
+        if let string = made![BodyBytes(text)] { return string }
+        let string = make()
+        if made!.count < Self.madeLimit { made![BodyBytes(text)] = string }
+        return string
+    }
+
+    /// How many elements the array at the parser's place holds, counted without reading them
+    /// (the place unchanged): for `array(reserving:)`, so a hint only; 0 where it is not plainly an array.
+    private func elementsAhead() -> Int {
+        var cursor = index
+        while cursor < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[cursor]) { cursor += 1 }
+        guard cursor < bytes.count, bytes[cursor] == UInt8(ascii: "[") else { return 0 }
+        var nesting = 0, commas = 0, empty = true, inString = false
+        while cursor < bytes.count {
+            let byte = bytes[cursor]
+            cursor += 1
+            if inString {
+                if byte == UInt8(ascii: "\\") { cursor += 1 } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true; empty = false
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                nesting += 1
+                if nesting > 1 { empty = false }
+            case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                nesting -= 1
+                if nesting == 0 { return empty ? 0 : commas + 1 }
+            case UInt8(ascii: ","): if nesting == 1 { commas += 1 }
+            case 0x20, 0x09, 0x0A, 0x0D: break
+            default: empty = false
+            }
+        }
+        return 0
     }
 
     private mutating func escape(into decoded: inout [UInt8]) throws {
@@ -498,3 +553,15 @@ private extension Optional {
 }
 
 private struct RunRecordParserGiveUp: Error {}
+
+/// Bytes of a body being parsed, compared and hashed by content: a key of `RunRecordParser`'s
+/// strings, alive no longer than the body.
+private struct BodyBytes: Hashable {
+    let bytes: UnsafeBufferPointer<UInt8>
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    static func == (left: BodyBytes, right: BodyBytes) -> Bool { left.bytes.elementsEqual(right.bytes) }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(bytes: UnsafeRawBufferPointer(bytes)) }
+}

@@ -150,18 +150,21 @@ struct CompactCheckWriter {
                 }
             }
         }
-        var run = CompactRun(passed: passed)
-        try storeRecords(incoming, runID: runID, suspect: suspect, writer: writer, into: &run)
+        let run = try storeRecords(incoming, runID: runID, suspect: suspect, writer: writer, after: CompactRun(passed: passed))
         try storeStates(run.sortedStates[...], commitID: commitID, environmentID: environmentID, writer: writer)
     }
 
     /// Stores the full records among `incoming`, the next checks of run `runID` in upload order,
-    /// and adds what the others tell to `run`'s key states, which `storeStates` stores: a run
-    /// stored in slices (`LeakStore.ingest`) writes its records slice by slice in upload order,
-    /// and its key states afterwards in key order, so that each slice's transaction touches a
-    /// few neighbouring pages of each index.
+    /// after the checks `earlier` gathered; returns what these checks add to the key states
+    /// (`CompactRun.add`), which `storeStates` stores. A run stored in slices
+    /// (`LeakStore.ingest`) writes its records slice by slice in upload order, and its key states
+    /// afterwards in key order, so that each slice's transaction touches a few neighbouring
+    /// pages of each index. The slice's own states come back, not `earlier` grown by them: a
+    /// write body may run again, so it must not change what it was given, and a copy of the
+    /// states gathered so far for each slice of a 100,000-check run held two of them (21 MB).
     func storeRecords(_ incoming: [IncomingCheck], runID: Int64, suspect: Bool, writer: WriteSession,
-                      into run: inout CompactRun) throws {
+                      after earlier: CompactRun) throws -> CompactRun {
+        var run = CompactRun()
         // Each check's site is looked up once; the new ones are interned in sorted order, so
         // that two servers storing runs with the same sites lock rows in the same order.
         var siteIDs = incoming.map { writer.siteIDs[$0.site] }
@@ -171,7 +174,7 @@ struct CompactCheckWriter {
             for index in siteIDs.indices where siteIDs[index] == nil { siteIDs[index] = writer.siteIDs[incoming[index].site] }
         }
         // A run's checks are mostly of different keys: grown one by one, the table was copied a dozen times.
-        if run.states.isEmpty { run.states.reserveCapacity(incoming.count) }
+        run.states.reserveCapacity(incoming.count)
         var records: [[SQLValue]] = []
         for (check, siteID) in zip(incoming, siteIDs) {
             let ids = KeyIDs(scenarioID: check.scenarioID, typeID: check.typeID)
@@ -187,10 +190,11 @@ struct CompactCheckWriter {
                 .real(check.waitedMs), .integer(check.timeoutMs), .integer(siteID), .text(check.fingerprint),
                 .text(check.retainPath), .text(check.message), .text(check.source), .text(check.checkedAt),
                 check.knownIssue && check.outcome == .leaked ? .integer(1) : .null,
-                run.passed.contains(ids) ? .null : .integer(1),
+                run.passed.contains(ids) || earlier.passed.contains(ids) ? .null : .integer(1),
             ])
         }
         try writer.connection.insert(recordInsert, rows: records)
+        return run
     }
 
     /// Adds key states (`CompactRun.sortedStates`, or a slice of them) to the commit's: packed
@@ -315,6 +319,12 @@ struct CompactRun {
     var states: [KeyIDs: KeyAggregate] = [:]
 
     init(passed: Set<KeyIDs> = []) { self.passed = passed }
+
+    /// Adds what the next checks of the same run gathered (`CompactCheckWriter.storeRecords`).
+    mutating func add(_ later: CompactRun) {
+        passed.formUnion(later.passed)
+        for (key, state) in later.states { states[key, default: KeyAggregate()].merge(state) }
+    }
 
     /// In key order.
     var sortedStates: [(key: KeyIDs, value: KeyAggregate)] {

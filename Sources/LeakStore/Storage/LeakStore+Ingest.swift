@@ -91,14 +91,13 @@ extension LeakStore {
             for start in stride(from: 0, to: run.checks.count, by: ingestSliceChecks) {
                 let range = start..<min(start + ingestSliceChecks, run.checks.count)
                 let retainPaths = run.checks[range].map { $0.retainPath.map(RetainPathJSON.text) }
-                compact = try write(cost: ingestSliceChecks) { writer in
-                    var gathered = compact
+                let stored = try write(cost: ingestSliceChecks) { writer in
                     try CompactCheckWriter.live.storeRecords(try incomingChecks(writer, run.checks[range], retainPaths: retainPaths[...],
                                                                                 suspect: tally.suspect),
                                                              runID: pending.runID, suspect: tally.suspect, writer: writer,
-                                                             into: &gathered)
-                    return gathered
+                                                             after: compact)
                 }
+                compact.add(stored)
                 try sliceStored()
             }
             let states = compact.sortedStates, stateSlice = stateSliceKeys
