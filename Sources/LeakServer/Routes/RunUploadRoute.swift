@@ -16,11 +16,11 @@ enum RunUploadRoute {
         try RunValidation(limits: context.configuration.limits).validate(run, urlProject: project)
         let receipt = try context.store.ingest(run, contentHash: nil, credential: TokenCheck.inWrite(request, context))
         if receipt.created { context.metrics.recordIngest(checks: receipt.checkCount) }
-        return try Response.json(
-            UploadReceipt(runID: receipt.runID, created: receipt.created, checks: receipt.checkCount,
-                          leaked: receipt.leakedCount, lateRelease: receipt.lateReleaseCount, errors: receipt.errorCount,
-                          suspect: receipt.suspect),
-            status: receipt.created ? 201 : 200)
+        // Written straight out, the bytes `Response.json` would give (`UploadReceipt.json()`).
+        return Response(status: receipt.created ? 201 : 200, headers: ["Content-Type": "application/json"],
+                        body: UploadReceipt(runID: receipt.runID, created: receipt.created, checks: receipt.checkCount,
+                                            leaked: receipt.leakedCount, lateRelease: receipt.lateReleaseCount,
+                                            errors: receipt.errorCount, suspect: receipt.suspect).json())
     }
 
     private static func decode(_ body: Data) throws -> RunRecord {
