@@ -196,7 +196,8 @@ struct ProjectHistory {
     /// inside that span: a key whose every state there released (or errored) has no leak before
     /// the head's, so no episode (`Intermittence.evidence`). A read per key of its states within
     /// the span (on PostgreSQL a seek in the partial index of leaking states,
-    /// `leak_states_leaking`), not of the key's every state; a leak at
+    /// `leak_states_leaking`; where states are packed, the key's states in the span with only its
+    /// leaking ones handed to SQLite, `Outcomes.predicate(on:)`), not of the key's every state; a leak at
     /// a commit of the span that is on none of the lines only keeps the key in, where `keyStates`
     /// then reads it in full.
     func keysThatLeaked(_ keys: Set<KeyIDs>, environment: String, within commitIDs: Set<Int64>) throws -> Set<KeyIDs> {
@@ -208,7 +209,7 @@ struct ProjectHistory {
                 WHERE k.scenario_id IN (\(KeyBatch.scenarioSlots(from: 4))) AND +k.type_id IN (\(KeyBatch.typeSlots(from: 4)))
                   AND EXISTS (SELECT 1 FROM leak_states ls
                               WHERE ls.key_id = k.id AND ls.environment_id = (SELECT id FROM environments WHERE name = ?1)
-                                AND ls.commit_id BETWEEN ?2 AND ?3 AND ls.leaked_count > 0)
+                                AND ls.commit_id BETWEEN ?2 AND ?3 AND \(Outcomes.leaked.predicate(on: db)))
                 """, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
                 let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1))
                 if batch.keys.contains(ids) { leaked.insert(ids) }
