@@ -83,6 +83,17 @@ struct RunRecordParserTests {
         #expect(storage(run.checks[0].file) != storage(run.checks[1].file))
     }
 
+    /// The count ahead steps over what strings hold, and never makes room for more checks than
+    /// the body could hold: a body of empty elements does not reserve many times its size.
+    @Test func theChecksCountedAheadAreBoundedByTheBody() throws {
+        let check = String(decoding: RunFixture.data(RunFixture.check(scenario: "S/a(\"[,]{,}\\\")")), as: UTF8.self)
+        let checks = Data(("[" + Array(repeating: check, count: 7).joined(separator: " , ") + "]").utf8)
+        #expect(RunRecordParser.checksAhead(in: checks) == 7)
+        #expect(RunRecordParser.checksAhead(in: Data("[ ]".utf8)) == 0)
+        let empties = Data(("[" + Array(repeating: "{}", count: 500_000).joined(separator: ",") + "]").utf8)
+        #expect(RunRecordParser.checksAhead(in: empties) == empties.count / 128)
+    }
+
     /// A run with one check whose fields end with `fragment`.
     static func body(outcome: String = "leaked", _ fragment: String) -> Data {
         Data((#"{"schema":"leakhistory.run/1","project":"app","commit":"0123456789abcdef0123456789abcdef01234567","#

@@ -62,7 +62,7 @@ struct RunRecordParser {
             case "runKey": try Self.once(&runKey, try parser.string())
             case "startedAt": try Self.once(&startedAt, try parser.timestamp())
             case "checks":
-                try Self.once(&checks, try parser.array(reserving: parser.made == nil ? 0 : parser.elementsAhead()) { try $0.check() })
+                try Self.once(&checks, try parser.array(reserving: parser.made == nil ? 0 : parser.checksAhead()) { try $0.check() })
             case "branch":
                 try Self.firstTime(1, &seenOptional)
                 branch = try parser.optional { try $0.string() }
@@ -348,8 +348,24 @@ struct RunRecordParser {
         return string
     }
 
-    /// How many elements the array at the parser's place holds, counted without reading them
-    /// (the place unchanged): for `array(reserving:)`, so a hint only; 0 where it is not plainly an array.
+    /// A check this parser accepts takes more bytes than this: its nine required members' names
+    /// and shortest values alone take some 150.
+    private static let checkBytesAtLeast = 128
+
+    /// How many checks the array at the parser's place can hold, counted without reading them
+    /// (the place unchanged): for `array(reserving:)`, so a hint only; 0 where it is not plainly
+    /// an array. Never more than the body has room for, so that a body of empty elements
+    /// (`[{},{},…]`) cannot make the parser reserve many times its own size.
+    private func checksAhead() -> Int {
+        min(elementsAhead(), bytes.count / Self.checkBytesAtLeast)
+    }
+
+    /// What `checksAhead` gives for `data` that is an array of checks itself (tests).
+    static func checksAhead(in data: Data) -> Int {
+        data.withUnsafeBytes { raw in RunRecordParser(bytes: raw.bindMemory(to: UInt8.self)).checksAhead() }
+    }
+
+    /// How many elements the array at the parser's place holds, counted without reading them.
     private func elementsAhead() -> Int {
         var cursor = index
         while cursor < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[cursor]) { cursor += 1 }
