@@ -164,32 +164,38 @@ struct RunRecordParser {
         return RetainPathStep(holder: holder, property: property, kind: kind)
     }
 
-    /// Whether the next string is a tag `version` accepts. The tag as clients write it (every
+    /// A schema the parser reads, with the spellings of its tag inside a JSON string, made once:
+    /// with its slash escaped (`\/`, as `JSONEncoder` writes it, the CLI among them), and as it
+    /// is (`replacingOccurrences` on every upload took a third of a 10-check upload's parsing).
+    private struct Tag {
+        let version: SchemaVersion
+        let spellings: [[UInt8]]
+
+        init(_ version: SchemaVersion) {
+            self.version = version
+            let tag = version.description
+            spellings = [Array(tag.replacingOccurrences(of: "/", with: "\\/").utf8), Array(tag.utf8)]
+        }
+
+        static let run = Tag(.run), check = Tag(.check)
+    }
+
+    /// Whether the next string is a tag `tag.version` accepts. The tag as clients write it (every
     /// check has `leakhistory.check/1`) is matched in place: building it as a `String` and
     /// parsing it cost a tenth of a check's decoding (callgrind); any other spelling is read and parsed.
-    private mutating func schema(_ version: SchemaVersion) throws -> Bool {
+    private mutating func schema(_ tag: Tag) throws -> Bool {
         skipWhitespace()
-        for tag in version == .check ? Self.checkTags : version == .run ? Self.runTags : Self.spellings(of: version) {
-            let end = index + tag.count + 2
+        for spelling in tag.spellings {
+            let end = index + spelling.count + 2
             if end <= bytes.count, bytes[index] == UInt8(ascii: "\""), bytes[end - 1] == UInt8(ascii: "\""),
-               UnsafeBufferPointer(rebasing: bytes[(index + 1)..<(end - 1)]).elementsEqual(tag) {
+               UnsafeBufferPointer(rebasing: bytes[(index + 1)..<(end - 1)]).elementsEqual(spelling) {
                 index = end
                 return true
             }
         }
         let text = try string()
-        return (try? version.accept(text)) != nil
+        return (try? tag.version.accept(text)) != nil
     }
-
-    /// A tag's bytes inside a JSON string: with its slash escaped (`\/`, as `JSONEncoder` writes
-    /// it, the CLI among them), and as it is.
-    private static func spellings(of version: SchemaVersion) -> [[UInt8]] {
-        let tag = version.description
-        return [Array(tag.replacingOccurrences(of: "/", with: "\\/").utf8), Array(tag.utf8)]
-    }
-
-    /// Made once: `replacingOccurrences` for the run's tag took a third of a 10-check upload's parsing.
-    private static let checkTags = spellings(of: .check), runTags = spellings(of: .run)
 
     private mutating func timestamp() throws -> Date {
         try ReportTimestamp.date(from: string()).orGiveUp()
@@ -210,12 +216,12 @@ struct RunRecordParser {
     // MARK: - JSON
 
     private mutating func skipWhitespace() {
-        while index < bytes.count {
-            switch bytes[index] {
-            case 0x20, 0x09, 0x0A, 0x0D: index += 1
-            default: return
-            }
-        }
+        while index < bytes.count, Self.isWhitespace(bytes[index]) { index += 1 }
+    }
+
+    /// JSON's whitespace: space, tab, line feed, carriage return.
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 
     private mutating func expect(_ byte: UInt8) throws {
@@ -367,8 +373,9 @@ struct RunRecordParser {
 
     /// How many elements the array at the parser's place holds, counted without reading them.
     private func elementsAhead() -> Int {
-        var cursor = index
-        while cursor < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[cursor]) { cursor += 1 }
+        var ahead = self
+        ahead.skipWhitespace()
+        var cursor = ahead.index
         guard cursor < bytes.count, bytes[cursor] == UInt8(ascii: "[") else { return 0 }
         var nesting = 0, commas = 0, empty = true, inString = false
         while cursor < bytes.count {
@@ -387,7 +394,7 @@ struct RunRecordParser {
                 nesting -= 1
                 if nesting == 0 { return empty ? 0 : commas + 1 }
             case UInt8(ascii: ","): if nesting == 1 { commas += 1 }
-            case 0x20, 0x09, 0x0A, 0x0D: break
+            case let other where Self.isWhitespace(other): break
             default: empty = false
             }
         }
