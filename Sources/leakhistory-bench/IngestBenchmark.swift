@@ -129,6 +129,10 @@ enum IngestBenchmark {
             }
         }
         if !stallOnly {
+            for (name, key) in [("1,000-check", "large"), ("10-check", "small")] where !(rates[key] ?? []).isEmpty {
+                let rounds = zip(rates[key] ?? [], rates[key + "-raw"] ?? []).map { "\(Int(($0 / $1 * 100).rounded()))%" }
+                print("ingest: \(name) uploads a round, % of raw: \(rounds.joined(separator: " "))")
+            }
             if !smallOnly { row("checks/s, 1,000-check uploads", "large", scale: 1_000, unit: "checks/s", peerTarget: 2) }
             if !largeOnly { row("uploads/s, 10-check uploads", "small", scale: 1, unit: "uploads/s", peerTarget: 4) }
         }

@@ -33,8 +33,10 @@ struct GroupCommitTests {
 
     /// Holds one write open inside its transaction until `queued` writes (of `costs`, 1 each by
     /// default) wait behind it, queued one after another in index order, then lets it finish;
-    /// returns each waiting write's outcome by index.
+    /// returns each waiting write's outcome by index. `callers`, when given, gets each write's
+    /// calling thread by index, the held write's as -1.
     private func writesQueuedBehindOne(_ writes: SQLiteGroupCommit, _ store: LeakStore, queued: Int, costs: [Int] = [],
+                                       callers: Shared<[Int: pthread_t]>? = nil,
                                        _ body: @escaping @Sendable (Int, WriteSession) throws -> Int64)
         throws -> [Int: Result<Int64, any Error>] {
         let outcomes = Shared<[Int: Result<Int64, any Error>]>([:])
@@ -49,6 +51,7 @@ struct GroupCommitTests {
             }.start()
         }
         start {
+            callers?.withLock { $0[-1] = pthread_self() }
             _ = try? store.write { writer in
                 holding.signal()
                 release.wait()
@@ -60,6 +63,7 @@ struct GroupCommitTests {
         for index in 0..<queued {
             let cost = index < costs.count ? costs[index] : 1
             start {
+                callers?.withLock { $0[index] = pthread_self() }
                 let outcome = Result { try store.write(cost: cost) { try body(index, $0) } }
                 outcomes.withLock { $0[index] = outcome }
             }
@@ -168,6 +172,27 @@ struct GroupCommitTests {
         #expect(writes.counts.transactions - before == 3)
         #expect(max(ids[2], ids[4]) < min(ids[0], ids[1], ids[3]))
         #expect(ids[0] < ids[1] && ids[1] < ids[3] && ids[2] < ids[4])
+    }
+
+    /// Small writes queued while the leader's own write ran are run by the leader, which does
+    /// not hand the lead to a sleeping caller (`SQLiteGroupCommit.leadOnLimit`); a costlier write
+    /// queued first is handed over to its own caller.
+    @Test func theLeaderGoesOnWithSmallWritesAndHandsOverACostlierOne() throws {
+        let (database, store, writes) = try store()
+        defer { withExtendedLifetime(database) {} }
+        for first in [1, SQLiteGroupCommit.smallWriteLimit + 1] {
+            let callers = Shared<[Int: pthread_t]>([:]), runners = Shared<[Int: pthread_t]>([:])
+            let outcomes = try writesQueuedBehindOne(writes, store, queued: 3, costs: [first, 1, 1], callers: callers) { index, writer in
+                runners.withLock { $0[index] = pthread_self() }
+                return try writer.connection.scalarInt("INSERT INTO t (v) VALUES (?) RETURNING id", [.text("w\(first)-\(index)")]) ?? 0
+            }
+            #expect(outcomes.count == 3 && outcomes.values.allSatisfy { (try? $0.get()) != nil })
+            let ran = runners.withLock { $0 }, asked = callers.withLock { $0 }
+            // The small ones on the held write's thread, none on its own caller's; a costly one
+            // first is handed to its caller, which leads the small ones first, then its own.
+            let leader = try #require(first == 1 ? asked[-1] : asked[0])
+            #expect(ran.count == 3 && ran.values.allSatisfy { pthread_equal($0, leader) != 0 })
+        }
     }
 
     /// A small write never goes first twice in a row: a costlier write waits for one transaction
