@@ -46,7 +46,7 @@ public final class LeakServer: Sendable {
                            responseBytesPerClient: c.responseBytesPerClient, responseBytesTotal: c.responseBytesTotal),
             inFlight: metrics.inFlight, refusals: metrics.refusals,
             admit: { dispatcher.admit($0) },
-            respond: { dispatcher.dispatch($0) })
+            respond: { dispatcher.dispatch($0, answer: $1) })
     }
 
     /// Starts listening and returns the port (the real one when the configuration says 0).

@@ -174,25 +174,41 @@ struct GroupCommitTests {
         #expect(ids[0] < ids[1] && ids[1] < ids[3] && ids[2] < ids[4])
     }
 
-    /// Small writes queued while the leader's own write ran are run by the leader, which does
-    /// not hand the lead to a sleeping caller (`SQLiteGroupCommit.leadOnLimit`); a costlier write
-    /// queued first is handed over to its own caller.
-    @Test func theLeaderGoesOnWithSmallWritesAndHandsOverACostlierOne() throws {
+    /// Every write runs on the one writer thread, none on its caller's; a detached write's
+    /// caller goes on at once, and hears its outcome once its transaction has committed (a
+    /// reader sees the row by then), or the error that failed it alone.
+    @Test func writesRunOnTheWriterThreadAndADetachedOneIsAnsweredOnceCommitted() throws {
         let (database, store, writes) = try store()
         defer { withExtendedLifetime(database) {} }
-        for first in [1, SQLiteGroupCommit.smallWriteLimit + 1] {
-            let callers = Shared<[Int: pthread_t]>([:]), runners = Shared<[Int: pthread_t]>([:])
-            let outcomes = try writesQueuedBehindOne(writes, store, queued: 3, costs: [first, 1, 1], callers: callers) { index, writer in
-                runners.withLock { $0[index] = pthread_self() }
-                return try writer.connection.scalarInt("INSERT INTO t (v) VALUES (?) RETURNING id", [.text("w\(first)-\(index)")]) ?? 0
+        let callers = Shared<[Int: pthread_t]>([:]), runners = Shared<[Int: pthread_t]>([:])
+        let answers = Shared<[String: String]>([:])
+        let answered = DispatchGroup()
+        let outcomes = try writesQueuedBehindOne(writes, store, queued: 2, callers: callers) { index, writer in
+            runners.withLock { $0[index] = pthread_self() }
+            if index == 1 {
+                // Queued while the writer is busy: the caller is not held, and each is answered apart.
+                for (name, fails) in [("d-ok", false), ("d-refused", true)] {
+                    answered.enter()
+                    writes.detached(cost: 1, { writer in
+                        try writer.connection.run("INSERT INTO t (v) VALUES (?)", [.text(name)])
+                        if fails { throw Refused(index: 99) }
+                    }, completion: { failure in
+                        let seen = (try? store.read { try $0.scalarInt("SELECT count(*) FROM t WHERE v = ?", [.text(name)]) }) ?? -1
+                        answers.withLock { $0[name] = "\(failure.map { "\($0)" } ?? "committed"), seen \(seen ?? -1)" }
+                        answered.leave()
+                    })
+                }
             }
-            #expect(outcomes.count == 3 && outcomes.values.allSatisfy { (try? $0.get()) != nil })
-            let ran = runners.withLock { $0 }, asked = callers.withLock { $0 }
-            // The small ones on the held write's thread, none on its own caller's; a costly one
-            // first is handed to its caller, which leads the small ones first, then its own.
-            let leader = try #require(first == 1 ? asked[-1] : asked[0])
-            #expect(ran.count == 3 && ran.values.allSatisfy { pthread_equal($0, leader) != 0 })
+            return try writer.connection.scalarInt("INSERT INTO t (v) VALUES (?) RETURNING id", [.text("w\(index)")]) ?? 0
         }
+        #expect(answered.wait(timeout: .now() + 10) == .success)
+        #expect(outcomes.values.allSatisfy { (try? $0.get()) != nil })
+        let ran = runners.withLock { $0 }, asked = callers.withLock { $0 }
+        let writer = try #require(ran[0])
+        #expect(ran.values.allSatisfy { pthread_equal($0, writer) != 0 })
+        #expect(asked.values.allSatisfy { pthread_equal($0, writer) == 0 })
+        #expect(answers.withLock { $0 } == ["d-ok": "committed, seen 1", "d-refused": "Refused(index: 99), seen 0"])
+        #expect(try values(store) == ["first", "w0", "w1", "d-ok"])
     }
 
     /// A small write never goes first twice in a row: a costlier write waits for one transaction

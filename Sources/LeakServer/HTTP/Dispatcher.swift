@@ -4,7 +4,8 @@ import LeakReport
 import LeakStore
 
 /// Turns one incoming request into one response: body limits and decompression, routing,
-/// error mapping, metrics and the log line: `admit` on the headers (I/O thread), `dispatch` on a worker.
+/// error mapping, metrics and the log line: `admit` on the headers (I/O thread), `dispatch` on a worker
+/// (its answer, for a handler that answers later, from the thread that answers).
 final class Dispatcher: Sendable {
     let router: Router
     let context: RequestContext
@@ -57,17 +58,18 @@ final class Dispatcher: Sendable {
         }
     }
 
-    /// Answers a request read in full. Runs on a worker.
-    func dispatch(_ incoming: consuming MicroHTTPDServer.Incoming) -> Response {
+    /// Answers a request read in full: calls `answer` once, on the worker, or for a handler
+    /// that answers later (`DeferredResponse`) on the thread it answers from. Runs on a worker.
+    func dispatch(_ incoming: consuming MicroHTTPDServer.Incoming, answer: @escaping @Sendable (Response) -> Void) {
         let started = ContinuousClock.now
-        let bytesIn = incoming.body.count
+        let head = incoming.head, bytesIn = incoming.body.count
         var routeLabel = "unmatched"
         var route: Router.Route?
         var request: Request?
         let response: Response
         do {
             let limits = context.configuration.limits
-            let matched = try match(incoming.head, body: Data(), routeLabel: &routeLabel)
+            let matched = try match(head, body: Data(), routeLabel: &routeLabel)
             route = matched.0
             request = matched.1
             // Unless a worker checked it before the body was read, the credential is checked now,
@@ -84,12 +86,26 @@ final class Dispatcher: Sendable {
             // The body goes on to the handler alone, which may let go of it once parsed: a
             // 100,000-check upload's bytes are not kept while its checks are stored.
             var handed = request
-            handed?.body = try decodedBody(incoming.body.take(), head: incoming.head, limits: limits)
-            response = try matched.0.handler(handed.take()!, context).response()
+            handed?.body = try decodedBody(incoming.body.take(), head: head, limits: limits)
+            let generator = try matched.0.handler(handed.take()!, context)
+            if let deferred = generator as? DeferredResponse {
+                let (label, route, request) = (routeLabel, route, request)
+                deferred.start { [self] result in
+                    let response = switch result {
+                    case let .success(answered): answered
+                    case let .failure(error): failure(error, head: head, route: route, request: request)
+                    }
+                    // The answer first: the metrics and the log line are written on the writer thread.
+                    answer(response)
+                    _ = finish(head, bytesIn: bytesIn, started: started, routeLabel: label, response)
+                }
+                return
+            }
+            response = try generator.response()
         } catch {
-            response = failure(error, head: incoming.head, route: route, request: request)
+            response = failure(error, head: head, route: route, request: request)
         }
-        return finish(incoming.head, bytesIn: bytesIn, started: started, routeLabel: routeLabel, response)
+        answer(finish(head, bytesIn: bytesIn, started: started, routeLabel: routeLabel, response))
     }
 
     private func match(_ head: MicroHTTPDServer.Head, body: Data,

@@ -89,10 +89,14 @@ final class MicroHTTPDServer: Sendable {
     private let refusals: HTTPRefusals
     private let options: Options
     private let admit: @Sendable (Head) -> Admission
-    private let respond: @Sendable (consuming Incoming) -> Response
+    /// Answers a request by calling its second argument once, on any thread.
+    private let respond: @Sendable (consuming Incoming, @escaping @Sendable (Response) -> Void) -> Void
+    /// Connections suspended and not resumed yet: their answers may come after every worker
+    /// has returned (from the database's writer), and the daemon must outlive them.
+    private let suspended = Atomic<Int>(0)
 
     init(options: Options, inFlight: RequestsInFlight, refusals: HTTPRefusals, admit: @escaping @Sendable (Head) -> Admission,
-         respond: @escaping @Sendable (consuming Incoming) -> Response) {
+         respond: @escaping @Sendable (consuming Incoming, @escaping @Sendable (Response) -> Void) -> Void) {
         self.options = options
         self.inFlight = inFlight
         self.refusals = refusals
@@ -192,8 +196,13 @@ final class MicroHTTPDServer: Sendable {
             usleep(5_000)
         }
         deadlines.stop()
-        // A worker still holding a suspended connection must resume it before the daemon goes.
+        // A worker still holding a suspended connection must resume it before the daemon goes,
+        // and so must the writer that answers an upload once committed (each write is bounded).
         pool.stop()
+        let answersDeadline = clock.now.advanced(by: .seconds(60))
+        while suspended.load(ordering: .sequentiallyConsistent) > 0, clock.now < answersDeadline {
+            usleep(1_000)
+        }
         MHD_stop_daemon(daemon)
     }
 
@@ -304,7 +313,10 @@ final class MicroHTTPDServer: Sendable {
         case let .check(check):
             pending.phase = .checking
             pending.checked = true
-            return suspend(connection, pending: pending, writes: head.writesMuch) { pending.answer = check() }
+            return suspend(connection, pending: pending, writes: head.writesMuch) { resume in
+                pending.answer = check()
+                resume()
+            }
         }
     }
 
@@ -334,21 +346,30 @@ final class MicroHTTPDServer: Sendable {
         let writes = pending.head!.writesMuch && pending.body.count > Head.bigWriteBytes
         // The worker takes the body out of `pending` (which lives until the answer is sent) and
         // hands it on, so that a big upload's bytes go as soon as the handler has parsed them.
-        return suspend(connection, pending: pending, writes: writes) { [respond] in
-            pending.answer = respond(Incoming(head: pending.head!, body: pending.body.take(), bodyTooLarge: pending.tooLarge,
-                                              credentialChecked: pending.checked))
+        return suspend(connection, pending: pending, writes: writes) { [respond] resume in
+            respond(Incoming(head: pending.head!, body: pending.body.take(), bodyTooLarge: pending.tooLarge,
+                             credentialChecked: pending.checked)) { answer in
+                pending.answer = answer
+                resume()
+            }
         }
     }
 
-    /// Runs `work` on the pool with the connection suspended, then resumes it. A full pool is
-    /// answered 503 at once.
+    /// Runs `work` on the pool with the connection suspended; `work` calls the function it is
+    /// given once, when `pending.answer` is set (before it returns, or later from another
+    /// thread), which resumes the connection. A full pool is answered 503 at once.
     /// `writes`: the job is a big write (`Head.writesMuch`), which leaves alone the workers kept for the rest.
     private func suspend(_ connection: OpaquePointer, pending: Pending, writes: Bool,
-                         _ work: @escaping @Sendable () -> Void) -> MHD_Result {
+                         _ work: @escaping @Sendable (_ resume: @escaping @Sendable () -> Void) -> Void) -> MHD_Result {
         let address = Int(bitPattern: UnsafeRawPointer(connection))
-        let refusal = pool.submit(client: pending.client, writes: writes, accepted: { MHD_suspend_connection(connection) }) {
-            work()
-            MHD_resume_connection(OpaquePointer(bitPattern: address))
+        let refusal = pool.submit(client: pending.client, writes: writes, accepted: {
+            MHD_suspend_connection(connection)
+            self.suspended.add(1, ordering: .sequentiallyConsistent)
+        }) { [self] in
+            work {
+                MHD_resume_connection(OpaquePointer(bitPattern: address))
+                self.suspended.subtract(1, ordering: .sequentiallyConsistent)
+            }
         }
         guard let refusal else { return .YES }
         let message = switch refusal {

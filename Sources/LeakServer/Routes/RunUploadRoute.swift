@@ -14,13 +14,25 @@ enum RunUploadRoute {
         // its checks are stored (the peak of the server's memory).
         let run = try decode(request.body.take())
         try RunValidation(limits: context.configuration.limits).validate(run, urlProject: project)
-        let receipt = try context.store.ingest(run, contentHash: nil, credential: TokenCheck.inWrite(request, context))
-        if receipt.created { context.metrics.recordIngest(checks: receipt.checkCount) }
-        // Written straight out, the bytes `Response.json` would give (`UploadReceipt.json()`).
-        return Response(status: receipt.created ? 201 : 200, headers: ["Content-Type": "application/json"],
-                        body: UploadReceipt(runID: receipt.runID, created: receipt.created, checks: receipt.checkCount,
-                                            leaked: receipt.leakedCount, lateRelease: receipt.lateReleaseCount,
-                                            errors: receipt.errorCount, suspect: receipt.suspect).json())
+        let credential = TokenCheck.inWrite(request, context)
+        // Answered from the database's writer once the run is committed: the worker goes on to
+        // the next request instead of sleeping until then and waking to answer.
+        return DeferredResponse { answer in
+            context.store.ingest(run, contentHash: nil, credential: credential) { stored in
+                answer(stored.map { receipt in
+                    if receipt.created { context.metrics.recordIngest(checks: receipt.checkCount) }
+                    return response(receipt)
+                })
+            }
+        }
+    }
+
+    /// The receipt, written straight out: the bytes `Response.json` would give (`UploadReceipt.json()`).
+    private static func response(_ receipt: IngestReceipt) -> Response {
+        Response(status: receipt.created ? 201 : 200, headers: ["Content-Type": "application/json"],
+                 body: UploadReceipt(runID: receipt.runID, created: receipt.created, checks: receipt.checkCount,
+                                     leaked: receipt.leakedCount, lateRelease: receipt.lateReleaseCount,
+                                     errors: receipt.errorCount, suspect: receipt.suspect).json())
     }
 
     private static func decode(_ body: Data) throws -> RunRecord {

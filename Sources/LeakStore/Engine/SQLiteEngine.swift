@@ -75,6 +75,13 @@ final class SQLiteEngine: StoreEngine {
         try mapped { try writes.write(cost: cost, body) }
     }
 
+    func writeDetached(cost: Int, _ body: @escaping @Sendable (WriteSession) throws -> Void,
+                       completion: @escaping @Sendable ((any Error)?) -> Void) {
+        writes.detached(cost: cost, body) { failure in
+            completion(failure.map { ($0 as? SQLiteError)?.storeError ?? $0 })
+        }
+    }
+
     func sizeOnDisk() -> Int64? {
         [path, path + "-wal"].reduce(0) { total, file in
             let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.int64Value
@@ -83,6 +90,7 @@ final class SQLiteEngine: StoreEngine {
     }
 
     deinit {
+        writes.stop()
         checkpointer.stopWatching(sqliteWriter)
     }
 

@@ -23,9 +23,14 @@ import Foundation
 ///   caller hears its own outcome. A write body must allow that: `StoreEngine.write` already asks
 ///   it to read what it depends on, since PostgreSQL runs it again after a lost race.
 ///
-/// No thread is kept for it: the caller that finds no batch running leads one (takes the writes
-/// queued so far, its own first, and runs them), wakes the callers of that batch, goes on with
-/// small writes queued meanwhile (`leadOnLimit`), and hands the lead to the first write queued.
+/// One thread runs them (started with the first write): it takes the writes queued so far,
+/// runs them, and answers their callers — a caller waiting in `write` is woken, a `detached`
+/// write's completion is called on the writer thread — and goes on with what queued meanwhile,
+/// waking nobody to do it. It sleeps when nothing is queued. Before it, the first caller to find
+/// no batch running led one and then handed the lead to a caller that was asleep: under 10-check
+/// uploads from 8 clients the writer stood idle ~160 µs from one transaction to the next while
+/// that caller woke (a transaction of them takes ~300 µs), and each caller woke ~260 µs after its
+/// commit to answer its request — an upload's answer now goes out from the writer thread.
 final class SQLiteGroupCommit: @unchecked Sendable {
     /// The most writes one transaction holds: enough to absorb a full house of small uploads
     /// (eight clients at two workers each), few enough that no caller waits behind many big ones.
@@ -52,31 +57,26 @@ final class SQLiteGroupCommit: @unchecked Sendable {
     /// checks, a small upload waited for the transaction in progress and the next full one; the
     /// slowest of them, 115–133 ms (`leakhistory-bench ingest`'s stream probe).
     static let smallWriteLimit = 100
-
-    /// Once its own write has committed, the leader goes on with the small writes queued
-    /// meanwhile, up to this many more transactions, before it hands the lead over: the caller
-    /// it hands to is asleep, and under 10-check uploads from 8 clients the writer stood idle
-    /// ~160 µs from one transaction to the next while that caller woke (a transaction of them
-    /// takes ~300 µs), ~40 µs where the leader went on; a write's wait for its commit went from
-    /// ~1.10 to ~0.98 ms. Its own caller's answer waits at most that many small transactions
-    /// longer; a costlier write is handed over to its own caller, so that no small upload waits
-    /// behind a big one it did not queue.
-    static let leadOnLimit = 4
     private let connection: SQLiteConnection
     private let session: WriteSession
     /// Called at the start of each transaction (the checkpointer's catch-up).
     private let beforeTransaction: () -> Void
 
-    // `lock` guards `queued`, `leading` and every write's `state`; the type is @unchecked
-    // Sendable for that reason. The connection and session are used by the leader alone.
+    // `lock` guards everything below; the type is @unchecked Sendable for that reason. The
+    // connection, the session and each write once taken are the writer thread's; a waiting
+    // caller reads its write's `failure` after the writer's signal.
     private let lock = NSLock()
     private var queued: [Write] = []
-    private var leading = false
     private var transactions = 0
     /// Whether the last batch was small writes taken ahead of costlier ones (`nextBatch`).
     private var tookSmallFirst = false
+    private var writer = WriterState.notStarted
+    /// Signalled once when a write is queued for a writer asleep, or when it is to stop.
+    private let writerWake = DispatchSemaphore(value: 0)
 
-    /// Writes waiting for the lead or a batch, and the write transactions begun so far (tests).
+    private enum WriterState { case notStarted, running, asleep, stopping }
+
+    /// Writes waiting for the writer, and the write transactions begun so far (tests).
     var counts: (queued: Int, transactions: Int) {
         lock.lock()
         defer { lock.unlock() }
@@ -85,13 +85,14 @@ final class SQLiteGroupCommit: @unchecked Sendable {
 
     /// One caller's write while it waits.
     private final class Write {
-        enum State { case waiting, leading, done }
-        /// Runs the caller's body and keeps its result in the caller's frame; nil once the
-        /// caller has its answer (`withoutActuallyEscaping` checks that nothing holds the body).
+        /// Runs the caller's body; nil once answered (`withoutActuallyEscaping` checks that
+        /// nothing holds a waiting caller's body).
         var body: ((WriteSession) throws -> Void)?
         var failure: (any Error)?
-        var state = State.waiting
-        let wake = DispatchSemaphore(value: 0)
+        /// Wakes a caller waiting in `write`; nil for a detached write.
+        let wake: DispatchSemaphore?
+        /// A detached write's answer, called on the writer thread once its transaction is over.
+        let completion: (@Sendable ((any Error)?) -> Void)?
         /// About how many checks' worth of work it is (`LeakStore.write`).
         let cost: Int
         /// Runs alone and outside any transaction (`exclusive`).
@@ -101,9 +102,12 @@ final class SQLiteGroupCommit: @unchecked Sendable {
         /// May go ahead of costlier writes (`smallWriteLimit`).
         var isSmall: Bool { !outsideTransaction && cost <= SQLiteGroupCommit.smallWriteLimit }
 
-        init(cost: Int, outsideTransaction: Bool, _ body: @escaping (WriteSession) throws -> Void) {
+        init(cost: Int, outsideTransaction: Bool, completion: (@Sendable ((any Error)?) -> Void)?,
+             _ body: @escaping (WriteSession) throws -> Void) {
             self.cost = cost
             self.outsideTransaction = outsideTransaction
+            self.completion = completion
+            wake = completion == nil ? DispatchSemaphore(value: 0) : nil
             self.body = body
         }
     }
@@ -115,10 +119,18 @@ final class SQLiteGroupCommit: @unchecked Sendable {
     }
 
     /// Runs `body` in a write transaction (possibly shared with other callers' writes, each in
-    /// its own savepoint); returns once that transaction has committed. `cost`: about how many
-    /// checks' worth of work it is.
+    /// its own savepoint) on the writer thread; returns once that transaction has committed.
+    /// `cost`: about how many checks' worth of work it is.
     func write<T>(cost: Int = 1, _ body: (WriteSession) throws -> T) throws -> T {
         try submit(cost: cost, outsideTransaction: false, body)
+    }
+
+    /// Queues `body` as `write` does and returns at once; `completion` is called on the writer
+    /// thread once the transaction holding it has committed (nil) or with what failed it. It must
+    /// be quick: the writes after it wait for it.
+    func detached(cost: Int, _ body: @escaping (WriteSession) throws -> Void,
+                  completion: @escaping @Sendable ((any Error)?) -> Void) {
+        enqueue(Write(cost: cost, outsideTransaction: false, completion: completion, body))
     }
 
     /// Runs `body` with the connection to itself, outside any transaction (a checkpoint at
@@ -127,58 +139,77 @@ final class SQLiteGroupCommit: @unchecked Sendable {
         try submit(cost: 1, outsideTransaction: true) { [connection] _ in try body(connection) }
     }
 
+    /// Lets the writer thread end once the writes queued so far are done (the engine is going away).
+    func stop() {
+        lock.lock()
+        let wasAsleep = writer == .asleep
+        if writer != .notStarted { writer = .stopping }
+        lock.unlock()
+        if wasAsleep { writerWake.signal() }
+    }
+
     private func submit<T>(cost: Int, outsideTransaction: Bool, _ body: (WriteSession) throws -> T) throws -> T {
         var result: T?
         try withoutActuallyEscaping(body) { body in
-            let write = Write(cost: cost, outsideTransaction: outsideTransaction) { session in result = try body(session) }
-            defer {
-                lock.lock()
-                write.body = nil
-                lock.unlock()
+            let write = Write(cost: cost, outsideTransaction: outsideTransaction, completion: nil) { session in
+                result = try body(session)
             }
-            try wait(for: write)
+            enqueue(write)
+            write.wake?.wait()
+            if let failure = write.failure { throw failure }
         }
         // A body that returned stored its result; one that threw has thrown above.
         return result!
     }
 
-    private func wait(for write: Write) throws {
+    private func enqueue(_ write: Write) {
         lock.lock()
         queued.append(write)
-        if !leading {
-            leading = true
-            write.state = .leading
-        }
-        while write.state == .waiting {
-            lock.unlock()
-            write.wake.wait()
-            lock.lock()
-        }
-        guard write.state == .leading else {
-            lock.unlock()
-            if let failure = write.failure { throw failure }
-            return
-        }
-        // This caller leads: its own write is first in line, since every write queued earlier
-        // went with an earlier batch. Small writes queued behind it may go first, in a batch of
-        // their own; it leads the next one too, and goes on with small writes (`leadOnLimit`).
-        var ledOn = 0
-        while write.state == .leading || (ledOn < Self.leadOnLimit && queued.first?.isSmall == true) {
-            let leadingOn = write.state != .leading
-            if leadingOn { ledOn += 1 }
-            let batch = leadingOn ? smallBatch() : nextBatch()
-            queued.removeAll { queuedWrite in batch.contains { $0 === queuedWrite } }
-            lock.unlock()
-            run(batch)
-            lock.lock()
-            for done in batch {
-                done.state = .done
-                if done !== write { done.wake.signal() }
-            }
-        }
+        let state = writer
+        if state == .notStarted || state == .asleep { writer = .running }
         lock.unlock()
-        handOver()
-        if let failure = write.failure { throw failure }
+        switch state {
+        case .notStarted:
+            let thread = Thread { [self] in runWriter() }
+            thread.name = "leakhistory-writer"
+            // A big run's slice and its key states are stored on it.
+            thread.stackSize = 4 << 20
+            thread.start()
+        case .asleep:
+            writerWake.signal()
+        case .running, .stopping:
+            break
+        }
+    }
+
+    /// The writer thread: batches until nothing is queued, then sleeps until something is. Its
+    /// callers are answered outside the lock: a detached write's body and completion may hold the
+    /// last reference to the store, whose end stops the writer.
+    private func runWriter() {
+        while let batch = nextQueuedBatch() {
+            run(batch)
+            for done in batch {
+                done.body = nil
+                done.wake?.signal()
+            }
+            for done in batch { done.completion?(done.failure) }
+        }
+    }
+
+    /// The next batch, taken off the queue; waits while nothing is queued; nil once stopped.
+    private func nextQueuedBatch() -> [Write]? {
+        lock.lock()
+        defer { lock.unlock() }
+        while queued.isEmpty {
+            if writer == .stopping { return nil }
+            writer = .asleep
+            lock.unlock()
+            writerWake.wait()
+            lock.lock()
+        }
+        let batch = nextBatch()
+        queued.removeAll { queuedWrite in batch.contains { $0 === queuedWrite } }
+        return batch
     }
 
     /// The small writes queued behind a costlier first one, when the last batch was not such a
@@ -200,24 +231,6 @@ final class SQLiteGroupCommit: @unchecked Sendable {
             batch.append(next)
         }
         return batch
-    }
-
-    /// The small writes at the head of the queue, at most `batchLimit` (`leadOnLimit`). Lock held.
-    private func smallBatch() -> [Write] {
-        tookSmallFirst = false
-        return Array(queued.prefix { $0.isSmall }.prefix(Self.batchLimit))
-    }
-
-    /// Gives the lead to the first write queued, or lets it go.
-    private func handOver() {
-        lock.lock()
-        defer { lock.unlock() }
-        if let next = queued.first {
-            next.state = .leading
-            next.wake.signal()
-        } else {
-            leading = false
-        }
     }
 
     /// Runs `batch` in one transaction, or each write alone when the transaction cannot hold them.

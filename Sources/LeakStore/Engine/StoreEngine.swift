@@ -11,10 +11,28 @@ protocol StoreEngine: Sendable {
     /// again after losing a race, so `body` must read what it depends on. `cost` says about how
     /// many checks' worth of work `body` is (`LeakStore.write`), for an engine that groups writes.
     func write<T>(cost: Int, _ body: (WriteSession) throws -> T) throws -> T
+    /// Queues `body` as `write` would run it and returns; `completion` hears nil once its
+    /// transaction has committed, or the error that failed it. An engine with a writer thread
+    /// (SQLite) answers from it, so the caller's thread is free meanwhile; any other runs
+    /// `write` on the calling thread (the default).
+    func writeDetached(cost: Int, _ body: @escaping @Sendable (WriteSession) throws -> Void,
+                       completion: @escaping @Sendable ((any Error)?) -> Void)
     /// The bytes the database occupies, when the engine can tell.
     func sizeOnDisk() -> Int64?
     /// Called once at shutdown: SQLite checkpoints its write-ahead log, PostgreSQL closes its pool.
     func close() throws
+}
+
+extension StoreEngine {
+    func writeDetached(cost: Int, _ body: @escaping @Sendable (WriteSession) throws -> Void,
+                       completion: @escaping @Sendable ((any Error)?) -> Void) {
+        do {
+            try write(cost: cost, body)
+            completion(nil)
+        } catch {
+            completion(error)
+        }
+    }
 }
 
 /// A write connection and the names it has interned, which stay valid between transactions

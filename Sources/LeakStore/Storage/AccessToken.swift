@@ -40,11 +40,11 @@ public enum TokenVerdict: Sendable, Hashable {
 /// transaction then writes nothing). An upload admitted on a remembered token
 /// (`LeakStorage.rememberedToken`) is checked this way: one transaction instead of a read before
 /// it, and the verdict is that of the data the write sees.
-public struct CredentialCheck {
+public struct CredentialCheck: Sendable {
     public let token: String
-    public let authorize: (TokenVerdict) throws -> Void
+    public let authorize: @Sendable (TokenVerdict) throws -> Void
 
-    public init(token: String, authorize: @escaping (TokenVerdict) throws -> Void) {
+    public init(token: String, authorize: @escaping @Sendable (TokenVerdict) throws -> Void) {
         self.token = token
         self.authorize = authorize
     }

@@ -20,6 +20,11 @@ public protocol LeakStorage: Sendable {
     /// (as `verifyToken` would, and remembered or forgotten the same way).
     /// - Throws: `.projectNotFound`, `.runKeyConflict`; what `credential.authorize` throws.
     func ingest(_ run: RunRecord, contentHash: String?, credential: CredentialCheck?) throws -> IngestReceipt
+    /// `ingest`, answered through `completion` instead of returning: a run stored in one
+    /// transaction is answered from the engine's writer once committed (SQLite), so that the
+    /// caller's thread is free while it waits; anything else is stored on the calling thread.
+    func ingest(_ run: RunRecord, contentHash: String?, credential: CredentialCheck?,
+                completion: @escaping @Sendable (Result<IngestReceipt, any Error>) -> Void)
 
     /// Resolves two revisions (ids, branch names, id prefixes), their merge-base along the
     /// uploaded parents, and the nearest ancestor of it with data, within `depth`.

@@ -1,5 +1,6 @@
 import Foundation
 import LeakReport
+import Synchronization
 
 extension LeakStore {
     /// Stores one run and its checks, and updates the per-commit leak states. Readers see all of
@@ -21,31 +22,71 @@ extension LeakStore {
     /// - Throws: `LeakStoreError.projectNotFound`, `.runKeyConflict`, or `SQLiteError`; what
     ///   `credential.authorize` throws.
     public func ingest(_ run: RunRecord, contentHash: String?, credential: CredentialCheck?) throws -> IngestReceipt {
-        let hash = contentHash ?? run.contentHash()
-        let receivedAt = ReportTimestamp.string(from: Date())
-        let tally = RunTally(run.checks)
         if run.checks.count > ingestSliceChecks {
-            return try ingestInSlices(run, hash: hash, receivedAt: receivedAt, tally: tally, credential: credential)
+            return try ingestInSlices(run, hash: contentHash ?? run.contentHash(), receivedAt: ReportTimestamp.string(from: Date()),
+                                      tally: RunTally(run.checks), credential: credential)
         }
-        let retainPaths = run.checks.map { $0.retainPath.map(RetainPathJSON.text) }
-        // Two servers racing on one runKey: the unique (project_id, run_key) makes the loser's
-        // insert fail, the engine runs this again, and the second pass finds the winner's run.
-        return try write(cost: run.checks.count) { writer in
-            let db = writer.connection
-            try check(credential, on: db)
-            let projectID = try projectID(db, run.project)
-            if let existing = try existingRun(db, projectID: projectID, runKey: run.runKey) {
-                return try existing.receipt(for: run, hash: hash)
+        let whole = WholeRun(run, contentHash: contentHash)
+        return try write(cost: run.checks.count) { try store(whole, $0, credential: credential) }
+    }
+
+    public func ingest(_ run: RunRecord, contentHash: String?, credential: CredentialCheck?,
+                       completion: @escaping @Sendable (Result<IngestReceipt, any Error>) -> Void) {
+        guard run.checks.count <= ingestSliceChecks else {
+            completion(Result { try ingest(run, contentHash: contentHash, credential: credential) })
+            return
+        }
+        let whole = WholeRun(run, contentHash: contentHash)
+        // Written by the body (again, if the engine runs it again), read once it has committed.
+        let receipt = Mutex<IngestReceipt?>(nil)
+        engine.writeDetached(cost: run.checks.count, { [self] writer in
+            let stored = try store(whole, writer, credential: credential)
+            receipt.withLock { $0 = stored }
+        }, completion: { failure in
+            if let failure { return completion(.failure(failure)) }
+            guard let stored = receipt.withLock({ $0 }) else {
+                return completion(.failure(LeakStoreError.unavailable("the run's write committed without a receipt")))
             }
-            let commitID = try upsertCommit(db, projectID: projectID, run: run, receivedAt: receivedAt)
-            let runID = try insertRun(db, projectID: projectID, run: run, runKey: run.runKey, hash: hash, commitID: commitID,
-                                      receivedAt: receivedAt, tally: tally)
-            try CompactCheckWriter.live.store(try incomingChecks(writer, run.checks[...], retainPaths: retainPaths[...],
-                                                                 suspect: tally.suspect),
-                                              runID: runID, commitID: commitID, environment: run.environment,
-                                              suspect: tally.suspect, writer: writer)
-            return tally.receipt(runID: runID, created: true)
+            completion(.success(stored))
+        })
+    }
+
+    /// A run stored in one transaction, and what is worked out of it before the transaction.
+    private struct WholeRun: Sendable {
+        let run: RunRecord
+        let hash: String
+        let receivedAt: String
+        let tally: RunTally
+        let retainPaths: [String?]
+
+        init(_ run: RunRecord, contentHash: String?) {
+            self.run = run
+            hash = contentHash ?? run.contentHash()
+            receivedAt = ReportTimestamp.string(from: Date())
+            tally = RunTally(run.checks)
+            retainPaths = run.checks.map { $0.retainPath.map(RetainPathJSON.text) }
         }
+    }
+
+    /// Stores a run of at most `ingestSliceChecks` checks in the write transaction of `writer`.
+    /// Two servers racing on one runKey: the unique (project_id, run_key) makes the loser's
+    /// insert fail, the engine runs this again, and the second pass finds the winner's run.
+    private func store(_ whole: WholeRun, _ writer: WriteSession, credential: CredentialCheck?) throws -> IngestReceipt {
+        let (run, hash, tally) = (whole.run, whole.hash, whole.tally)
+        let db = writer.connection
+        try check(credential, on: db)
+        let projectID = try projectID(db, run.project)
+        if let existing = try existingRun(db, projectID: projectID, runKey: run.runKey) {
+            return try existing.receipt(for: run, hash: hash)
+        }
+        let commitID = try upsertCommit(db, projectID: projectID, run: run, receivedAt: whole.receivedAt)
+        let runID = try insertRun(db, projectID: projectID, run: run, runKey: run.runKey, hash: hash, commitID: commitID,
+                                  receivedAt: whole.receivedAt, tally: tally)
+        try CompactCheckWriter.live.store(try incomingChecks(writer, run.checks[...], retainPaths: whole.retainPaths[...],
+                                                             suspect: tally.suspect),
+                                          runID: runID, commitID: commitID, environment: run.environment,
+                                          suspect: tally.suspect, writer: writer)
+        return tally.receipt(runID: runID, created: true)
     }
 
     /// A big run: its pending upload, its slices, and the publishing transaction.
