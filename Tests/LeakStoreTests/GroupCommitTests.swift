@@ -211,6 +211,43 @@ struct GroupCommitTests {
         #expect(try values(store) == ["first", "w0", "w1", "d-ok"])
     }
 
+    /// A detached write's caller waits for room while the writes queued cost more than
+    /// `SQLiteGroupCommit.detachedCostLimit` with it; a write over the limit goes when the queue is empty.
+    @Test func aDetachedWriteWaitsForRoomInAFullQueue() throws {
+        let (database, store, writes) = try store()
+        defer { withExtendedLifetime(database) {} }
+        let limit = SQLiteGroupCommit.detachedCostLimit
+        let returned = Shared<[Int]>([]), committed = DispatchGroup()
+        let whileBusy = Shared<(returned: [Int], queued: Int)>(([], 0))
+        _ = try writesQueuedBehindOne(writes, store, queued: 1) { index, writer in
+            // The writer is busy with this batch: the queue fills behind it.
+            let started = DispatchSemaphore(value: 0)
+            for (second, cost) in [(0, limit), (1, 1)] {
+                committed.enter()
+                Thread {
+                    started.signal()
+                    writes.detached(cost: cost, { writer in
+                        try writer.connection.run("INSERT INTO t (v) VALUES (?)", [.text("d\(second)")])
+                    }, completion: { _ in committed.leave() })
+                    returned.withLock { $0.append(second) }
+                }.start()
+                started.wait()
+                let deadline = ContinuousClock.now + .seconds(10)
+                while second == 0, returned.withLock({ $0.isEmpty }), ContinuousClock.now < deadline { usleep(200) }
+            }
+            usleep(50_000)
+            // Seen here, on the writer thread; expected below, on the test's.
+            whileBusy.withLock { $0 = (returned.withLock { $0 }, writes.counts.queued) }
+            return try writer.connection.scalarInt("INSERT INTO t (v) VALUES (?) RETURNING id", [.text("w\(index)")]) ?? 0
+        }
+        // The first went in; the second waited for the first to be taken off the queue.
+        #expect(whileBusy.withLock { $0.returned } == [0])
+        #expect(whileBusy.withLock { $0.queued } == 1)
+        #expect(committed.wait(timeout: .now() + 10) == .success)
+        #expect(returned.withLock { $0 } == [0, 1])
+        #expect(try values(store) == ["first", "w0", "d0", "d1"])
+    }
+
     /// A small write never goes first twice in a row: a costlier write waits for one transaction
     /// of small writes at most, also while more small ones keep arriving.
     @Test func aCostlierWriteWaitsForOneTransactionOfSmallWritesAtMost() throws {

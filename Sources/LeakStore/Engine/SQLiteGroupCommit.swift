@@ -57,6 +57,13 @@ final class SQLiteGroupCommit: @unchecked Sendable {
     /// checks, a small upload waited for the transaction in progress and the next full one; the
     /// slowest of them, 115–133 ms (`leakhistory-bench ingest`'s stream probe).
     static let smallWriteLimit = 100
+
+    /// A detached write waits for room while the writes queued would cost more than this with it:
+    /// its caller no longer waits for the commit, and without a bound a flood of uploads on
+    /// thousands of connections would each hold a parsed run here (up to 2,000 checks each)
+    /// instead of at most one per worker. Twice `costLimit`: CI-shaped uploads from 8 clients
+    /// queue at most one transaction's worth, and never wait for it.
+    static let detachedCostLimit = 2 * costLimit
     private let connection: SQLiteConnection
     private let session: WriteSession
     /// Called at the start of each transaction (the checkpointer's catch-up).
@@ -65,8 +72,10 @@ final class SQLiteGroupCommit: @unchecked Sendable {
     // `lock` guards everything below; the type is @unchecked Sendable for that reason. The
     // connection, the session and each write once taken are the writer thread's; a waiting
     // caller reads its write's `failure` after the writer's signal.
-    private let lock = NSLock()
+    private let lock = NSCondition()
     private var queued: [Write] = []
+    /// The cost of the writes in `queued` (`detachedCostLimit`).
+    private var queuedCost = 0
     private var transactions = 0
     /// Whether the last batch was small writes taken ahead of costlier ones (`nextBatch`).
     private var tookSmallFirst = false
@@ -125,7 +134,8 @@ final class SQLiteGroupCommit: @unchecked Sendable {
         try submit(cost: cost, outsideTransaction: false, body)
     }
 
-    /// Queues `body` as `write` does and returns at once; `completion` is called on the writer
+    /// Queues `body` as `write` does and returns without waiting for it (only for room, while the
+    /// writes queued cost too much: `detachedCostLimit`); `completion` is called on the writer
     /// thread once the transaction holding it has committed (nil) or with what failed it. It must
     /// be quick: the writes after it wait for it.
     func detached(cost: Int, _ body: @escaping (WriteSession) throws -> Void,
@@ -164,7 +174,11 @@ final class SQLiteGroupCommit: @unchecked Sendable {
 
     private func enqueue(_ write: Write) {
         lock.lock()
+        while write.completion != nil, queuedCost > 0, queuedCost + write.cost > Self.detachedCostLimit {
+            lock.wait()
+        }
         queued.append(write)
+        queuedCost += write.cost
         let state = writer
         if state == .notStarted || state == .asleep { writer = .running }
         lock.unlock()
@@ -209,6 +223,9 @@ final class SQLiteGroupCommit: @unchecked Sendable {
         }
         let batch = nextBatch()
         queued.removeAll { queuedWrite in batch.contains { $0 === queuedWrite } }
+        queuedCost -= batch.reduce(0) { $0 + $1.cost }
+        // Room for detached writes waiting for it.
+        lock.broadcast()
         return batch
     }
 
