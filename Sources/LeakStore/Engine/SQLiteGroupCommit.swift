@@ -137,7 +137,7 @@ final class SQLiteGroupCommit: @unchecked Sendable {
     /// Queues `body` as `write` does and returns without waiting for it (only for room, while the
     /// writes queued cost too much: `detachedCostLimit`); `completion` is called on the writer
     /// thread once the transaction holding it has committed (nil) or with what failed it. It must
-    /// be quick: the writes after it wait for it.
+    /// be quick, and must not write (it would wait for itself): the writes after it wait for it.
     func detached(cost: Int, _ body: @escaping (WriteSession) throws -> Void,
                   completion: @escaping @Sendable ((any Error)?) -> Void) {
         enqueue(Write(cost: cost, outsideTransaction: false, completion: completion, body))
