@@ -12,9 +12,9 @@ import Foundation
 /// for at most one such write ahead of it, as it did before (3.3 pages an upload, 2,700–3,200 →
 /// 3,800–4,500 uploads/s on the same client):
 ///
-/// - Each caller returns only once the transaction holding its write has committed: an
-///   acknowledged upload is as durable as before.
-/// - A write that throws is rolled back to its savepoint and throws to its caller alone; the
+/// - Each caller returns (a detached write's completion is called) only once the transaction
+///   holding its write has committed: an acknowledged upload is as durable as before.
+/// - A write that throws is rolled back to its savepoint and fails its caller alone; the
 ///   others commit. Serially, in the order taken, each sees exactly the writes before it.
 /// - Small writes queued behind costlier ones are taken first, in a transaction of their own
 ///   (`smallWriteLimit`): a CI shard's upload does not wait for a batch of whole suites.
