@@ -78,7 +78,7 @@ final class SQLiteEngine: StoreEngine {
     func writeDetached(cost: Int, _ body: @escaping @Sendable (WriteSession) throws -> Void,
                        completion: @escaping @Sendable ((any Error)?) -> Void) {
         writes.detached(cost: cost, body) { failure in
-            completion(failure.map { ($0 as? SQLiteError)?.storeError ?? $0 })
+            completion(failure.map(Self.mapped))
         }
     }
 
@@ -103,9 +103,14 @@ final class SQLiteEngine: StoreEngine {
     private func mapped<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as SQLiteError {
-            throw error.storeError ?? error
+        } catch {
+            throw Self.mapped(error)
         }
+    }
+
+    /// SQLite's failure in the store's words where it has them (`SQLiteError.storeError`).
+    private static func mapped(_ error: any Error) -> any Error {
+        (error as? SQLiteError)?.storeError ?? error
     }
 }
 
