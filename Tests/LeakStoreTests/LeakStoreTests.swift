@@ -217,6 +217,36 @@ struct LeakStoreTests {
         #expect(counts == [5, 1, 2, 5, 10], "one leak a run is a record; the passing checks only count")
     }
 
+    /// Many writers at once, each on commits no one uploaded before (CI builds of many branches):
+    /// every run is stored at the first try of its caller, and each new commit takes an id of
+    /// its own with room after it (`CommitOrder`). On PostgreSQL the writers' transactions
+    /// overlap: ids read from the table's largest one collided, and uploads failed after their
+    /// retries (`leakhistory-bench ingest` on PostgreSQL: 500s from 8 clients).
+    @Test(arguments: TestEngine.all)
+    func concurrentWritersOfNewCommitsEachGetAnIdWithRoomAfterIt(_ engine: TestEngine) throws {
+        let database = try TestDatabase(engine)
+        let store = try database.open()
+        _ = try store.createProject("app")
+        let failures = Collected<String>()
+        let writers = 8, runsEach = 12
+        DispatchQueue.concurrentPerform(iterations: writers) { writer in
+            for index in 0..<runsEach {
+                var run = Self.run(key: "w\(writer)-\(index)", outcomes: Array(repeating: .deallocated, count: 200) + [.leaked])
+                run.commit = String(format: "%040x", 0xC0FFEE_0000 + writer * 1_000 + index)
+                do { _ = try store.ingest(run) } catch { failures.append("writer \(writer), run \(index): \(error)") }
+            }
+        }
+        #expect(failures.values.isEmpty, "\(failures.values.prefix(3))")
+        let ids = try store.read { db in
+            var ids: [Int64] = []
+            try db.query("SELECT id FROM commits ORDER BY id") { ids.append($0.int64(at: 0)) }
+            return ids
+        }
+        #expect(ids.count == writers * runsEach)
+        let gaps = zip(ids, ids.dropFirst()).map { $1 - $0 }
+        #expect(gaps.allSatisfy { $0 >= Int64(CommitOrder.spacing) }, "room after every new commit: \(gaps.filter { $0 < 1_024 })")
+    }
+
     @Test(arguments: TestEngine.all)
     func aReadPastItsBudgetIsStoppedAndTheConnectionServesTheNext(_ engine: TestEngine) throws {
         let database = try TestDatabase(engine)

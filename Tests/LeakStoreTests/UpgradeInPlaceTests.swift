@@ -21,6 +21,33 @@ struct UpgradeInPlaceTests {
 
     struct Interrupted: Error {}
 
+    /// PostgreSQL 9 (`0009_pg_commit_order.sql`) on a database with commits, one of them rebuilt
+    /// right after its own id: the next new commits come after the largest id, `spacing` apart,
+    /// from the identity sequence.
+    @Test(arguments: TestEngine.postgresOnly)
+    func newCommitsAfterTheCommitOrderUpgradeComeAfterTheLargestIDWithRoom(_ engine: TestEngine) throws {
+        let database = try TestDatabase(engine)
+        let connection = try PostgresConnection(url: database.location)
+        try Self.migrate(connection, Migration.postgres.filter { $0.version < 9 })
+        try connection.execute("INSERT INTO projects (id, name, created_at) VALUES (1, 'app', '2026-01-01T00:00:00.000Z')")
+        for (id, sha) in [(1_024, "a"), (2_048, "b"), (2_049, "c")] {
+            try connection.run("INSERT INTO commits (id, project_id, sha, branch, first_seen) VALUES (?, 1, ?, 'main', '2026-01-01T00:00:00.000Z')",
+                               [.integer(Int64(id)), .text(String(repeating: sha, count: 40))])
+        }
+        let store = try database.open()
+        for (index, commit) in ["d", "e"].enumerated() {
+            var run = LeakStoreTests.run(key: "after-\(index)")
+            run.commit = String(repeating: commit, count: 40)
+            _ = try store.ingest(run)
+        }
+        let ids = try store.read { db in
+            var ids: [Int64] = []
+            try db.query("SELECT id FROM commits ORDER BY id") { ids.append($0.int64(at: 0)) }
+            return ids
+        }
+        #expect(ids == [1_024, 2_048, 2_049, 3_072, 4_096])
+    }
+
     @Test(arguments: TestEngine.all)
     func anInterruptedUpgradeResumesAndAnswersAsTheOldLayoutDid(_ engine: TestEngine) throws {
         let (database, history) = try Self.legacyDatabase(engine)

@@ -8,6 +8,14 @@ enum CommitOrder {
     /// Room after each new commit's id.
     static let spacing = 1_024
 
-    /// SQL: the id of a new commit.
-    static let newID = "(SELECT (coalesce(max(id), 0) / \(spacing) + 1) * \(spacing) FROM commits)"
+    /// SQL: the id of a new commit. Where one writes at a time (SQLite), the next multiple of
+    /// `spacing` after the largest id. Where several do (PostgreSQL's servers), the largest id is
+    /// what two overlapping transactions read alike, so the id is the next value of the table's
+    /// identity sequence, which counts in steps of `spacing` (`0009_pg_commit_order.sql`).
+    static func newID(on db: any SQLConnection) -> String {
+        db.writesAlone ? nextMultiple : nextInSequence
+    }
+
+    private static let nextMultiple = "(SELECT (coalesce(max(id), 0) / \(spacing) + 1) * \(spacing) FROM commits)"
+    private static let nextInSequence = "nextval(pg_get_serial_sequence('commits', 'id'))"
 }

@@ -107,7 +107,7 @@ extension LeakStore {
                 """, [.integer(projectID), .text(run.commit.lowercased())])
             guard let commitID = try db.scalarInt("""
                 INSERT INTO commits (id, project_id, sha, branch, first_seen)
-                VALUES (coalesce(CAST(?4 AS BIGINT) + 1, \(CommitOrder.newID)), ?1, ?2, NULL, ?3) RETURNING id
+                VALUES (coalesce(CAST(?4 AS BIGINT) + 1, \(CommitOrder.newID(on: db))), ?1, ?2, NULL, ?3) RETURNING id
                 """, [.integer(projectID), .text(placeholder), .text(receivedAt), replacing.map(SQLValue.integer) ?? .null])
             else { throw LeakStoreError.unavailable("the pending commit insert returned no id") }
             let runID = try insertRun(db, projectID: projectID, run: run, runKey: placeholder, hash: PendingUpload.contentHash,
@@ -449,7 +449,7 @@ extension LeakStore {
         }
         // RETURNING on an upsert gives the id whether the row is new or was already there.
         guard let commitID = try db.scalarInt("""
-            INSERT INTO commits (id, project_id, sha, branch, first_seen) VALUES (\(CommitOrder.newID), ?, ?, ?, ?)
+            INSERT INTO commits (id, project_id, sha, branch, first_seen) VALUES (\(CommitOrder.newID(on: db)), ?, ?, ?, ?)
             ON CONFLICT (project_id, sha) DO UPDATE SET branch = coalesce(commits.branch, excluded.branch)
             RETURNING id
             """, [.integer(projectID), .text(sha), .text(run.branch), .text(receivedAt)])
