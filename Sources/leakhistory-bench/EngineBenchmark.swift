@@ -27,8 +27,7 @@ enum EngineBenchmark {
     }
 
     static func run(quick: Bool) throws -> BenchmarkTable? {
-        let environment = ProcessInfo.processInfo.environment
-        guard let postgres = environment["LEAKHISTORY_BENCH_POSTGRES"] ?? environment["LEAKHISTORY_TEST_POSTGRES"] else {
+        guard let postgres = BenchDatabase.postgresURL else {
             print("engines: skipped — set LEAKHISTORY_BENCH_POSTGRES to a PostgreSQL URL "
                   + "(`.ci/postgres-test-cluster start` prints one)\n")
             return nil
@@ -143,9 +142,16 @@ enum EngineBenchmark {
 }
 
 /// A SQLite file in a temp folder, or a PostgreSQL schema of its own.
-private final class BenchDatabase {
+final class BenchDatabase {
     let location: String
     let drop: () -> Void
+
+    /// The PostgreSQL server the suites that measure it use: `LEAKHISTORY_BENCH_POSTGRES`, else
+    /// the tests' `LEAKHISTORY_TEST_POSTGRES` (`.ci/postgres-test-cluster start` prints one).
+    static var postgresURL: String? {
+        let environment = ProcessInfo.processInfo.environment
+        return environment["LEAKHISTORY_BENCH_POSTGRES"] ?? environment["LEAKHISTORY_TEST_POSTGRES"]
+    }
 
     init(postgres: String?) throws {
         let name = "bench_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()

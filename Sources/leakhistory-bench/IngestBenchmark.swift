@@ -9,7 +9,8 @@ import LeakStore
 /// `leakhistory-server` binary — 1,000-check runs (checks/s) and 10-check runs (uploads/s) —
 /// beside, in the same run and from the same client, a general-purpose peer (Datasette's
 /// `/-/insert` API into a WAL SQLite table with the same columns, when `datasette` is on PATH)
-/// and the raw SQLite insert of the same rows into the same schema; the server's peak RSS; and
+/// and the raw SQLite insert of the same rows into the same schema (PostgreSQL's, with
+/// `LEAKHISTORY_BENCH_ENGINE=postgres`: the server on PostgreSQL); the server's peak RSS; and
 /// the latency of small requests while a 100,000-check upload is being stored, and while the
 /// next builds' 1,000-check uploads come from every client (they share transactions).
 /// `LEAKHISTORY_BENCH_INGEST_STALL=1` runs only the warm-up round (which the second huge upload
@@ -51,9 +52,25 @@ enum IngestBenchmark {
                              + "build it first: swift build -c release --product leakhistory-server")
         }
 
-        let database = directory.appendingPathComponent("server.sqlite").path
+        // `LEAKHISTORY_BENCH_ENGINE=postgres`: the server and the raw baseline on PostgreSQL (a
+        // schema each), the peer as it is.
+        var schemas: [BenchDatabase] = []
+        defer { for schema in schemas { schema.drop() } }
+        let database: String, raw: any RawBaseline
+        if environment["LEAKHISTORY_BENCH_ENGINE"] == "postgres" {
+            guard let url = BenchDatabase.postgresURL else {
+                throw BenchError("LEAKHISTORY_BENCH_ENGINE=postgres needs a PostgreSQL URL in LEAKHISTORY_BENCH_POSTGRES "
+                                 + "(`.ci/postgres-test-cluster start` prints one)")
+            }
+            schemas = [try BenchDatabase(postgres: url), try BenchDatabase(postgres: url)]
+            database = schemas[0].location
+            raw = try RawPostgresInsertBaseline(url: schemas[1].location)
+        } else {
+            database = directory.appendingPathComponent("server.sqlite").path
+            raw = try RawInsertBaseline(path: directory.appendingPathComponent("raw.sqlite").path)
+        }
         let token = try ServerBinary.createProject("bench", database: database)
-        let server = try ServerBinary(database: database)
+        let server = try ServerBinary(database: database, folder: directory)
         defer { server.stop() }
         let rssBefore = server.memory?.rssKiB ?? 0
         var peer: DatasettePeer?
@@ -65,7 +82,6 @@ enum IngestBenchmark {
             }
         }
         defer { peer?.stop() }
-        let raw = try RawInsertBaseline(path: directory.appendingPathComponent("raw.sqlite").path)
 
         var rates: [String: [Double]] = [:]
         // Round 0 is the warm-up and is not kept.
@@ -89,7 +105,7 @@ enum IngestBenchmark {
             }
         }
         // Every check is counted in its key's state (a passing one has no row of its own).
-        let stored = try LeakStore(path: database).read {
+        let stored = try LeakStore(database: database).read {
             try $0.scalarInt("SELECT coalesce(sum(checked_count), 0) FROM leak_states") ?? 0
         }
         let expected = (shape.rounds + 1) * (shape.largeRunsPerRound * 1_000 + shape.smallRunsPerRound * 10)
@@ -112,15 +128,15 @@ enum IngestBenchmark {
 
         var table = BenchmarkTable(title: "ingest — uploads shaped like CI's (a suite of known keys run on each new commit) from "
             + "a client process (\(clients) threads on keep-alive connections) "
-            + "to leakhistory-server (pid \(server.pid)) over loopback, and the same client to "
+            + "to leakhistory-server (pid \(server.pid), on \(raw.engine)) over loopback, and the same client to "
             + (peer.map { "Datasette \($0.version) (/-/insert into a WAL SQLite table with the same columns)" } ?? (oneSize ? "no peer (one upload size only)" : "no peer (datasette not installed)"))
-            + "; raw SQLite inserts of the same rows; median of \(shape.rounds) rounds after a warm-up; \(stored) checks stored and counted")
+            + "; raw \(raw.engine) inserts of the same rows; median of \(shape.rounds) rounds after a warm-up; \(stored) checks stored and counted")
         func row(_ name: String, _ key: String, scale: Double, unit: String, peerTarget: Double) {
             let value = median(rates[key] ?? []) * scale, base = median(rates[key + "-raw"] ?? []) * scale
             let peerValue = rates[key + "-peer"].map { median($0) * scale }
             let ofRaw = value / base
             table.rows.append(.init(
-                figure: "\(name) vs raw SQLite", value: "\(Int(value)) \(unit)", baseline: "\(Int(base)) \(unit) raw SQLite insert",
+                figure: "\(name) vs raw \(raw.engine)", value: "\(Int(value)) \(unit)", baseline: "\(Int(base)) \(unit) raw \(raw.engine) insert",
                 ratio: "\(Int((ofRaw * 100).rounded()))%", target: "≥ 60% of raw", met: ofRaw >= 0.6))
             if let peerValue {
                 table.rows.append(.init(

@@ -63,10 +63,18 @@ enum QueriesBenchmark {
         if let requests = ProcessInfo.processInfo.environment["LEAKHISTORY_BENCH_QUERIES_REQUESTS"].flatMap(Int.init), requests > 0 {
             shape.requests = requests
         }
+        if ProcessInfo.processInfo.environment["LEAKHISTORY_BENCH_ENGINE"] == "postgres" {
+            guard let url = BenchDatabase.postgresURL else {
+                throw BenchError("LEAKHISTORY_BENCH_ENGINE=postgres needs a PostgreSQL URL in LEAKHISTORY_BENCH_POSTGRES "
+                                 + "(`.ci/postgres-test-cluster start` prints one)")
+            }
+            var schemas: [BenchDatabase] = []
+            defer { if !keep { for schema in schemas { schema.drop() } } }
+            return try measure(shape: shape, seeded: try seedPostgres(shape: shape, url: url, schemas: &schemas), engine: "PostgreSQL")
+        }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("leakhistory-bench-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         // `LEAKHISTORY_BENCH_KEEP=1` keeps the seeded database, to look into a slow query afterwards.
-        let keep = ProcessInfo.processInfo.environment["LEAKHISTORY_BENCH_KEEP"] == "1"
         defer {
             if keep {
                 FileHandle.standardError.write(Data("queries: the database is kept in \(directory.path)\n".utf8))
@@ -82,7 +90,7 @@ enum QueriesBenchmark {
         // every size is measured once the largest is seeded, request by request in turn: a
         // machine that slows down for a minute (seen: a 1.7× slower indexed lookup from one size's
         // measurement to the next) moves every size's figures alike, not only the growth's top.
-        var sizes: [(seeder: RealisticSeeder, path: String, seedSeconds: Double, bytesOnDisk: Int64)] = []
+        var sizes: [SeededSize] = []
         for target in shape.stages {
             let start = ContinuousClock.now
             try seeder.upload(to: store, until: target)
@@ -94,19 +102,64 @@ enum QueriesBenchmark {
             // right after a 10M seeding without it, and 10 and 14 ms on the same database, replayed
             // later).
             try store.checkpoint()
-            var path = store.location
+            var sizeStore = store
             if target != shape.stages.last {
-                path = directory.appendingPathComponent("bench-\(target).sqlite").path
+                let path = directory.appendingPathComponent("bench-\(target).sqlite").path
                 try FileManager.default.copyItem(atPath: store.location, toPath: path)
+                sizeStore = try LeakStore(path: path)
             }
-            sizes.append((seeder, path, seconds, store.sizeOnDisk() ?? 0))
+            sizes.append(SeededSize(seeder: seeder, store: sizeStore, seedSeconds: seconds, bytesOnDisk: store.sizeOnDisk() ?? 0))
         }
+        return try measure(shape: shape, seeded: sizes, engine: "SQLite")
+    }
+
+    /// One size, seeded: the seeder's state then and a store holding that much.
+    private struct SeededSize {
+        var seeder: RealisticSeeder
+        var store: LeakStore
+        var seedSeconds: Double
+        var bytesOnDisk: Int64
+    }
+
+    /// `LEAKHISTORY_BENCH_ENGINE=postgres`: each size seeded into a schema of its own from the
+    /// start (a schema cannot be copied as a file is; the history is the same, so the smaller
+    /// size is the larger one's beginning), then `VACUUM (ANALYZE)` — what autovacuum does to a
+    /// table that took that many rows — so that the planner has statistics and the visibility map
+    /// lets index-only scans skip the heap. The schemas are dropped at the end unless
+    /// `LEAKHISTORY_BENCH_KEEP=1`.
+    private static func seedPostgres(shape: Shape, url: String, schemas: inout [BenchDatabase]) throws -> [SeededSize] {
+        var sizes: [SeededSize] = []
+        for target in shape.stages {
+            let database = try BenchDatabase(postgres: url)
+            schemas.append(database)
+            if keep {
+                FileHandle.standardError.write(Data("queries: the \(target)-check database is kept in \(database.location)\n".utf8))
+            }
+            let store = try LeakStore(database: database.location)
+            _ = try store.createProject("bench")
+            var seeder = RealisticSeeder(shape: shape)
+            let start = ContinuousClock.now
+            try seeder.upload(to: store, until: target)
+            try PostgresConnection(url: database.location).execute("VACUUM (ANALYZE)")
+            let seconds = (ContinuousClock.now - start).nanoseconds / 1e9
+            FileHandle.standardError.write(Data("queries: \(seeder.storedChecks) checks stored in PostgreSQL in \(round1(seconds)) s\n".utf8))
+            sizes.append(SeededSize(seeder: seeder, store: store, seedSeconds: seconds, bytesOnDisk: store.sizeOnDisk() ?? 0))
+        }
+        return sizes
+    }
+
+    private static var keep: Bool { ProcessInfo.processInfo.environment["LEAKHISTORY_BENCH_KEEP"] == "1" }
+
+    /// Every figure at every seeded size, on a server each.
+    private static func measure(shape: Shape, seeded sizes: [SeededSize], engine: String) throws -> BenchmarkTable {
         sync()
         FileHandle.standardError.write(Data("queries: measuring every size in turn\n".utf8))
         var probes: [SizeProbe] = []
-        defer { for probe in probes { probe.server.stop(grace: .seconds(1)) } }
+        defer {
+            for probe in probes { probe.server.stop(grace: .seconds(1)) }
+        }
         for size in sizes {
-            let sizeStore = size.path == store.location ? store : try LeakStore(path: size.path)
+            let sizeStore = size.store
             var configuration = ServerConfiguration()
             configuration.logRequests = false
             configuration.port = 0
@@ -120,7 +173,7 @@ enum QueriesBenchmark {
             Stage(checks: size.seeder.storedChecks, seedSeconds: size.seedSeconds, bytesOnDisk: size.bytesOnDisk,
                   lookup: figures.lookup, figures: figures.figures)
         }
-        return table(stages, seeder: seeder)
+        return table(stages, seeder: sizes[sizes.count - 1].seeder, engine: engine)
     }
 
     /// One measured size: its seeder's state, its database and a server on it.
@@ -227,11 +280,11 @@ enum QueriesBenchmark {
 
     /// p50 and p99 of each figure at the largest size, beside its value at the size before and
     /// the growth between them; the targets are issue 15's, read at 10M checks.
-    private static func table(_ stages: [Stage], seeder: RealisticSeeder) -> BenchmarkTable {
+    private static func table(_ stages: [Stage], seeder: RealisticSeeder, engine: String) -> BenchmarkTable {
         let last = stages[stages.count - 1]
         let previous = stages.count > 1 ? stages[stages.count - 2] : nil
         let sizes = stages.map { "\(millions($0.checks)) (seeded in \(round1($0.seedSeconds)) s)" }.joined(separator: ", then ")
-        var table = BenchmarkTable(title: "queries — a realistic history: \(seeder.history.options.mainCommits) main commits planned "
+        var table = BenchmarkTable(title: "queries (\(engine)) — a realistic history: \(seeder.history.options.mainCommits) main commits planned "
             + "with merged pull requests, ~\(checkedKeys) checks a run over \(keys) keys, \(environments.count) environments, re-runs, "
             + "intermittent keys, \(seeder.largeRuns) runs of \(seeder.shape.largeRunChecks) checks; measured at \(sizes); "
             + "\(seeder.shape.requests) sequential requests each over HTTP (the diff \(seeder.shape.diffRequests))")

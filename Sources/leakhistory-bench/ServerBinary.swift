@@ -22,10 +22,10 @@ final class ServerBinary {
             .deletingLastPathComponent().appendingPathComponent("leakhistory-server")
     }
 
-    /// Writes a configuration beside `database` (request log off, `threads`), starts the
-    /// server and waits (10 s at most) for its "listening on" line.
-    init(database: String, threads: Int = 0, extraSettings: String = "") throws {
-        let folder = URL(fileURLWithPath: database).deletingLastPathComponent()
+    /// Writes a configuration (request log off, `threads`) in `folder`, else beside the SQLite
+    /// file `database`, starts the server and waits (10 s at most) for its "listening on" line.
+    init(database: String, folder: URL? = nil, threads: Int = 0, extraSettings: String = "") throws {
+        let folder = folder ?? URL(fileURLWithPath: database).deletingLastPathComponent()
         let config = folder.appendingPathComponent("server-\(UUID().uuidString.prefix(8)).json")
         try Data("""
             {"logRequests": false, "threads": \(threads)\(extraSettings.isEmpty ? "" : ", " + extraSettings)}

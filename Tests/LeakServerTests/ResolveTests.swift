@@ -44,6 +44,29 @@ struct ResolveTests {
         #expect(try resolved(server, [2, 1]) == ResolveResponse(base: sha(1), distance: 1, searched: 2))
     }
 
+    /// The candidates are asked about a batch a statement (`LeakStore.resolveBatch`): the nearest
+    /// usable one wins wherever the batches split them, a suspect or other environment's run is
+    /// stepped over in every batch, and a later batch is not asked once one answered.
+    @Test(arguments: TestEngine.all)
+    func theNearestOfManyCandidatesWinsAcrossBatches(_ engine: TestEngine) throws {
+        let database = try TestDatabase(engine)
+        let server = try TestServer(database: database)
+        let everyKeyLeaked = (0..<20).map { HistoryFixture.Check.leaked("A/a\($0)()", "App.A") }
+        try server.uploadRun(commit: sha(60), checks: everyKeyLeaked, pad: false)  // suspect: never the base
+        try server.uploadRun(commit: sha(55), environment: "macos", checks: [])
+        try server.uploadRun(commit: sha(40), checks: [])
+        try server.uploadRun(commit: sha(38), checks: [])
+        try server.uploadRun(commit: sha(2), checks: [])
+        // Nearest first, as the CLI sends first parents: 70, 69, …, 1.
+        let line = Array((1...70).reversed())
+        #expect(try resolved(server, line) == ResolveResponse(base: sha(40), distance: 30, searched: 31))
+        #expect(try resolved(server, Array(line.dropFirst(31))) == ResolveResponse(base: sha(38), distance: 1, searched: 2))
+        // Only the last batch has one, and a candidate repeated before it changes nothing.
+        #expect(try resolved(server, Array(repeating: 70, count: 64) + [60, 55, 2, 40])
+                == ResolveResponse(base: sha(2), distance: 66, searched: 67))
+        #expect(try resolved(server, Array(61...70)).base == nil)
+    }
+
     @Test func upperCaseCandidatesMatchTheStoredCommit() throws {
         let server = try TestServer()
         let upper = "ABCDEF0123456789ABCDEF0123456789ABCDEF01"

@@ -85,9 +85,9 @@ final class ServerMetrics: Sendable {
         out += "# HELP leakhistory_http_deadline_cutoffs_total Connections closed for not sending a whole request within the deadline.\n"
         out += "# TYPE leakhistory_http_deadline_cutoffs_total counter\n"
         out += "leakhistory_http_deadline_cutoffs_total \(refusals.deadlineCutOffs)\n"
-        // PostgreSQL's size is the database server's to report.
         if let databaseBytes {
-            out += "# HELP leakhistory_database_size_bytes The SQLite file and its write-ahead log on disk.\n"
+            out += "# HELP leakhistory_database_size_bytes The database on disk: SQLite's file and write-ahead log, "
+                + "or PostgreSQL's tables and indexes in the server's schema.\n"
             out += "# TYPE leakhistory_database_size_bytes gauge\n"
             out += "leakhistory_database_size_bytes \(databaseBytes)\n"
         }

@@ -67,7 +67,17 @@ final class PostgresEngine: StoreEngine {
         }
     }
 
-    func sizeOnDisk() -> Int64? { nil }
+    /// The bytes of the schema's tables, their indexes and TOAST (`pg_total_relation_size`):
+    /// the database's other schemas and PostgreSQL's own write-ahead log are not ours.
+    func sizeOnDisk() -> Int64? {
+        try? read { db in
+            try db.scalarInt("""
+                SELECT COALESCE(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c
+                JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'm')
+                """)
+        }
+    }
 
     func close() throws { pool.closeIdle() }
 

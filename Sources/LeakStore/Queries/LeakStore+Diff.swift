@@ -20,16 +20,32 @@ extension LeakStore {
     public func resolveBase(project: String, environment: String, candidates: [String]) throws -> Int? {
         try read { db in
             let history = try ProjectHistory(db, project: project)
-            for (distance, candidate) in candidates.enumerated() {
-                let found = try db.scalarInt("""
-                    SELECT 1 FROM commits c JOIN runs r ON r.commit_id = c.id
-                    WHERE c.project_id = ? AND c.sha = ? AND r.environment = ? AND r.suspect = 0 LIMIT 1
-                    """, [.integer(history.projectID), .text(candidate.lowercased()), .text(environment)])
-                if found != nil { return distance }
+            let shas = candidates.map { $0.lowercased() }
+            // A batch a statement, nearest candidates first (a client sends its first parents in
+            // order, so the first batch usually holds the answer): one round trip, not one a
+            // candidate — on PostgreSQL each is ~0.1 ms, 100 candidates were 9 ms.
+            for start in stride(from: 0, to: shas.count, by: Self.resolveBatch) {
+                let batch = shas[start..<min(start + Self.resolveBatch, shas.count)]
+                let padded = Array(batch) + Array(repeating: batch.last!, count: Self.resolveBatch - batch.count)
+                var usable = Set<String>()
+                try db.query(Self.resolveSQL, [.integer(history.projectID), .text(environment)] + padded.map(SQLValue.text)) {
+                    usable.insert($0.string(at: 0) ?? "")
+                }
+                if let found = batch.firstIndex(where: usable.contains) { return found }
             }
             return nil
         }
     }
+
+    /// How many candidates one statement of `resolveBase` asks about.
+    static let resolveBatch = 32
+
+    /// Built once: the same text for every batch (padded to `resolveBatch` candidates).
+    private static let resolveSQL = """
+        SELECT c.sha FROM commits c
+        WHERE c.project_id = ?1 AND c.sha IN (\((3..<(3 + resolveBatch)).map { "?\($0)" }.joined(separator: ", ")))
+          AND EXISTS (SELECT 1 FROM runs r WHERE r.commit_id = c.id AND r.environment = ?2 AND r.suspect = 0)
+        """
 
     /// Classifies every leak key of the environment between two commits with `LeakDiff`, in
     /// one read snapshot.

@@ -75,8 +75,8 @@ public final class LeakStore: LeakStorage {
         _ = try read { try $0.scalarInt("SELECT count(*) FROM projects") }
     }
 
-    /// The bytes the database occupies on disk (SQLite: the file plus its write-ahead log), or
-    /// nil when the engine does not say (PostgreSQL).
+    /// The bytes the database occupies on disk (SQLite: the file plus its write-ahead log;
+    /// PostgreSQL: the schema's tables with their indexes), or nil when it cannot be read.
     public func sizeOnDisk() -> Int64? {
         engine.sizeOnDisk()
     }
