@@ -588,25 +588,44 @@ struct ProjectHistory {
     /// it); commits without one are absent. `idBatch` commits a statement.
     private func firstParents(of commitIDs: [Int64]) throws -> [Int64: Int64?] {
         var parents: [Int64: Int64?] = [:]
-        let ids = Array(Set(commitIDs)).sorted()
-        for start in stride(from: 0, to: ids.count, by: Self.idBatch) {
-            let chunk = ids[start..<min(start + Self.idBatch, ids.count)]
-            let padded = Array(chunk) + Array(repeating: chunk.last!, count: Self.idBatch - chunk.count)
-            try db.query(Self.firstParentsSQL, [.integer(projectID)] + padded.map(SQLValue.integer)) { row in
-                parents[row.int64(at: 0)] = .some(row.isNull(at: 1) ? nil : row.int64(at: 1))
-            }
+        try inIDBatches(commitIDs, Self.firstParentsSQL) { row in
+            parents[row.int64(at: 0)] = .some(row.isNull(at: 1) ? nil : row.int64(at: 1))
         }
         return parents
     }
 
-    /// How many commit ids one statement of `firstParents(of:)` asks for.
+    /// The sha of each of the project's commits, by id; `idBatch` commits a statement (on
+    /// PostgreSQL a statement is a round trip: a statement a commit was 50 of them for a
+    /// scenario history of 50 commits).
+    func shas(of commitIDs: [Int64]) throws -> [Int64: String] {
+        var shas: [Int64: String] = [:]
+        try inIDBatches(commitIDs, Self.shasSQL) { shas[$0.int64(at: 0)] = $0.string(at: 1) ?? "" }
+        return shas
+    }
+
+    /// Runs `sql` (the project id as `?1`, then `idBatch` ids) for the distinct `ids`, `idBatch` a
+    /// statement, the last batch padded with its last id so that every batch is the same statement.
+    private func inIDBatches(_ ids: [Int64], _ sql: String, row: (any SQLRow) throws -> Void) throws {
+        let ids = Array(Set(ids)).sorted()
+        for start in stride(from: 0, to: ids.count, by: Self.idBatch) {
+            let chunk = ids[start..<min(start + Self.idBatch, ids.count)]
+            let padded = Array(chunk) + Array(repeating: chunk.last!, count: Self.idBatch - chunk.count)
+            try db.query(sql, [.integer(projectID)] + padded.map(SQLValue.integer), row: row)
+        }
+    }
+
+    /// How many commit ids one statement of `inIDBatches` asks for.
     static let idBatch = 64
 
-    /// Built once: the same text for every batch (padded to `idBatch` ids).
+    /// `?2, …`: the ids of a statement of `inIDBatches`, built once.
+    private static let idSlots = (2..<(2 + idBatch)).map { "?\($0)" }.joined(separator: ", ")
+
     private static let firstParentsSQL = """
         SELECT p.commit_id, \(parentID(project: "?1")) FROM commit_parents p \(parentJoin(project: "?1"))
-        WHERE p.position = 0 AND p.commit_id IN (\((2..<(2 + idBatch)).map { "?\($0)" }.joined(separator: ", ")))
+        WHERE p.position = 0 AND p.commit_id IN (\(idSlots))
         """
+
+    private static let shasSQL = "SELECT id, sha FROM commits WHERE project_id = ?1 AND id IN (\(idSlots))"
 
     private func previousInUploadOrder(_ commitID: Int64, branch: String, avoiding visited: Set<Int64>) throws -> Int64? {
         var below = commitID
