@@ -194,7 +194,7 @@ struct GroupCommitTests {
                         if fails { throw Refused(index: 99) }
                     }, completion: { failure in
                         let seen = (try? store.read { try $0.scalarInt("SELECT count(*) FROM t WHERE v = ?", [.text(name)]) }) ?? -1
-                        answers.withLock { $0[name] = "\(failure.map { "\($0)" } ?? "committed"), seen \(seen ?? -1)" }
+                        answers.withLock { $0[name] = "\(failure.map { "\($0)" } ?? "committed"), seen \(seen)" }
                         answered.leave()
                     })
                 }

@@ -75,6 +75,7 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
 
     package var packsKeyStates: Bool { false }
     package var writesAlone: Bool { false }
+    package var statementsAreRoundTrips: Bool { true }
     package var conflictsUseUpIDs: Bool { true }
 
     /// In the schema the connection's `search_path` puts first.

@@ -132,6 +132,10 @@ package protocol SQLConnection: AnyObject {
     /// Where several write at once (PostgreSQL's servers), a row a write depends on is locked by
     /// writing it, not read.
     var writesAlone: Bool { get }
+    /// Whether each statement is a round trip to a database server (PostgreSQL, ~0.1–0.5 ms
+    /// before any work) rather than a call into this process (SQLite, a microsecond): where it
+    /// is, a reader that asks in growing steps starts with a bigger one.
+    var statementsAreRoundTrips: Bool { get }
 }
 
 extension SQLConnection {

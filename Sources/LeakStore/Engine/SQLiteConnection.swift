@@ -165,6 +165,7 @@ package final class SQLiteConnection: SQLConnection, @unchecked Sendable {
 
     package var packsKeyStates: Bool { true }
     package var writesAlone: Bool { true }
+    package var statementsAreRoundTrips: Bool { false }
     package var conflictsUseUpIDs: Bool { false }
 
     package func tableExists(_ name: String) throws -> Bool {

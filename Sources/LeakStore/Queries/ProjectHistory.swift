@@ -418,8 +418,12 @@ struct ProjectHistory {
             var current = from, depth = 0, rows = 0
             while true {
                 // Each step yields at most one listed commit: the walk needs at least that many more.
+                // The statements read twice as many commits each time (a walk often ends early, where
+                // its window fills); on PostgreSQL the first reads 64 (a 400-commit window: 3 round
+                // trips, not 6).
+                let first = db.statementsAreRoundTrips ? 64 : 8
                 let step = try lineStep(current, environment: environment, branch: branch,
-                                        fetching: min(8 << min(fetches, 20), limit - result.count)) { fetches += 1 }
+                                        fetching: min(first << min(fetches, 20), limit - result.count)) { fetches += 1 }
                 let chainEnds = step.parent == nil || depth == budget
                 // A commit without usable data, inside the chain: walked through, not counted.
                 if step.at == nil, !chainEnds, let parent = step.parent {
