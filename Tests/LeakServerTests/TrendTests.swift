@@ -39,6 +39,37 @@ struct TrendTests {
         #expect(elsewhere.points.isEmpty)
     }
 
+    /// A trend's fingerprints are each leaking commit's own, distinct and in byte order, read
+    /// for the commits of a long trend in batches (`ProjectHistory.idBatch`): another type's,
+    /// another environment's and a suspect run's are not among them.
+    @Test(arguments: TestEngine.all)
+    func eachLeakingCommitOfALongTrendHasItsOwnFingerprints(_ engine: TestEngine) throws {
+        let database = try TestDatabase(engine)
+        let server = try TestServer(database: database)
+        let commits = 70
+        for number in 1...commits {
+            var checks = [Check.leaked("T/a()", "App.Cache", fingerprint: "fp-\(number)-b"),
+                          .leaked("T/b()", "App.Cache", fingerprint: number % 2 == 0 ? "fp-\(number)-B" : "fp-\(number)-b"),
+                          .leaked("T/c()", "App.Other", fingerprint: "other-\(number)")]
+            if number % 10 == 0 { checks = [.clean("T/a()", "App.Cache")] }
+            try server.uploadRun(commit: sha(number), parents: number == 1 ? [] : [sha(number - 1)], checks: checks)
+            try server.uploadRun(commit: sha(number), parents: number == 1 ? [] : [sha(number - 1)], environment: "macos",
+                                 checks: [.leaked("T/a()", "App.Cache", fingerprint: "mac-\(number)")])
+        }
+        // A suspect run (every one of 20 checks leaked) at the newest commit: not a usable run.
+        try server.uploadRun(commit: sha(commits), parents: [sha(commits - 1)],
+                             checks: (0..<20).map { .leaked("S/s\($0)()", "App.Cache", fingerprint: "suspect") }, pad: false)
+
+        let trend = try server.get("/v1/projects/app/types/App.Cache/trend?branch=main&limit=1000&environment=linux",
+                                   as: TrendResponse.self)
+        #expect(trend.points.count == commits)
+        for (index, point) in trend.points.enumerated() {
+            let number = index + 1
+            let expected = number % 10 == 0 ? [] : number % 2 == 0 ? ["fp-\(number)-B", "fp-\(number)-b"] : ["fp-\(number)-b"]
+            #expect(point.fingerprints == expected, "commit \(number)")
+        }
+    }
+
     /// The dashboard's sparklines read several trends along one walk of the branch: each the same
     /// as the type's own trend, fingerprints left out when not asked for.
     @Test func severalTrendsAlongOneWalkAreEachTypesTrend() throws {

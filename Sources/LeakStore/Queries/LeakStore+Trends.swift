@@ -31,20 +31,14 @@ extension LeakStore {
                 if line == nil { line = try history.branchCommits(branch, environment: environment, limit: limit).reversed() }
                 let commits = line ?? []
                 let countsAt = try history.keyCounts(.type(typeID), environment: environment, at: commits.map(\.id))
-                result[type] = try commits.map { commit in
+                // The fingerprints of each leaking commit, only when asked for.
+                let leakingCommits = commits.map(\.id).filter { countsAt[$0]?.contains { $0.leaked > 0 } ?? false }
+                let fingerprintsAt = withFingerprints
+                    ? try history.leakFingerprints(typeID: typeID, environment: environment, at: leakingCommits) : [:]
+                result[type] = commits.map { commit in
                     let counts = countsAt[commit.id] ?? []
                     let leaking = counts.filter { $0.leaked > 0 }
-                    var fingerprints: [String] = []
-                    // `+k.type_id` keeps SQLite off `checks_by_type`, which would visit the type's
-                    // checks at every commit instead of this commit's runs.
-                    if withFingerprints, !leaking.isEmpty {
-                        try db.query("""
-                            SELECT DISTINCT k.fingerprint FROM runs r JOIN checks k ON k.run_id = r.id
-                            WHERE r.commit_id = ? AND r.environment = ? AND r.suspect = 0 AND +k.type_id = ?
-                              AND k.outcome = 'leaked' AND k.fingerprint IS NOT NULL
-                            ORDER BY k.fingerprint
-                            """, [.integer(commit.id), .text(environment), .integer(typeID)]) { fingerprints.append($0.string(at: 0) ?? "") }
-                    }
+                    let fingerprints = fingerprintsAt[commit.id] ?? []
                     return TrendPoint(
                         commit: commit.sha, at: commit.at, leakedKeys: leaking.count, checkedKeys: counts.count,
                         scenarios: leaking.map(\.scenario).sorted(), fingerprints: fingerprints)

@@ -592,7 +592,7 @@ struct ProjectHistory {
     /// it); commits without one are absent. `idBatch` commits a statement.
     private func firstParents(of commitIDs: [Int64]) throws -> [Int64: Int64?] {
         var parents: [Int64: Int64?] = [:]
-        try inIDBatches(commitIDs, Self.firstParentsSQL) { row in
+        try inIDBatches(commitIDs, Self.firstParentsSQL, after: [.integer(projectID)]) { row in
             parents[row.int64(at: 0)] = .some(row.isNull(at: 1) ? nil : row.int64(at: 1))
         }
         return parents
@@ -603,33 +603,56 @@ struct ProjectHistory {
     /// scenario history of 50 commits).
     func shas(of commitIDs: [Int64]) throws -> [Int64: String] {
         var shas: [Int64: String] = [:]
-        try inIDBatches(commitIDs, Self.shasSQL) { shas[$0.int64(at: 0)] = $0.string(at: 1) ?? "" }
+        try inIDBatches(commitIDs, Self.shasSQL, after: [.integer(projectID)]) { shas[$0.int64(at: 0)] = $0.string(at: 1) ?? "" }
         return shas
     }
 
-    /// Runs `sql` (the project id as `?1`, then `idBatch` ids) for the distinct `ids`, `idBatch` a
-    /// statement, the last batch padded with its last id so that every batch is the same statement.
-    private func inIDBatches(_ ids: [Int64], _ sql: String, row: (any SQLRow) throws -> Void) throws {
+    /// The distinct fingerprints of the type's leaked checks in the usable runs of each of
+    /// `commitIDs` in the environment, in byte order; commits without any are absent. `idBatch`
+    /// commits a statement (a trend of 1,000 commits asked a statement a leaking commit).
+    func leakFingerprints(typeID: Int64, environment: String, at commitIDs: [Int64]) throws -> [Int64: [String]] {
+        var found: [Int64: Set<String>] = [:]
+        try inIDBatches(commitIDs, Self.fingerprintsSQL, after: [.text(environment), .integer(typeID)]) { row in
+            found[row.int64(at: 0), default: []].insert(row.string(at: 1) ?? "")
+        }
+        return found.mapValues { $0.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } }
+    }
+
+    /// Runs `sql` — the values `after` as its first parameters, then `idBatch` ids — for the
+    /// distinct `ids`, `idBatch` a statement, the last batch padded with its last id so that every
+    /// batch is the same statement.
+    private func inIDBatches(_ ids: [Int64], _ sql: String, after leading: [SQLValue], row: (any SQLRow) throws -> Void) throws {
         let ids = Array(Set(ids)).sorted()
         for start in stride(from: 0, to: ids.count, by: Self.idBatch) {
             let chunk = ids[start..<min(start + Self.idBatch, ids.count)]
             let padded = Array(chunk) + Array(repeating: chunk.last!, count: Self.idBatch - chunk.count)
-            try db.query(sql, [.integer(projectID)] + padded.map(SQLValue.integer), row: row)
+            try db.query(sql, leading + padded.map(SQLValue.integer), row: row)
         }
     }
 
     /// How many commit ids one statement of `inIDBatches` asks for.
     static let idBatch = 64
 
-    /// `?2, …`: the ids of a statement of `inIDBatches`, built once.
-    private static let idSlots = (2..<(2 + idBatch)).map { "?\($0)" }.joined(separator: ", ")
+    /// `?first, …`: the ids of a statement of `inIDBatches`.
+    private static func idSlots(from first: Int) -> String {
+        (first..<(first + idBatch)).map { "?\($0)" }.joined(separator: ", ")
+    }
 
+    // Built once: the same text for every batch.
     private static let firstParentsSQL = """
         SELECT p.commit_id, \(parentID(project: "?1")) FROM commit_parents p \(parentJoin(project: "?1"))
-        WHERE p.position = 0 AND p.commit_id IN (\(idSlots))
+        WHERE p.position = 0 AND p.commit_id IN (\(idSlots(from: 2)))
         """
 
-    private static let shasSQL = "SELECT id, sha FROM commits WHERE project_id = ?1 AND id IN (\(idSlots))"
+    private static let shasSQL = "SELECT id, sha FROM commits WHERE project_id = ?1 AND id IN (\(idSlots(from: 2)))"
+
+    /// `+k.type_id` keeps SQLite off `checks_by_type`, which would visit the type's checks at
+    /// every commit instead of these commits' runs.
+    private static let fingerprintsSQL = """
+        SELECT DISTINCT r.commit_id, k.fingerprint FROM runs r JOIN checks k ON k.run_id = r.id
+        WHERE r.commit_id IN (\(idSlots(from: 3))) AND r.environment = ?1 AND r.suspect = 0 AND +k.type_id = ?2
+          AND k.outcome = 'leaked' AND k.fingerprint IS NOT NULL
+        """
 
     private func previousInUploadOrder(_ commitID: Int64, branch: String, avoiding visited: Set<Int64>) throws -> Int64? {
         var below = commitID
