@@ -68,6 +68,8 @@ struct TrendTests {
             let expected = number % 10 == 0 ? [] : number % 2 == 0 ? ["fp-\(number)-B", "fp-\(number)-b"] : ["fp-\(number)-b"]
             #expect(point.fingerprints == expected, "commit \(number)")
         }
+        // The newest commit counts its usable run alone: one key, clean.
+        #expect(trend.points.last.map { [$0.checkedKeys, $0.leakedKeys] } == [1, 0])
     }
 
     /// The dashboard's sparklines read several trends along one walk of the branch: each the same
