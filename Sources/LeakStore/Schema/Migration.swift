@@ -54,6 +54,8 @@ public struct Migration: Sendable {
         Migration(version: 7, name: "pg_leak_states_leaking", bytes: PackageResources._007_pg_leak_states_leaking_sql),
         Migration(version: 8, name: "pg_commit_parent_ids", bytes: PackageResources._008_pg_commit_parent_ids_sql),
         Migration(version: 9, name: "pg_commit_order", bytes: PackageResources._009_pg_commit_order_sql),
+        Migration(version: 10, name: "pg_leak_states_by_key_covering",
+                  bytes: PackageResources._010_pg_leak_states_by_key_covering_sql),
     ]
 
     /// The schema version this build writes.
