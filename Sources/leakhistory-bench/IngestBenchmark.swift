@@ -55,7 +55,14 @@ enum IngestBenchmark {
         // `LEAKHISTORY_BENCH_ENGINE=postgres`: the server and the raw baseline on PostgreSQL (a
         // schema each), the peer as it is.
         var schemas: [BenchDatabase] = []
-        defer { for schema in schemas { schema.drop() } }
+        defer {
+            // `LEAKHISTORY_BENCH_KEEP=1` keeps them, to replay a slow request against `leakhistory-server`.
+            if environment["LEAKHISTORY_BENCH_KEEP"] == "1" {
+                for schema in schemas { print("ingest: kept \(schema.location)") }
+            } else {
+                for schema in schemas { schema.drop() }
+            }
+        }
         let database: String, raw: any RawBaseline
         if environment["LEAKHISTORY_BENCH_ENGINE"] == "postgres" {
             guard let url = BenchDatabase.postgresURL else {
