@@ -95,9 +95,10 @@ final class Dispatcher: Sendable {
                     case let .success(answered): answered
                     case let .failure(error): failure(error, head: head, route: route, request: request)
                     }
-                    // The answer first: the metrics and the log line are written on the writer thread.
-                    answer(response)
-                    _ = finish(head, bytesIn: bytesIn, started: started, routeLabel: label, response)
+                    // Counted (and logged) before it is answered, as any answer is: a client that has
+                    // its answer finds it in `/metrics` (answered first, the second of two uploads was
+                    // missing from a `/metrics` read right after it, now and then).
+                    answer(finish(head, bytesIn: bytesIn, started: started, routeLabel: label, response))
                 }
                 return
             }
