@@ -153,6 +153,10 @@ final class BenchDatabase {
         return environment["LEAKHISTORY_BENCH_POSTGRES"] ?? environment["LEAKHISTORY_TEST_POSTGRES"]
     }
 
+    /// `LEAKHISTORY_BENCH_KEEP=1`: the suites that seed a database leave it behind, to replay a
+    /// slow request against it.
+    static var keep: Bool { ProcessInfo.processInfo.environment["LEAKHISTORY_BENCH_KEEP"] == "1" }
+
     init(postgres: String?) throws {
         let name = "bench_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
         if let postgres {
@@ -166,5 +170,45 @@ final class BenchDatabase {
             location = directory.appendingPathComponent("bench.sqlite").path
             drop = { try? FileManager.default.removeItem(at: directory) }
         }
+    }
+}
+
+/// `LEAKHISTORY_BENCH_ENGINE=postgres`: the schemas a suite measures PostgreSQL in, each made on
+/// the server `BenchDatabase.postgresURL` names; dropped by `finish`, or kept with
+/// `LEAKHISTORY_BENCH_KEEP=1` (their URLs printed) to replay a slow request against
+/// `leakhistory-server --database`.
+final class BenchSchemas {
+    let url: String
+    private(set) var made: [BenchDatabase] = []
+
+    /// Nil unless the suites are asked to measure PostgreSQL.
+    /// - Throws: when they are and no PostgreSQL URL is set.
+    static func requested() throws -> BenchSchemas? {
+        guard ProcessInfo.processInfo.environment["LEAKHISTORY_BENCH_ENGINE"] == "postgres" else { return nil }
+        guard let url = BenchDatabase.postgresURL else {
+            throw BenchError("LEAKHISTORY_BENCH_ENGINE=postgres needs a PostgreSQL URL in LEAKHISTORY_BENCH_POSTGRES "
+                             + "(`.ci/postgres-test-cluster start` prints one)")
+        }
+        return BenchSchemas(url: url)
+    }
+
+    private init(url: String) { self.url = url }
+
+    /// A new schema; its URL as `--database` takes it is `location`.
+    func make() throws -> BenchDatabase {
+        let schema = try BenchDatabase(postgres: url)
+        made.append(schema)
+        return schema
+    }
+
+    func finish(suite: String) {
+        for schema in made {
+            if BenchDatabase.keep {
+                FileHandle.standardError.write(Data("\(suite): kept \(schema.location)\n".utf8))
+            } else {
+                schema.drop()
+            }
+        }
+        made = []
     }
 }

@@ -54,24 +54,12 @@ enum IngestBenchmark {
 
         // `LEAKHISTORY_BENCH_ENGINE=postgres`: the server and the raw baseline on PostgreSQL (a
         // schema each), the peer as it is.
-        var schemas: [BenchDatabase] = []
-        defer {
-            // `LEAKHISTORY_BENCH_KEEP=1` keeps them, to replay a slow request against `leakhistory-server`.
-            if environment["LEAKHISTORY_BENCH_KEEP"] == "1" {
-                for schema in schemas { print("ingest: kept \(schema.location)") }
-            } else {
-                for schema in schemas { schema.drop() }
-            }
-        }
+        let schemas = try BenchSchemas.requested()
+        defer { schemas?.finish(suite: "ingest") }
         let database: String, raw: any RawBaseline
-        if environment["LEAKHISTORY_BENCH_ENGINE"] == "postgres" {
-            guard let url = BenchDatabase.postgresURL else {
-                throw BenchError("LEAKHISTORY_BENCH_ENGINE=postgres needs a PostgreSQL URL in LEAKHISTORY_BENCH_POSTGRES "
-                                 + "(`.ci/postgres-test-cluster start` prints one)")
-            }
-            schemas = [try BenchDatabase(postgres: url), try BenchDatabase(postgres: url)]
-            database = schemas[0].location
-            raw = try RawPostgresInsertBaseline(url: schemas[1].location)
+        if let schemas {
+            database = try schemas.make().location
+            raw = try RawPostgresInsertBaseline(url: try schemas.make().location)
         } else {
             database = directory.appendingPathComponent("server.sqlite").path
             raw = try RawInsertBaseline(path: directory.appendingPathComponent("raw.sqlite").path)

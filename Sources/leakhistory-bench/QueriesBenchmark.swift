@@ -63,20 +63,15 @@ enum QueriesBenchmark {
         if let requests = ProcessInfo.processInfo.environment["LEAKHISTORY_BENCH_QUERIES_REQUESTS"].flatMap(Int.init), requests > 0 {
             shape.requests = requests
         }
-        if ProcessInfo.processInfo.environment["LEAKHISTORY_BENCH_ENGINE"] == "postgres" {
-            guard let url = BenchDatabase.postgresURL else {
-                throw BenchError("LEAKHISTORY_BENCH_ENGINE=postgres needs a PostgreSQL URL in LEAKHISTORY_BENCH_POSTGRES "
-                                 + "(`.ci/postgres-test-cluster start` prints one)")
-            }
-            var schemas: [BenchDatabase] = []
-            defer { if !keep { for schema in schemas { schema.drop() } } }
-            return try measure(shape: shape, seeded: try seedPostgres(shape: shape, url: url, schemas: &schemas), engine: "PostgreSQL")
+        if let schemas = try BenchSchemas.requested() {
+            defer { schemas.finish(suite: "queries") }
+            return try measure(shape: shape, seeded: try seedPostgres(shape: shape, schemas: schemas), engine: "PostgreSQL")
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("leakhistory-bench-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         // `LEAKHISTORY_BENCH_KEEP=1` keeps the seeded database, to look into a slow query afterwards.
         defer {
-            if keep {
+            if BenchDatabase.keep {
                 FileHandle.standardError.write(Data("queries: the database is kept in \(directory.path)\n".utf8))
             } else {
                 try? FileManager.default.removeItem(at: directory)
@@ -127,14 +122,10 @@ enum QueriesBenchmark {
     /// table that took that many rows — so that the planner has statistics and the visibility map
     /// lets index-only scans skip the heap. The schemas are dropped at the end unless
     /// `LEAKHISTORY_BENCH_KEEP=1`.
-    private static func seedPostgres(shape: Shape, url: String, schemas: inout [BenchDatabase]) throws -> [SeededSize] {
+    private static func seedPostgres(shape: Shape, schemas: BenchSchemas) throws -> [SeededSize] {
         var sizes: [SeededSize] = []
         for target in shape.stages {
-            let database = try BenchDatabase(postgres: url)
-            schemas.append(database)
-            if keep {
-                FileHandle.standardError.write(Data("queries: the \(target)-check database is kept in \(database.location)\n".utf8))
-            }
+            let database = try schemas.make()
             let store = try LeakStore(database: database.location)
             _ = try store.createProject("bench")
             var seeder = RealisticSeeder(shape: shape)
@@ -148,7 +139,6 @@ enum QueriesBenchmark {
         return sizes
     }
 
-    private static var keep: Bool { ProcessInfo.processInfo.environment["LEAKHISTORY_BENCH_KEEP"] == "1" }
 
     /// Every figure at every seeded size, on a server each.
     private static func measure(shape: Shape, seeded sizes: [SeededSize], engine: String) throws -> BenchmarkTable {

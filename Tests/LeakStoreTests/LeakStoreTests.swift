@@ -218,7 +218,7 @@ struct LeakStoreTests {
     }
 
     /// Many writers at once, each on commits no one uploaded before (CI builds of many branches):
-    /// every run is stored at the first try of its caller, and each new commit takes an id of
+    /// every caller's one call stores its run, and each new commit takes an id of
     /// its own with room after it (`CommitOrder`). On PostgreSQL the writers' transactions
     /// overlap: ids read from the table's largest one collided, and uploads failed after their
     /// retries (`leakhistory-bench ingest` on PostgreSQL: 500s from 8 clients).
