@@ -10,6 +10,8 @@ final class PostgresEngine: StoreEngine {
     let url: String
     let location: String
     private let pool: PostgresPool
+    /// Analyzes the tables that grew, as uploads write (`PostgresStatistics`).
+    let statistics: PostgresStatistics
     /// Opens a read: one snapshot, and the query time budget as the transaction's statement timeout.
     private let beginRead: String
 
@@ -26,6 +28,7 @@ final class PostgresEngine: StoreEngine {
         self.url = url
         location = Self.redacted(url)
         pool = PostgresPool(url: url, limit: max(2, options.readerCount + 2), internedLimit: options.internedLimit)
+        statistics = PostgresStatistics(pool: pool)
         beginRead = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
             + (options.queryTimeBudget.map { "; SET LOCAL statement_timeout = \(max(1, Int($0 / .milliseconds(1))))" } ?? "")
         try Self.mapped { try pool.withConnection { pooled in
@@ -54,11 +57,13 @@ final class PostgresEngine: StoreEngine {
         var attempt = 1
         while true {
             do {
-                return try pool.withConnection { pooled in
+                let result = try pool.withConnection { pooled in
                     try pooled.session.transaction { session in
                         try Self.transaction(pooled.connection, begin: "BEGIN") { try body(session) }
                     }
                 }
+                statistics.wrote(cost)
+                return result
             } catch let error as PostgresError {
                 guard error.isLostRace, attempt < Self.raceAttempts else { throw error.storeError ?? error }
                 attempt += 1

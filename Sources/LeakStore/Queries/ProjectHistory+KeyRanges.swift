@@ -100,6 +100,8 @@ extension ProjectHistory {
 
         /// Every key's counts at a commit (`keyCounts(commitID:environment:typeID:includingSuspect:)`).
         var keyCounts: [KeyCountsAt: [KeyCounts]] = [:]
+        /// Keys' ids in `leak_keys`, nil for a key without one (`keyBatches`).
+        var keyIDs: [KeyIDs: Int64?] = [:]
     }
 
     /// Which of a commit's keys a read wants, by their outcomes there.

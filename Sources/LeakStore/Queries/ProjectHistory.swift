@@ -116,13 +116,13 @@ struct ProjectHistory {
                 .filter { keys.contains($0.ids) }
         }
         var result: [KeyCounts] = []
-        for batch in Self.keyBatches(keys) {
+        for batch in try keyBatches(keys) {
             try db.query("""
                 SELECT k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
                        ls.late_release_count, ls.error_count
                 FROM leak_keys k CROSS JOIN leak_states ls
                      JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
-                WHERE k.scenario_id IN (\(KeyBatch.scenarioSlots(from: 3))) AND +k.type_id IN (\(KeyBatch.typeSlots(from: 3)))
+                WHERE k.id IN (\(KeyBatch.slots(from: 3)))
                   AND ls.commit_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2) AND ls.key_id = k.id
                 """, [.integer(commitID), .text(environment)] + batch.values) { row in
                 let counts = KeyCounts(row: row)
@@ -149,12 +149,10 @@ struct ProjectHistory {
         if let head, commitIDs.contains(head) { suspectAtHead = try runCounts(commitID: head, environment: environment).suspect > 0 }
         let headColumn = head.flatMap(grid.column(of:))
         let unchecked = [KeyState?](repeating: nil, count: grid.commits.count)
-        // `+k.type_id`: the keys found by scenario, their types a filter (both lists used on the index
-        // of `leak_keys` would be a probe for every pair of the batch's scenarios and types).
-        for batch in Self.keyBatches(keys) {
+        for batch in try keyBatches(keys) {
             // The row being filled, and the column its last state went to (a key's states come in
             // commit order on SQLite: the next column is found from there). SQLite hands the rows over
-            // key by key (the table's order); where an engine does not, a key met again takes up its row
+            // key by key (in the order of their ids); where an engine does not, a key met again takes up its row
             // where it was left.
             // (No local function to store it: one capturing these would cost an exclusivity check a row.)
             var current: (ids: KeyIDs, states: [KeyState?], filled: Bool, column: Int)?
@@ -162,7 +160,7 @@ struct ProjectHistory {
                 SELECT k.scenario_id, k.type_id, ls.commit_id, ls.checked_count, ls.leaked_count, ls.late_release_count,
                        ls.error_count
                 FROM leak_keys k JOIN leak_states ls ON ls.key_id = k.id
-                WHERE k.scenario_id IN (\(KeyBatch.scenarioSlots(from: 4))) AND +k.type_id IN (\(KeyBatch.typeSlots(from: 4)))
+                WHERE k.id IN (\(KeyBatch.slots(from: 4)))
                   AND ls.environment_id = (SELECT id FROM environments WHERE name = ?1) AND ls.commit_id BETWEEN ?2 AND ?3
                 """, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
                 let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1))
@@ -203,10 +201,10 @@ struct ProjectHistory {
     func keysThatLeaked(_ keys: Set<KeyIDs>, environment: String, within commitIDs: Set<Int64>) throws -> Set<KeyIDs> {
         guard !keys.isEmpty, let low = commitIDs.min(), let high = commitIDs.max() else { return [] }
         var leaked: Set<KeyIDs> = []
-        for batch in Self.keyBatches(keys) {
+        for batch in try keyBatches(keys) {
             try db.query("""
                 SELECT k.scenario_id, k.type_id FROM leak_keys k
-                WHERE k.scenario_id IN (\(KeyBatch.scenarioSlots(from: 4))) AND +k.type_id IN (\(KeyBatch.typeSlots(from: 4)))
+                WHERE k.id IN (\(KeyBatch.slots(from: 4)))
                   AND EXISTS (SELECT 1 FROM leak_states ls
                               WHERE ls.key_id = k.id AND ls.environment_id = (SELECT id FROM environments WHERE name = ?1)
                                 AND ls.commit_id BETWEEN ?2 AND ?3 AND \(Outcomes.leaked.predicate(on: db)))
@@ -243,35 +241,62 @@ struct ProjectHistory {
         return found
     }
 
-    /// Keys `keyBatch` at a time, each batch's scenario and type ids padded with its last key,
-    /// so that every batch is the same statement.
-    private static func keyBatches(_ keys: Set<KeyIDs>) -> [KeyBatch] {
-        let sorted = keys.sorted { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
-        return stride(from: 0, to: sorted.count, by: keyBatch).map { start in
-            let chunk = Array(sorted[start..<min(start + keyBatch, sorted.count)])
-            let padded = chunk + Array(repeating: chunk[chunk.count - 1], count: keyBatch - chunk.count)
-            return KeyBatch(keys: Set(chunk), values: padded.map { .integer($0.scenarioID) } + padded.map { .integer($0.typeID) })
+    /// Keys `keyBatch` at a time, by their ids in `leak_keys`, each batch padded with its last id
+    /// so that every batch is the same statement; a key without a row there (never checked) is in
+    /// none.
+    ///
+    /// By id, not by (scenario, type): PostgreSQL took a batch's 128 scenario ids and 128 type ids
+    /// for thousands of keys and hash-joined them to every state in the range (14 keys: 50 ms on
+    /// analyzed tables, 500–780 ms on a table that had just grown, the reads that stalled during
+    /// ingest); a list of ids of `leak_keys` is at most as many keys as it is long.
+    private func keyBatches(_ keys: Set<KeyIDs>) throws -> [KeyBatch] {
+        let ids = try keyIDs(of: keys)
+        let sorted = ids.sorted { $0.value < $1.value }
+        return stride(from: 0, to: sorted.count, by: Self.keyBatch).map { start in
+            let chunk = sorted[start..<min(start + Self.keyBatch, sorted.count)]
+            let padded = chunk.map(\.value) + Array(repeating: chunk[chunk.endIndex - 1].value, count: Self.keyBatch - chunk.count)
+            return KeyBatch(keys: Set(chunk.map(\.key)), values: padded.map { .integer($0) })
         }
     }
 
+    /// The `leak_keys` id of each of `keys` that has one, read once a snapshot (`Memo.keyIDs`),
+    /// `keyBatch` keys a statement, padded with the last.
+    private func keyIDs(of keys: Set<KeyIDs>) throws -> [KeyIDs: Int64] {
+        let unknown = keys.filter { memo.keyIDs[$0] == nil }.sorted { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
+        for start in stride(from: 0, to: unknown.count, by: Self.keyBatch) {
+            let chunk = Array(unknown[start..<min(start + Self.keyBatch, unknown.count)])
+            let padded = chunk + Array(repeating: chunk[chunk.count - 1], count: Self.keyBatch - chunk.count)
+            for ids in chunk { memo.keyIDs[ids] = .some(nil) }
+            try db.query(Self.keyIDsSQL, padded.map { .integer($0.scenarioID) } + padded.map { .integer($0.typeID) }) { row in
+                let ids = KeyIDs(scenarioID: row.int64(at: 1), typeID: row.int64(at: 2))
+                if memo.keyIDs[ids] != nil { memo.keyIDs[ids] = row.int64(at: 0) }
+            }
+        }
+        return keys.reduce(into: [:]) { found, ids in
+            if let id = memo.keyIDs[ids] ?? nil { found[ids] = id }
+        }
+    }
+
+    /// `+type_id`: the pairs found by scenario, their types a filter (both lists used on the index of
+    /// `leak_keys` would be a probe for every pair of the batch's scenarios and types).
+    private static let keyIDsSQL = """
+        SELECT id, scenario_id, type_id FROM leak_keys
+        WHERE scenario_id IN (\(KeyBatch.slots(from: 1))) AND +type_id IN (\(KeyBatch.slots(from: 1 + keyBatch)))
+        """
+
     private struct KeyBatch {
         var keys: Set<KeyIDs>
-        /// `keyBatch` scenario ids, then `keyBatch` type ids: the statement's parameters after its own.
+        /// `keyBatch` key ids: the statement's parameters after its own.
         var values: [SQLValue]
 
-        /// `?first, …`: the scenario ids' parameters when the statement's own come before `first`.
-        static func scenarioSlots(from first: Int) -> String {
+        /// `?first, …`: the key ids' parameters when the statement's own come before `first`.
+        static func slots(from first: Int) -> String {
             lists[first] ?? list(from: first)
-        }
-
-        static func typeSlots(from first: Int) -> String {
-            scenarioSlots(from: first + ProjectHistory.keyBatch)
         }
 
         /// The lists the statements use (their own parameters are 2 or 3), built once: built for
         /// every statement they were ~4% of a diff with a few hundred keys.
-        private static let lists = Dictionary(uniqueKeysWithValues: [3, 4, 3 + ProjectHistory.keyBatch, 4 + ProjectHistory.keyBatch]
-            .map { ($0, list(from: $0)) })
+        private static let lists = Dictionary(uniqueKeysWithValues: [1, 3, 4, 1 + ProjectHistory.keyBatch].map { ($0, list(from: $0)) })
 
         private static func list(from first: Int) -> String {
             (first..<(first + ProjectHistory.keyBatch)).map { "?\($0)" }.joined(separator: ", ")
@@ -332,12 +357,12 @@ struct ProjectHistory {
         // The keys without a leak or a late release here may have passed without a row: their sites,
         // a point of the primary key each (not the commit's every state: a 100,000-check run's).
         var passedSites: [KeyIDs: KeyObservation] = [:]
-        for batch in Self.keyBatches(keys.filter { (found[$0]?.rank ?? 0) == 0 }) {
+        for batch in try keyBatches(keys.filter { (found[$0]?.rank ?? 0) == 0 }) {
             try db.query("""
                 SELECT k.scenario_id, k.type_id, cs.file, cs.line
                 FROM leak_keys k CROSS JOIN leak_states ls
                      JOIN check_sites cs ON cs.id = coalesce(ls.passed_site_id, k.site_id)
-                WHERE k.scenario_id IN (\(KeyBatch.scenarioSlots(from: 3))) AND +k.type_id IN (\(KeyBatch.typeSlots(from: 3)))
+                WHERE k.id IN (\(KeyBatch.slots(from: 3)))
                   AND ls.commit_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2) AND ls.key_id = k.id
                   AND ls.slowest_pass_us IS NOT NULL
                 """, [.integer(commitID), .text(environment)] + batch.values) { row in

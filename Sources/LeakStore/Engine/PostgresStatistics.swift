@@ -1,0 +1,78 @@
+import Foundation
+import Synchronization
+
+/// Keeps PostgreSQL's planner statistics of the store's tables as current as their data.
+///
+/// The store's statements run generic plans (`PostgresConnection.configureSession`), made once a
+/// connection and made again when a table's statistics change. Made on tables that had grown
+/// since their last ANALYZE — a new database's first uploads, a 100,000-check run — they were
+/// plans for tables of a few rows: a key's states over a range of commits read through the
+/// primary key's range and hash-joined, 0.4–0.9 s for a few keys where the same statement takes
+/// a few milliseconds on analyzed tables, until autovacuum got to the table a minute or more later
+/// (BENCHMARKS.md, issue 15, sixteenth session). So every `checkInterval` checks a server writes,
+/// it analyzes, in the background and one at a time, each of its schema's tables changed by more
+/// than `changedShare` of its rows (and `changedRows`) since its last ANALYZE. PostgreSQL counts
+/// every server's changes (`pg_stat_user_tables`), so servers sharing a database share the rule;
+/// the new statistics make every connection plan its statements again.
+///
+/// A failed round (a timeout, the database gone) is left to the next one, and to autovacuum.
+final class PostgresStatistics: Sendable {
+    /// Checks written between two looks at what changed.
+    static let checkInterval = 2_000
+    /// A table is analyzed once more of it than this share changed since its last ANALYZE…
+    static let changedShare = 0.2
+    /// …and at least this many rows.
+    static let changedRows = 1_000
+    /// How long one ANALYZE may take (the statement timeout of its transaction).
+    static let timeout: Duration = .seconds(60)
+
+    private let pool: PostgresPool
+    private let written = Atomic<Int>(0)
+    private let running = Atomic<Bool>(false)
+    /// Rounds finished, for tests.
+    let rounds = Atomic<Int>(0)
+
+    init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    /// Counts `checks` written; starts a round in the background when they cross a multiple of
+    /// `checkInterval` and none is running.
+    func wrote(_ checks: Int) {
+        guard checks > 0 else { return }
+        let after = written.add(checks, ordering: .relaxed).newValue
+        guard (after - checks) / Self.checkInterval != after / Self.checkInterval,
+              running.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        Thread.detachNewThread { [self] in
+            try? analyzeChangedTables()
+            rounds.add(1, ordering: .relaxed)
+            running.store(false, ordering: .releasing)
+        }
+    }
+
+    /// Analyzes the schema's tables that changed enough since their last ANALYZE.
+    func analyzeChangedTables() throws {
+        try pool.withConnection { pooled in
+            let db = pooled.connection
+            var tables: [String] = []
+            try db.query("""
+                SELECT c.relname FROM pg_class c
+                JOIN pg_namespace n ON n.oid = c.relnamespace
+                JOIN pg_stat_user_tables s ON s.relid = c.oid
+                WHERE n.nspname = current_schema() AND c.relkind = 'r'
+                  AND s.n_mod_since_analyze > greatest(?, ? * greatest(c.reltuples, 0))
+                """, [.integer(Int64(Self.changedRows)), .real(Self.changedShare)]) { tables.append($0.string(at: 0) ?? "") }
+            for table in tables where !table.isEmpty {
+                let milliseconds = Self.timeout / .milliseconds(1)
+                try db.execute("BEGIN; SET LOCAL statement_timeout = \(Int(milliseconds))")
+                do {
+                    try db.execute("ANALYZE \"\(table.replacingOccurrences(of: "\"", with: "\"\""))\"")
+                    try db.execute("COMMIT")
+                } catch {
+                    if db.isConnected { try? db.execute("ROLLBACK") }
+                    throw error
+                }
+            }
+        }
+    }
+}

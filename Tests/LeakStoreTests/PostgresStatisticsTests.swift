@@ -1,0 +1,57 @@
+import Foundation
+import LeakReport
+@testable import LeakStore
+import Testing
+
+/// The planner statistics of a PostgreSQL store follow its uploads (`PostgresStatistics`).
+@Suite("PostgreSQL statistics")
+struct PostgresStatisticsTests {
+    /// Uploads that changed a table by more than a fifth since its last ANALYZE have the store
+    /// analyze it in the background; a table they hardly changed is left alone.
+    @Test(arguments: TestEngine.postgresOnly)
+    func tablesUploadsGrewAreAnalyzedAndTheOthersLeftAlone(_ engine: TestEngine) throws {
+        let database = try TestDatabase(engine)
+        let store = try database.open()
+        _ = try store.createProject("app")
+        let statistics = try #require(store.engine as? PostgresEngine).statistics
+        let checks = PostgresStatistics.checkInterval
+        func upload(_ key: String) throws {
+            _ = try store.ingest(LeakStoreTests.run(key: key, outcomes: Array(repeating: .deallocated, count: checks),
+                                                    names: (key, "App.Model")))
+        }
+        func manuallyAnalyzed() throws -> Set<String> {
+            try store.read { db in
+                var names: Set<String> = []
+                try db.query("""
+                    SELECT relname FROM pg_stat_user_tables WHERE schemaname = current_schema() AND last_analyze IS NOT NULL
+                    """) { names.insert($0.string(at: 0) ?? "") }
+                return names
+            }
+        }
+        try upload("first")
+        try waitUntil("the round the first upload started") { statistics.rounds.load(ordering: .relaxed) == 1 }
+        // PostgreSQL publishes a transaction's changes to `pg_stat_user_tables` within seconds;
+        // the next interval's round then sees them.
+        try waitUntil("the first upload's states are counted") {
+            try store.read { try $0.scalarInt("""
+                SELECT n_mod_since_analyze FROM pg_stat_user_tables WHERE schemaname = current_schema() AND relname = 'leak_states'
+                """) } ?? 0 >= Int64(checks)
+        }
+        try upload("second")
+        try waitUntil("the round the second upload started") { statistics.rounds.load(ordering: .relaxed) == 2 }
+        let analyzed = try manuallyAnalyzed()
+        #expect(analyzed.isSuperset(of: ["leak_states", "leak_keys", "scenarios"]), "analyzed: \(analyzed.sorted())")
+        #expect(analyzed.isDisjoint(with: ["projects", "tokens", "commits", "runs"]), "analyzed: \(analyzed.sorted())")
+    }
+
+    private func waitUntil(_ what: String, _ condition: () throws -> Bool) throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while try !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("still waiting after 30 s for \(what)")
+                return
+            }
+            usleep(100_000)
+        }
+    }
+}
