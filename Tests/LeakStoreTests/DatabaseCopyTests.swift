@@ -52,8 +52,10 @@ struct DatabaseCopyTests {
         #expect(throws: DatabaseCopyError.self) { try source.copy(into: target) }
         // The foreign keys hold again after the copy (PostgreSQL's are dropped during it).
         #expect(throws: (any Error).self) {
-            try target.write { try $0.connection.run(
-                "INSERT INTO leak_states VALUES (1, 1, 999999, 1, 0, 0, 0, NULL, NULL)") }
+            try target.write { try $0.connection.run("""
+                INSERT INTO checks (run_id, scenario_id, type_id, outcome, waited_ms, timeout_ms, site_id, checked_at)
+                VALUES (999999, 1, 1, 'leaked', 1, 100, 1, '2026-01-01T00:00:00.000Z')
+                """) }
         }
     }
 }

@@ -56,6 +56,8 @@ public struct Migration: Sendable {
         Migration(version: 9, name: "pg_commit_order", bytes: PackageResources._009_pg_commit_order_sql),
         Migration(version: 10, name: "pg_leak_states_by_key_covering",
                   bytes: PackageResources._010_pg_leak_states_by_key_covering_sql),
+        Migration(version: 11, name: "pg_leak_states_without_foreign_keys",
+                  bytes: PackageResources._011_pg_leak_states_without_foreign_keys_sql),
     ]
 
     /// The schema version this build writes.
