@@ -428,6 +428,23 @@ struct LeakStoreTests {
         }
         #expect(try Self.misLinkedParents(store) == 1)
         #expect(try leakFirstSeen() == sha(2))
+
+        // A merge: its parents in their order, the second linked once it arrives.
+        var merge = run(5)
+        merge.parents = [sha(4), sha(9)]
+        _ = try store.ingest(merge)
+        let parents = { try store.read { db in
+            var rows: [String] = []
+            try db.query("""
+                SELECT p.position, p.parent_sha, p.parent_id IS NOT NULL FROM commit_parents p JOIN commits c ON c.id = p.commit_id
+                WHERE c.sha = ? ORDER BY p.position
+                """, [.text(sha(5))]) { rows.append("\($0.int(at: 0)) \($0.string(at: 1)!.prefix(1)) \($0.int(at: 2))") }
+            return rows
+        } }
+        #expect(try parents() == ["0 4 1", "1 9 0"])
+        _ = try store.ingest(run(9))
+        #expect(try parents() == ["0 4 1", "1 9 1"])
+        #expect(try Self.misLinkedParents(store) == 1, "only the row spoiled above")
     }
 }
 

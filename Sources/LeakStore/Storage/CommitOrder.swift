@@ -17,5 +17,5 @@ enum CommitOrder {
     }
 
     private static let nextMultiple = "(SELECT (coalesce(max(id), 0) / \(spacing) + 1) * \(spacing) FROM commits)"
-    private static let nextInSequence = "nextval(pg_get_serial_sequence('commits', 'id'))"
+    static let nextInSequence = "nextval(pg_get_serial_sequence('commits', 'id'))"
 }

@@ -447,6 +447,14 @@ extension LeakStore {
             // writer: nothing was stored in between), and by `publish` when a commit took its sha.
             return found.id
         }
+        if db is PostgresConnection {
+            // The commit, its parents and both links in one statement (`commitWithParents`).
+            let parents = PostgresArray.literal(run.parents.map { $0.lowercased() })
+            guard let commitID = try db.scalarInt(Self.commitWithParents, [.integer(projectID), .text(sha), .text(run.branch),
+                                                                           .text(receivedAt), .text(parents)])
+            else { throw LeakStoreError.unavailable("the commit upsert returned no id") }
+            return commitID
+        }
         // RETURNING on an upsert gives the id whether the row is new or was already there.
         guard let commitID = try db.scalarInt("""
             INSERT INTO commits (id, project_id, sha, branch, first_seen) VALUES (\(CommitOrder.newID(on: db)), ?, ?, ?, ?)
@@ -460,6 +468,32 @@ extension LeakStore {
         try linkParents(db, projectID: projectID, commitID: commitID, sha: sha)
         return commitID
     }
+
+    /// On PostgreSQL, where a statement is a round trip, what `upsertCommit`, `insertParents` and
+    /// `linkParents` do in four statements, in one (they were four of a 10-check upload's
+    /// fourteen round trips): the commit upserted, its parents inserted with the ids of those
+    /// already stored (a parent row already there gets its id where it had none, from its own
+    /// sha, as `ownParentsLink` gives it), and the rows that named it as a parent pointed at it.
+    /// The parts see the database as it was when the statement began: the commit's own new row
+    /// is none of its parents', and the rows it inserts are none of its children's.
+    private static let commitWithParents = """
+        WITH stored AS (
+            INSERT INTO commits (id, project_id, sha, branch, first_seen) VALUES (\(CommitOrder.nextInSequence), ?1, ?2, ?3, ?4)
+            ON CONFLICT (project_id, sha) DO UPDATE SET branch = coalesce(commits.branch, excluded.branch)
+            RETURNING id),
+        parents AS (
+            INSERT INTO commit_parents (commit_id, position, parent_sha, parent_id)
+            SELECT stored.id, p.position - 1, p.sha, (SELECT pc.id FROM commits pc WHERE pc.project_id = ?1 AND pc.sha = p.sha)
+            FROM stored, unnest(CAST(?5 AS text[])) WITH ORDINALITY AS p(sha, position)
+            ON CONFLICT (commit_id, position) DO UPDATE
+                SET parent_id = (SELECT pc.id FROM commits pc WHERE pc.project_id = ?1 AND pc.sha = commit_parents.parent_sha)
+                WHERE commit_parents.parent_id IS NULL),
+        children AS (
+            UPDATE commit_parents SET parent_id = stored.id FROM stored
+            WHERE commit_parents.parent_sha = ?2 AND (commit_parents.parent_id IS NULL OR commit_parents.parent_id <> stored.id)
+              AND EXISTS (SELECT 1 FROM commits c WHERE c.id = commit_parents.commit_id AND c.project_id = ?1))
+        SELECT id FROM stored
+        """
 
     private func insertParents(_ db: any SQLConnection, commitID: Int64, _ parents: [String]) throws {
         try db.insert(Self.parentInsert, rows: parents.enumerated().map { position, parent in
