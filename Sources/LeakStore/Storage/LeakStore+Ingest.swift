@@ -75,10 +75,8 @@ extension LeakStore {
         let (run, hash, tally) = (whole.run, whole.hash, whole.tally)
         let db = writer.connection
         try check(credential, on: db)
-        let projectID = try projectID(db, run.project)
-        if let existing = try existingRun(db, projectID: projectID, runKey: run.runKey) {
-            return try existing.receipt(for: run, hash: hash)
-        }
+        let (projectID, existing) = try project(db, run.project, runKey: run.runKey)
+        if let existing { return try existing.receipt(for: run, hash: hash) }
         let commitID = try upsertCommit(db, projectID: projectID, run: run, receivedAt: whole.receivedAt)
         let runID = try insertRun(db, projectID: projectID, run: run, runKey: run.runKey, hash: hash, commitID: commitID,
                                   receivedAt: whole.receivedAt, tally: tally)
@@ -95,8 +93,8 @@ extension LeakStore {
         let started: Result<PendingUpload, ExistingRun> = try write(cost: ingestSliceChecks) { writer in
             let db = writer.connection
             try check(credential, on: db)
-            let projectID = try projectID(db, run.project)
-            if let existing = try existingRun(db, projectID: projectID, runKey: run.runKey) { return .failure(existing) }
+            let (projectID, existing) = try project(db, run.project, runKey: run.runKey)
+            if let existing { return .failure(existing) }
             let placeholder = PendingUpload.newPlaceholder()
             // A commit that has runs is rebuilt under the id right after its own when that one is
             // free (`CommitOrder`): the rebuilt commit then takes its place in upload order. Not
@@ -368,17 +366,34 @@ extension LeakStore {
         return abandoned.count
     }
 
-    private func projectID(_ db: any SQLConnection, _ project: String) throws -> Int64 {
-        guard let id = try db.scalarInt("SELECT id FROM projects WHERE name = ?", [.text(project)]) else {
-            throw LeakStoreError.projectNotFound(project)
+    /// The project's id, and the run already stored under `runKey` in it: one statement, as they
+    /// were two round trips of every upload on PostgreSQL.
+    private func project(_ db: any SQLConnection, _ project: String, runKey: String) throws -> (id: Int64, existing: ExistingRun?) {
+        var found: (id: Int64, existing: ExistingRun?)?
+        try db.query("""
+            SELECT p.id, r.id, r.content_hash, r.check_count, r.leaked_count, r.late_release_count, r.error_count, r.suspect
+            FROM projects p LEFT JOIN runs r ON r.project_id = p.id AND r.run_key = ?2
+            WHERE p.name = ?1
+            """, [.text(project), .text(runKey)]) { row in
+            found = (row.int64(at: 0), row.isNull(at: 1) ? nil : ExistingRun(row: row, from: 1))
         }
-        return id
+        guard let found else { throw LeakStoreError.projectNotFound(project) }
+        return found
     }
 
     /// The run already stored under a run key.
     struct ExistingRun: Error {
         var hash: String
         var receipt: IngestReceipt
+
+        /// The run of a row's seven columns from `first` on: id, content hash, check, leaked,
+        /// late-release and error counts, suspect.
+        init(row: any SQLRow, from first: Int32) {
+            hash = row.string(at: first + 1) ?? ""
+            receipt = IngestReceipt(
+                runID: row.int64(at: first), created: false, checkCount: row.int(at: first + 2), leakedCount: row.int(at: first + 3),
+                lateReleaseCount: row.int(at: first + 4), errorCount: row.int(at: first + 5), suspect: row.int(at: first + 6) != 0)
+        }
 
         /// Its receipt when `run` is the same upload again, or the conflict.
         func receipt(for run: RunRecord, hash: String) throws -> IngestReceipt {
@@ -394,11 +409,7 @@ extension LeakStore {
         try db.query("""
             SELECT id, content_hash, check_count, leaked_count, late_release_count, error_count, suspect
             FROM runs WHERE project_id = ? AND run_key = ?
-            """, [.integer(projectID), .text(runKey)]) { row in
-            found = ExistingRun(hash: row.string(at: 1) ?? "", receipt: IngestReceipt(
-                runID: row.int64(at: 0), created: false, checkCount: row.int(at: 2), leakedCount: row.int(at: 3),
-                lateReleaseCount: row.int(at: 4), errorCount: row.int(at: 5), suspect: row.int(at: 6) != 0))
-        }
+            """, [.integer(projectID), .text(runKey)]) { found = ExistingRun(row: $0, from: 0) }
         return found
     }
 
