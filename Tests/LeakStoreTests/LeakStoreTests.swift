@@ -191,7 +191,7 @@ struct LeakStoreTests {
     }
 
     /// Many writers at once — on PostgreSQL, racing transactions on separate connections — on
-    /// one runKey store it once, and on new names intern each name once.
+    /// one runKey store it once, and on new names intern each name, and each key, once.
     @Test(arguments: TestEngine.all)
     func concurrentWritersStoreARunKeyOnceAndInternANameOnce(_ engine: TestEngine) throws {
         let database = try TestDatabase(engine)
@@ -212,9 +212,9 @@ struct LeakStoreTests {
         let counts = try store.read { db in
             [try db.scalarInt("SELECT count(*) FROM runs"), try db.scalarInt("SELECT count(*) FROM types"),
              try db.scalarInt("SELECT count(*) FROM scenarios"), try db.scalarInt("SELECT count(*) FROM checks"),
-             try db.scalarInt("SELECT sum(checked_count) FROM leak_states")]
+             try db.scalarInt("SELECT sum(checked_count) FROM leak_states"), try db.scalarInt("SELECT count(*) FROM leak_keys")]
         }
-        #expect(counts == [5, 1, 2, 5, 10], "one leak a run is a record; the passing checks only count")
+        #expect(counts == [5, 1, 2, 5, 10, 2], "one leak a run is a record; the passing checks only count; each key once")
     }
 
     /// Many writers at once, each on commits no one uploaded before (CI builds of many branches):

@@ -76,7 +76,6 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
     package var packsKeyStates: Bool { false }
     package var writesAlone: Bool { false }
     package var statementsAreRoundTrips: Bool { true }
-    package var conflictsUseUpIDs: Bool { true }
 
     /// In the schema the connection's `search_path` puts first.
     package func tableExists(_ name: String) throws -> Bool {
@@ -123,6 +122,35 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
             throw LeakStoreError.unavailable("interning \(lost) in \(table) returned no id")
         }
         return ids
+    }
+
+    /// Leak keys in one statement, as `intern(_:in:)` does names: the known ones read, the others
+    /// inserted in the order given, each row (id, scenario, type, site) handed to `row`. A key
+    /// another server added after the statement's snapshot comes back from neither: the caller
+    /// reads it again (`WriteSession.intern(keys:)`).
+    package func internKeys(_ keys: [(scenarioID: Int64, typeID: Int64, siteID: Int64?)],
+                            row: (any SQLRow) throws -> Void) throws {
+        guard !keys.isEmpty else { return }
+        var columns = ["{", "{", "{"]
+        for (index, key) in keys.enumerated() {
+            let separator = index == 0 ? "" : ","
+            for (column, value) in [SQLValue.integer(key.scenarioID), .integer(key.typeID), key.siteID.map(SQLValue.integer) ?? .null].enumerated() {
+                columns[column] += separator
+                PostgresArray.append(value, to: &columns[column])
+            }
+        }
+        try query("""
+            WITH wanted(scenario_id, type_id, site_id, position) AS (
+                     SELECT * FROM unnest(CAST(? AS bigint[]), CAST(? AS bigint[]), CAST(? AS bigint[])) WITH ORDINALITY),
+                 found AS (SELECT k.id, k.scenario_id, k.type_id, k.site_id FROM leak_keys k
+                           JOIN wanted w ON w.scenario_id = k.scenario_id AND w.type_id = k.type_id),
+                 added AS (INSERT INTO leak_keys (scenario_id, type_id, site_id)
+                           SELECT w.scenario_id, w.type_id, w.site_id FROM wanted w
+                           WHERE NOT EXISTS (SELECT 1 FROM found f WHERE f.scenario_id = w.scenario_id AND f.type_id = w.type_id)
+                           ORDER BY w.position
+                           ON CONFLICT (scenario_id, type_id) DO NOTHING RETURNING id, scenario_id, type_id, site_id)
+            SELECT id, scenario_id, type_id, site_id FROM found UNION ALL SELECT id, scenario_id, type_id, site_id FROM added
+            """, columns.map { .text($0 + "}") }, row: row)
     }
 
     /// The `unnest` form of `insert`, made on first use.

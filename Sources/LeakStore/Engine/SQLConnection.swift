@@ -121,10 +121,6 @@ package protocol SQLConnection: AnyObject {
     func intern(_ names: [String], in table: StaticString) throws -> [String: Int64]
     /// Whether the schema holds a table of this name (the engine's catalog: `sqlite_master`, `pg_tables`).
     func tableExists(_ name: String) throws -> Bool
-    /// Whether an insert that does nothing on a conflict still uses up an id: a PostgreSQL
-    /// sequence value is taken for every row offered; a SQLite rowid is the table's largest plus
-    /// one, taken only by a row added.
-    var conflictsUseUpIDs: Bool { get }
     /// Whether key states are stored packed (`StateBlobs`, read through `LeakStatesTable`): on
     /// SQLite; PostgreSQL keeps a row a state, which its many writers share without one settling.
     var packsKeyStates: Bool { get }

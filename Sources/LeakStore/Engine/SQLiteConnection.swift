@@ -166,7 +166,6 @@ package final class SQLiteConnection: SQLConnection, @unchecked Sendable {
     package var packsKeyStates: Bool { true }
     package var writesAlone: Bool { true }
     package var statementsAreRoundTrips: Bool { false }
-    package var conflictsUseUpIDs: Bool { false }
 
     package func tableExists(_ name: String) throws -> Bool {
         try scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)]) ?? 0 > 0

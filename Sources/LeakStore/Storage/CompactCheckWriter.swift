@@ -402,30 +402,26 @@ extension WriteSession {
     /// How many keys one statement of `intern(keys:)` reads back, at most (a power of two).
     static let keyBatch = 128
 
-    /// Interns the leak keys this session does not know yet: reads their ids and sites from
-    /// `leak_keys`, and of no other keys, `keyBatch` keys a statement; inserts the ones not there
+    /// Interns the leak keys this session does not know yet: inserts the ones not in `leak_keys`
     /// (in the order given: sorted, so that racing servers lock rows in the same order), each
     /// with its usual site (the site of its first row-less passing check, when it has one), and
     /// keeps the rows the insert returns; reads back only those it did not return (another server
-    /// inserted them first, or SQLite could not tell: `RowInsert.returnsAddedRows`).
-    ///
-    /// Where a conflict uses up no id (SQLite), the keys are offered to the insert without the
-    /// first read: the insert leaves the ones there, the read back finds them, and the ids are
-    /// the same. A new run's keys are mostly new, and that read found none of them (6% of an
-    /// upload with new keys, callgrind).
+    /// inserted them first, or SQLite could not tell: `RowInsert.returnsAddedRows`). The insert
+    /// leaves the keys already there, and the read back finds them with the same ids: a new run's
+    /// keys are mostly new, and a read first found none of them (6% of an upload with new keys on
+    /// SQLite, callgrind). PostgreSQL, where a conflict uses up an id of the sequence, reads the
+    /// known keys and inserts the others in one statement (`PostgresConnection.internKeys`).
     func intern(keys wanted: [(key: KeyIDs, siteID: Int64?)]) throws {
         let unknown = wanted.filter { keyIDs[$0.key] == nil }
         guard !unknown.isEmpty else { return }
-        var missing = unknown
-        if connection.conflictsUseUpIDs {
-            try readKeys(unknown.map(\.key))
-            missing = unknown.filter { keyIDs[$0.key] == nil }
+        if let postgres = connection as? PostgresConnection {
+            try postgres.internKeys(unknown.map { ($0.key.scenarioID, $0.key.typeID, $0.siteID) }, row: rememberKey)
+        } else {
+            try connection.insert(Self.keyInsert, rows: unknown.map {
+                [.integer($0.key.scenarioID), .integer($0.key.typeID), $0.siteID.map(SQLValue.integer) ?? .null]
+            }, returned: rememberKey)
         }
-        guard !missing.isEmpty else { return }
-        try connection.insert(Self.keyInsert, rows: missing.map {
-            [.integer($0.key.scenarioID), .integer($0.key.typeID), $0.siteID.map(SQLValue.integer) ?? .null]
-        }, returned: rememberKey)
-        let lost = missing.filter { keyIDs[$0.key] == nil }
+        let lost = unknown.filter { keyIDs[$0.key] == nil }
         guard !lost.isEmpty else { return }
         try readKeys(lost.map(\.key))
         if let lost = lost.first(where: { keyIDs[$0.key] == nil })?.key {
