@@ -70,7 +70,11 @@ struct ProjectHistory {
         let runs = try runCounts(commitID: commitID, environment: environment)
         guard runs.usable > 0 || (includingSuspect && runs.suspect > 0) else { return [] }
         var result: [KeyCounts] = []
-        let values: [SQLValue] = [.integer(commitID), .text(environment), typeID.map(SQLValue.integer) ?? .null]
+        let values: [SQLValue] = [.integer(commitID), .text(environment)] + (typeID.map { [SQLValue.integer($0)] } ?? [])
+        // One type's keys, or every key: two statements, not `(k.type_id = ?3 OR ?3 IS NULL)`,
+        // which PostgreSQL's generic plan took for 3 rows and joined every type to each state (a
+        // head's 308 states: 12.8 ms, 1.2 ms planned apart).
+        let ofType = typeID == nil ? "" : " AND k.type_id = ?3"
         func append(_ row: any SQLRow) { result.append(KeyCounts(row: row)) }
         if runs.usable > 0 {
             try db.query("""
@@ -78,8 +82,7 @@ struct ProjectHistory {
                        ls.late_release_count, ls.error_count
                 FROM leak_states ls JOIN leak_keys k ON k.id = ls.key_id
                      JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
-                WHERE ls.commit_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
-                  AND (k.type_id = ?3 OR ?3 IS NULL)
+                WHERE ls.commit_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)\(ofType)
                 """, values, row: append)
             // In key order, as the suspect runs' merge below gives them.
             result.sort { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
@@ -90,7 +93,7 @@ struct ProjectHistory {
                    sum(k.outcome = 'lateRelease'), sum(k.outcome = 'error')
             FROM runs r JOIN checks k ON k.run_id = r.id
                  JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
-            WHERE r.commit_id = ?1 AND r.environment = ?2 AND r.suspect = 1 AND (k.type_id = ?3 OR ?3 IS NULL)
+            WHERE r.commit_id = ?1 AND r.environment = ?2 AND r.suspect = 1\(ofType)
             GROUP BY k.scenario_id, k.type_id, s.name, t.name
             """, values, row: append)
         // Both halves in key order, each key once with its counts added up.
