@@ -89,7 +89,7 @@ final class PostgresEngine: StoreEngine {
     /// `BEGIN`, `body`, `COMMIT`; `ROLLBACK` when `body` throws. A connection that PostgreSQL
     /// dropped while it sat in the pool (a restart) fails at `BEGIN`: it is reset and the
     /// transaction begins on the new session.
-    private static func transaction<T>(_ db: PostgresConnection, begin: String, _ body: () throws -> T) throws -> T {
+    static func transaction<T>(_ db: PostgresConnection, begin: String, _ body: () throws -> T) throws -> T {
         do {
             try db.execute(begin)
         } catch let error as PostgresError where error.connectionLost {

@@ -62,15 +62,10 @@ final class PostgresStatistics: Sendable {
                 WHERE n.nspname = current_schema() AND c.relkind = 'r'
                   AND s.n_mod_since_analyze > greatest(?, ? * greatest(c.reltuples, 0))
                 """, [.integer(Int64(Self.changedRows)), .real(Self.changedShare)]) { tables.append($0.string(at: 0) ?? "") }
+            let begin = "BEGIN; SET LOCAL statement_timeout = \(Int(Self.timeout / .milliseconds(1)))"
             for table in tables where !table.isEmpty {
-                let milliseconds = Self.timeout / .milliseconds(1)
-                try db.execute("BEGIN; SET LOCAL statement_timeout = \(Int(milliseconds))")
-                do {
+                try PostgresEngine.transaction(db, begin: begin) {
                     try db.execute("ANALYZE \"\(table.replacingOccurrences(of: "\"", with: "\"\""))\"")
-                    try db.execute("COMMIT")
-                } catch {
-                    if db.isConnected { try? db.execute("ROLLBACK") }
-                    throw error
                 }
             }
         }

@@ -262,30 +262,21 @@ struct ProjectHistory {
         }
     }
 
-    /// The `leak_keys` id of each of `keys` that has one, read once a snapshot (`Memo.keyIDs`),
-    /// `keyBatch` keys a statement, padded with the last.
+    /// The `leak_keys` id of each of `keys` that has one, read once a snapshot (`Memo.keyIDs`) as
+    /// the writers read keys back (`WriteSession.lookUpKeys`).
     private func keyIDs(of keys: Set<KeyIDs>) throws -> [KeyIDs: Int64] {
-        let unknown = keys.filter { memo.keyIDs[$0] == nil }.sorted { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
-        for start in stride(from: 0, to: unknown.count, by: Self.keyBatch) {
-            let chunk = Array(unknown[start..<min(start + Self.keyBatch, unknown.count)])
-            let padded = chunk + Array(repeating: chunk[chunk.count - 1], count: Self.keyBatch - chunk.count)
-            for ids in chunk { memo.keyIDs[ids] = .some(nil) }
-            try db.query(Self.keyIDsSQL, padded.map { .integer($0.scenarioID) } + padded.map { .integer($0.typeID) }) { row in
-                let ids = KeyIDs(scenarioID: row.int64(at: 1), typeID: row.int64(at: 2))
-                if memo.keyIDs[ids] != nil { memo.keyIDs[ids] = row.int64(at: 0) }
+        let unknown = keys.filter { memo.keyIDs[$0] == nil }
+        if !unknown.isEmpty {
+            var found: [KeyIDs: Int64] = [:]
+            try WriteSession.lookUpKeys(Array(unknown), on: db) { row in
+                found[KeyIDs(scenarioID: row.int64(at: 1), typeID: row.int64(at: 2))] = row.int64(at: 0)
             }
+            for ids in unknown { memo.keyIDs[ids] = .some(found[ids]) }
         }
         return keys.reduce(into: [:]) { found, ids in
             if let id = memo.keyIDs[ids] ?? nil { found[ids] = id }
         }
     }
-
-    /// `+type_id`: the pairs found by scenario, their types a filter (both lists used on the index of
-    /// `leak_keys` would be a probe for every pair of the batch's scenarios and types).
-    private static let keyIDsSQL = """
-        SELECT id, scenario_id, type_id FROM leak_keys
-        WHERE scenario_id IN (\(KeyBatch.slots(from: 1))) AND +type_id IN (\(KeyBatch.slots(from: 1 + keyBatch)))
-        """
 
     private struct KeyBatch {
         var keys: Set<KeyIDs>
@@ -299,7 +290,7 @@ struct ProjectHistory {
 
         /// The lists the statements use (their own parameters are 2 or 3), built once: built for
         /// every statement they were ~4% of a diff with a few hundred keys.
-        private static let lists = Dictionary(uniqueKeysWithValues: [1, 3, 4, 1 + ProjectHistory.keyBatch].map { ($0, list(from: $0)) })
+        private static let lists = Dictionary(uniqueKeysWithValues: [3, 4].map { ($0, list(from: $0)) })
 
         private static func list(from first: Int) -> String {
             (first..<(first + ProjectHistory.keyBatch)).map { "?\($0)" }.joined(separator: ", ")

@@ -442,14 +442,21 @@ extension WriteSession {
 
     /// Reads the `leak_keys` rows of `keys` there are into `keyIDs`.
     func readKeys(_ keys: [KeyIDs]) throws {
-        for start in stride(from: 0, to: keys.count, by: Self.keyBatch) {
-            let chunk = keys[start..<min(start + Self.keyBatch, keys.count)]
+        try Self.lookUpKeys(keys, on: connection, row: rememberKey)
+    }
+
+    /// Hands `row` the `leak_keys` row (id, scenario, type, site) of each of `keys` there is,
+    /// `keyBatch` keys a statement: the writers' read-back, and the readers' ids of the keys they
+    /// read states of (`ProjectHistory.keyBatches`).
+    static func lookUpKeys(_ keys: [KeyIDs], on db: any SQLConnection, row: (any SQLRow) throws -> Void) throws {
+        for start in stride(from: 0, to: keys.count, by: keyBatch) {
+            let chunk = keys[start..<min(start + keyBatch, keys.count)]
             // Padded with the last key up to a statement's size, so that eight prepared statements
             // serve every batch, and a run's ten new keys are looked up 16 times, not 128.
-            let size = Self.keyReadBackSize(chunk.count)
+            let size = keyReadBackSize(chunk.count)
             let padded = chunk + repeatElement(chunk[chunk.endIndex - 1], count: size - chunk.count)
-            try connection.query(Self.keyReadBack[size.trailingZeroBitCount],
-                                 padded.flatMap { [SQLValue.integer($0.scenarioID), .integer($0.typeID)] }, row: rememberKey)
+            try db.query(keyReadBack[size.trailingZeroBitCount],
+                         padded.flatMap { [SQLValue.integer($0.scenarioID), .integer($0.typeID)] }, row: row)
         }
     }
 
