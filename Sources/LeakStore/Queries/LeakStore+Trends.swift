@@ -144,7 +144,9 @@ extension LeakStore {
                 var newest: Set<Int64> = []
                 for keyID in keyIDs {
                     try db.query("""
-                        SELECT ls.commit_id FROM leak_states ls
+                        SELECT ls.commit_id
+                        FROM \(history.statesOfKeys("SELECT CAST(?1 AS BIGINT)", environment: "(SELECT id FROM environments WHERE name = ?2)",
+                                                    from: "0", through: "CAST(?5 AS BIGINT) - 1")) ls
                         WHERE ls.key_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
                           AND ls.commit_id < ?5
                           AND EXISTS (SELECT 1 FROM runs r WHERE r.commit_id = ls.commit_id AND r.environment = ?2 AND r.suspect = 0

@@ -38,7 +38,10 @@ extension ProjectHistory {
         try db.query("""
             SELECT ls.commit_id, k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
                    ls.late_release_count, ls.error_count
-            FROM leak_keys k JOIN leak_states ls ON ls.key_id = k.id
+            FROM leak_keys k
+                 JOIN \(statesOfKeys("SELECT k.id FROM leak_keys k WHERE \(filter.keyCondition)",
+                                    environment: "(SELECT id FROM environments WHERE name = ?2)", from: "?3", through: "?4")) ls
+                      ON ls.key_id = k.id
                  JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
             WHERE \(filter.keyCondition) AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
               AND ls.commit_id BETWEEN ?3 AND ?4
@@ -111,11 +114,11 @@ extension ProjectHistory {
         /// Keys whose state can land in a diff's category: leaked, flaky or released late.
         case leakedOrLate
 
-        /// The condition on `leak_states ls`: where states are packed, the virtual table's hidden
+        /// The condition on `leak_states ls`: where SQLite packs states, the virtual table's hidden
         /// column, which it applies while reading a commit (`LeakStatesTable`); elsewhere the
-        /// counts, which the partial indexes `leak_states_leaking` and `leak_states_telling` hold.
+        /// counts (on PostgreSQL, of the view or of the keys' blocks: `StateArrays`).
         func predicate(on db: any SQLConnection) -> String {
-            switch (self, db.packsKeyStates) {
+            switch (self, db.packsKeyStates && db is SQLiteConnection) {
             case (.leaked, true): "ls.leaking = 1"
             case (.leakedOrLate, true): "ls.telling = 1"
             case (.leaked, false): "ls.leaked_count > 0"
@@ -141,12 +144,16 @@ extension ProjectHistory {
             return try keyCounts(commitID: commitID, environment: environment, typeID: typeID, includingSuspect: includingSuspect)
                 .filter(outcomes.includes)
         }
-        // One type's keys: a range of `leak_states` by key each; every key: the commit's states
-        // (packed on SQLite, a blob read once a snapshot; on PostgreSQL the partial index of the
-        // states that leaked or released late, `leak_states_telling`).
+        // One type's keys: a range of `leak_states` by key each (on PostgreSQL their blocks);
+        // every key: the commit's states (packed, a blob read once a snapshot on SQLite, the
+        // commit's arrays on PostgreSQL).
         let source = typeID == nil
             ? "leak_states ls JOIN leak_keys k ON k.id = ls.key_id"
-            : "leak_keys k JOIN leak_states ls ON ls.key_id = k.id"
+            : """
+              leak_keys k JOIN \(statesOfKeys("SELECT k.id FROM leak_keys k WHERE k.type_id = ?3",
+                                              environment: "(SELECT id FROM environments WHERE name = ?2)",
+                                              from: "?1", through: "?1")) ls ON ls.key_id = k.id
+              """
         var result: [KeyCounts] = []
         try db.query("""
             SELECT k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
@@ -158,5 +165,16 @@ extension ProjectHistory {
             result.append(KeyCounts(row: row))
         }
         return result.sorted { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
+    }
+}
+
+extension ProjectHistory {
+    /// `leak_states` as a read of keys' histories names it: the table itself where it answers
+    /// by key (SQLite's virtual table, or its rows before migration 14); on PostgreSQL, where it
+    /// is a view by commit, the states of `keys` (SQL yielding their ids) in `environment` at
+    /// commits `low` through `high` from the keys' blocks (`StateArrays.keyStates`). The
+    /// statement keeps its own conditions on `ls`: the relation holds no other rows.
+    func statesOfKeys(_ keys: String, environment: String, from low: String, through high: String) -> String {
+        db is PostgresConnection ? StateArrays.keyStates(keys, environment: environment, from: low, through: high) : "leak_states"
     }
 }

@@ -162,7 +162,10 @@ struct ProjectHistory {
             try db.query("""
                 SELECT k.scenario_id, k.type_id, ls.commit_id, ls.checked_count, ls.leaked_count, ls.late_release_count,
                        ls.error_count
-                FROM leak_keys k JOIN leak_states ls ON ls.key_id = k.id
+                FROM leak_keys k
+                     JOIN \(statesOfKeys("SELECT k.id FROM leak_keys k WHERE k.id IN (\(KeyBatch.slots(from: 4)))",
+                                        environment: "(SELECT id FROM environments WHERE name = ?1)",
+                                        from: "?2", through: "?3")) ls ON ls.key_id = k.id
                 WHERE k.id IN (\(KeyBatch.slots(from: 4)))
                   AND ls.environment_id = (SELECT id FROM environments WHERE name = ?1) AND ls.commit_id BETWEEN ?2 AND ?3
                 """, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
@@ -196,22 +199,31 @@ struct ProjectHistory {
     /// whose id is within the span of `commitIDs`. Only these can show intermittence along lines
     /// inside that span: a key whose every state there released (or errored) has no leak before
     /// the head's, so no episode (`Intermittence.evidence`). A read per key of its states within
-    /// the span (on PostgreSQL a seek in the partial index of leaking states,
-    /// `leak_states_leaking`; where states are packed, the key's states in the span with only its
-    /// leaking ones handed to SQLite, `Outcomes.predicate(on:)`), not of the key's every state; a leak at
+    /// the span (on SQLite the key's states in the span with only its leaking ones handed to
+    /// SQLite, `Outcomes.predicate(on:)`; on PostgreSQL the keys' blocks that reach the span),
+    /// not of the key's every state; a leak at
     /// a commit of the span that is on none of the lines only keeps the key in, where `keyStates`
     /// then reads it in full.
     func keysThatLeaked(_ keys: Set<KeyIDs>, environment: String, within commitIDs: Set<Int64>) throws -> Set<KeyIDs> {
         guard !keys.isEmpty, let low = commitIDs.min(), let high = commitIDs.max() else { return [] }
         var leaked: Set<KeyIDs> = []
+        // On PostgreSQL a join with the keys' blocks: an EXISTS of them would read them once a key.
+        let statement = db is PostgresConnection ? """
+            SELECT DISTINCT k.scenario_id, k.type_id
+            FROM leak_keys k
+                 JOIN \(statesOfKeys("SELECT k.id FROM leak_keys k WHERE k.id IN (\(KeyBatch.slots(from: 4)))",
+                                    environment: "(SELECT id FROM environments WHERE name = ?1)",
+                                    from: "?2", through: "?3")) ls ON ls.key_id = k.id
+            WHERE k.id IN (\(KeyBatch.slots(from: 4))) AND \(Outcomes.leaked.predicate(on: db))
+            """ : """
+            SELECT k.scenario_id, k.type_id FROM leak_keys k
+            WHERE k.id IN (\(KeyBatch.slots(from: 4)))
+              AND EXISTS (SELECT 1 FROM leak_states ls
+                          WHERE ls.key_id = k.id AND ls.environment_id = (SELECT id FROM environments WHERE name = ?1)
+                            AND ls.commit_id BETWEEN ?2 AND ?3 AND \(Outcomes.leaked.predicate(on: db)))
+            """
         for batch in try keyBatches(keys) {
-            try db.query("""
-                SELECT k.scenario_id, k.type_id FROM leak_keys k
-                WHERE k.id IN (\(KeyBatch.slots(from: 4)))
-                  AND EXISTS (SELECT 1 FROM leak_states ls
-                              WHERE ls.key_id = k.id AND ls.environment_id = (SELECT id FROM environments WHERE name = ?1)
-                                AND ls.commit_id BETWEEN ?2 AND ?3 AND \(Outcomes.leaked.predicate(on: db)))
-                """, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
+            try db.query(statement, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
                 let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1))
                 if batch.keys.contains(ids) { leaked.insert(ids) }
             }

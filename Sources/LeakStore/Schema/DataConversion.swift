@@ -220,15 +220,13 @@ extension DataConversion {
 }
 
 extension DataConversion {
-    /// Migration 14 (SQLite only): every key state packed (`StateBlobs`), whole commits in id
-    /// order read along the old index by commit: a blob a commit and environment (the old rows are
-    /// one a key, so each blob holds its commit's merged states as they were), then the batch's
-    /// blobs settled into blocks by key, in the same transaction.
+    /// Migration 14 (PostgreSQL 12): every key state packed (`StateBlobs`; on PostgreSQL
+    /// `StateArrays`), whole commits in id order read along the old index by commit: a blob (a
+    /// row of arrays) a commit and environment (the old rows are one a key, so each holds its
+    /// commit's merged states as they were), then the batch's settled into blocks by key, in the
+    /// same transaction.
     static let packedKeyStates = DataConversion(marker: "packing_progress", markerColumn: "last_commit_id", unit: "commits") {
         db, _, afterCommitID, batchStates in
-        guard let sqlite = db as? SQLiteConnection else {
-            throw LeakStoreError.unavailable("key states are packed on SQLite only")
-        }
         // The batch ends with the commit of its `batchStates`-th state, or with the last commit.
         let after = SQLValue.integer(afterCommitID)
         guard let last = try db.scalarInt("""
@@ -237,7 +235,7 @@ extension DataConversion {
                 """, [after, .integer(Int64(max(0, batchStates - 1)))])
             ?? db.scalarInt("SELECT max(commit_id) FROM leak_states INDEXED BY leak_states_by_commit WHERE commit_id > ?", [after])
         else { return nil }
-        var packer = StateBlobs.RowPacker(db: sqlite)
+        var packer = StateBlobs.RowPacker(db: db)
         try db.query("""
             SELECT \(StateBlobs.stateColumns)
             FROM leak_states INDEXED BY leak_states_by_commit WHERE commit_id > ?1 AND commit_id <= ?2

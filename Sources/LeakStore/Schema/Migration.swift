@@ -58,6 +58,8 @@ public struct Migration: Sendable {
                   bytes: PackageResources._010_pg_leak_states_by_key_covering_sql),
         Migration(version: 11, name: "pg_leak_states_without_foreign_keys",
                   bytes: PackageResources._011_pg_leak_states_without_foreign_keys_sql),
+        Migration(version: 12, name: "pg_packed_key_states", bytes: PackageResources._012_pg_packed_key_states_sql,
+                  conversion: .packedKeyStates),
     ]
 
     /// The schema version this build writes.

@@ -201,7 +201,8 @@ struct CompactCheckWriter {
     /// where the live layout is (`SQLConnection.packsKeyStates`), upserted a row a key elsewhere.
     func storeStates(_ keyStates: ArraySlice<(key: KeyIDs, value: KeyAggregate)>, commitID: Int64, environmentID: Int64,
                      writer: WriteSession) throws {
-        if isLive, writer.connection.packsKeyStates, let db = writer.connection as? SQLiteConnection {
+        if isLive, writer.connection.packsKeyStates {
+            let db = writer.connection
             let stored = try storedStates(keyStates, writer: writer)
             try StateBlobs.append(stored, commitID: commitID, environmentID: environmentID, db: db)
             try StateBlobs.settleIfDue(added: stored.count, session: writer, db: db)

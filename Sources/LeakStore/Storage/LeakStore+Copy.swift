@@ -90,9 +90,10 @@ extension LeakStore {
                 let restoreKeys = continuesIDs ? try Self.dropKeysAndIndexes(db) : []
                 var counts: [(String, Int64)] = []
                 for table in CopiedTable.all {
-                    if table.name == "leak_states", db.packsKeyStates, let packed = db as? SQLiteConnection {
-                        // Rows to blobs and blocks (`StateBlobs`): the table is their reader.
-                        var packer = StateBlobs.RowPacker(db: packed)
+                    if table.name == "leak_states", db.packsKeyStates {
+                        // Rows to blobs and blocks (`StateBlobs`), or arrays (`StateArrays`): the
+                        // table is their reader.
+                        var packer = StateBlobs.RowPacker(db: db)
                         try source.query("SELECT \(StateBlobs.stateColumns) FROM leak_states ORDER BY \(table.orderBy)") {
                             try packer.add($0)
                         }

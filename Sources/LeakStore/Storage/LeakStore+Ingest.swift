@@ -181,8 +181,8 @@ extension LeakStore {
     /// readers of key ranges never hold more than about a batch of them unsettled.
     private func settleBacklog() throws {
         while try write(cost: ingestSliceChecks, { writer in
-            guard writer.connection.packsKeyStates, let db = writer.connection as? SQLiteConnection else { return false }
-            return try StateBlobs.settleBacklog(session: writer, db: db)
+            guard writer.connection.packsKeyStates else { return false }
+            return try StateBlobs.settleBacklog(session: writer, db: writer.connection)
         }) {}
     }
 
@@ -278,10 +278,10 @@ extension LeakStore {
                 leftOver = PendingUpload(runID: 0, commitID: existingCommit, placeholder: replacedSha, receivedAt: pending.receivedAt)
             } else {
                 commitID = existingCommit
-                if let packed = db as? SQLiteConnection, packed.packsKeyStates {
+                if db.packsKeyStates {
                     // The pending commit's blobs hold the run's states already: copied after the
                     // commit's (in publish order), a few blobs, not a row a state.
-                    try StateBlobs.copy(of: pending.commitID, into: commitID, session: writer, db: packed)
+                    try StateBlobs.copy(of: pending.commitID, into: commitID, session: writer, db: db)
                 } else {
                     try CompactCheckWriter.live.storeStates(states, commitID: commitID, environmentID: environmentID, writer: writer)
                 }
@@ -315,14 +315,17 @@ extension LeakStore {
             DELETE FROM leak_states WHERE commit_id = ?1 AND key_id IN (
                 SELECT key_id FROM leak_states WHERE commit_id = ?1 ORDER BY environment_id, key_id LIMIT ?2)
             """, stateSlice)
-        // Where states are packed, a pending commit's are its blobs (a slice's states each at most).
-        let stateBlobs: Removal = ("SELECT 1 FROM state_blobs WHERE commit_id = ? LIMIT 1",
-                                   "DELETE FROM state_blobs WHERE id IN (SELECT id FROM state_blobs WHERE commit_id = ?1 ORDER BY id LIMIT ?2)",
-                                   .integer(Int64(max(1, ingestSliceChecks / StateBlobs.blobStates))))
+        // Where states are packed, a pending commit's are its blobs (a slice's states each at
+        // most), or on PostgreSQL its rows of arrays.
+        func packedRows(_ table: String) -> Removal {
+            ("SELECT 1 FROM \(table) WHERE commit_id = ? LIMIT 1",
+             "DELETE FROM \(table) WHERE id IN (SELECT id FROM \(table) WHERE commit_id = ?1 ORDER BY id LIMIT ?2)",
+             .integer(Int64(max(1, ingestSliceChecks / StateBlobs.blobStates))))
+        }
         let steps: [(whileTrue: String, values: [SQLValue], id: SQLValue, removal: (any SQLConnection) -> Removal)] = [
             (runIsPending, [run], run, { _ in records }),
             ("SELECT 1 FROM commits WHERE id = ? AND sha = ?", [commit, placeholder], commit,
-             { $0.packsKeyStates ? stateBlobs : stateRows }),
+             { !$0.packsKeyStates ? stateRows : packedRows($0 is PostgresConnection ? "state_arrays" : "state_blobs") }),
         ]
         for step in steps {
             while try write(cost: ingestSliceChecks, { writer in

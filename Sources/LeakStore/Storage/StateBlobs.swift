@@ -1,6 +1,7 @@
 /// Writes key states packed (`PackedKeyStates`), as `LeakStatesTable` reads them: a run's states
 /// at its commit as one row of `state_blobs`, and the blobs not settled yet, in batches, into
-/// `key_state_blocks`, one row a key and environment for the batch.
+/// `key_state_blocks`, one row a key and environment for the batch. On PostgreSQL the same
+/// operations write arrays (`StateArrays`); when and how much to settle is decided here for both.
 ///
 /// Blobs are settled in id order, which is the order the runs were stored in; a blob of a
 /// pending upload's commit (`PendingUpload`) waits until the upload is published.
@@ -21,7 +22,11 @@ enum StateBlobs {
     /// Appends a run's states at `commitID` in `environmentID` (each key once): a blob of up to
     /// `blobStates` of them, in key order.
     static func append(_ states: [(keyID: Int64, state: KeyAggregate)], commitID: Int64, environmentID: Int64,
-                       db: SQLiteConnection) throws {
+                       db: any SQLConnection) throws {
+        if let postgres = db as? PostgresConnection {
+            return try StateArrays.append(states, commitID: commitID, environmentID: environmentID, db: postgres)
+        }
+        guard let db = db as? SQLiteConnection else { throw LeakStoreError.unavailable("packed key states need SQLite or PostgreSQL") }
         let byKey = states.sorted { $0.keyID < $1.keyID }
         for start in stride(from: 0, to: byKey.count, by: blobStates) {
             let insert = try db.statement("INSERT INTO state_blobs (commit_id, environment_id, states) VALUES (?, ?, ?)")
@@ -53,17 +58,18 @@ enum StateBlobs {
     /// Adds commit `from`'s blobs to commit `into` as new blobs (after every blob there is), in
     /// their order: a pending upload published onto a commit with runs. They settle later, with
     /// the blobs after them.
-    static func copy(of from: Int64, into: Int64, session: WriteSession, db: SQLiteConnection) throws {
+    static func copy(of from: Int64, into: Int64, session: WriteSession, db: any SQLConnection) throws {
+        defer { session.unsettledStates = nil }
+        if let postgres = db as? PostgresConnection { return try StateArrays.copy(of: from, into: into, db: postgres) }
         try db.run("""
             INSERT INTO state_blobs (commit_id, environment_id, states)
             SELECT ?2, environment_id, states FROM state_blobs WHERE commit_id = ?1 ORDER BY id
             """, [.integer(from), .integer(into)])
-        session.unsettledStates = nil
     }
 
     /// Settles one batch where more than a batch waits (a big run just published): true when
     /// it stopped at a limit, so that the caller runs it again in a transaction of its own.
-    static func settleBacklog(session: WriteSession, db: SQLiteConnection) throws -> Bool {
+    static func settleBacklog(session: WriteSession, db: any SQLConnection) throws -> Bool {
         let settled = try settle(db: db)
         if !settled.full { session.unsettledStates = 0 }
         return settled.full
@@ -71,7 +77,7 @@ enum StateBlobs {
 
     /// Settles once `added` more states leave `settleStates` or more unsettled (the session
     /// keeps the count; when it does not know it, it settles a batch and starts counting).
-    static func settleIfDue(added: Int, session: WriteSession, db: SQLiteConnection) throws {
+    static func settleIfDue(added: Int, session: WriteSession, db: any SQLConnection) throws {
         if let known = session.unsettledStates, known + added < settleStates {
             session.unsettledStates = known + added
             return
@@ -83,10 +89,16 @@ enum StateBlobs {
     /// Settles the oldest blobs not settled yet, at least one and about `maxStates` states' and
     /// `maxKeys` keys' worth: each key's states of the batch, merged where one commit has
     /// several, become one row of `key_state_blocks` an environment. Returns how many blobs and
-    /// states it settled, and whether it stopped at a limit (more may wait).
+    /// states it settled, and whether it stopped at a limit (more may wait). On PostgreSQL, rows
+    /// of `state_arrays` (`StateArrays.settle`: one statement, keys without a limit of their own).
     @discardableResult
     static func settle(maxStates: Int = settleStates, maxKeys: Int = settleKeys,
-                       db: SQLiteConnection) throws -> (blobs: Int, states: Int, full: Bool) {
+                       db: any SQLConnection) throws -> (blobs: Int, states: Int, full: Bool) {
+        if let postgres = db as? PostgresConnection {
+            let settled = try StateArrays.settle(maxStates: maxStates, db: postgres)
+            return (settled.rows, settled.states, settled.full)
+        }
+        guard let db = db as? SQLiteConnection else { throw LeakStoreError.unavailable("packed key states need SQLite or PostgreSQL") }
         var blobIDs: [Int64] = []
         var states = 0
         // Per environment and key, its states in the order stored.
@@ -144,11 +156,11 @@ enum StateBlobs {
     /// database's, or another engine's — a blob a commit and environment, and settles them all at
     /// the end. Each row is a key's merged state, so each blob holds its commit's as it was.
     struct RowPacker {
-        let db: SQLiteConnection
+        let db: any SQLConnection
         private var blob: (commitID: Int64, environmentID: Int64, states: [(keyID: Int64, state: KeyAggregate)])?
         private(set) var rows: Int64 = 0
 
-        init(db: SQLiteConnection) { self.db = db }
+        init(db: any SQLConnection) { self.db = db }
 
         /// The row's columns from `first` on, in the order `leak_states` has them.
         mutating func add(_ row: any SQLRow, from first: Int32 = 0) throws {
