@@ -243,7 +243,8 @@ struct UpgradeInPlaceTests {
         #expect(steps.values.map(\.description) == (engine == .sqlite
             ? ["upgraded to compact_storage: 0 runs", "upgraded to leak_keys: 0 commits", "upgraded to leak_states_key_order: 0 key states",
                "upgraded to packed_key_states: 0 commits"]
-            : ["upgraded to pg_compact_storage: 0 runs", "upgraded to pg_leak_keys: 0 commits"]))
+            : ["upgraded to pg_compact_storage: 0 runs", "upgraded to pg_leak_keys: 0 commits",
+               "upgraded to pg_packed_key_states: 0 commits"]))
         #expect(try store.read { try $0.scalarInt("SELECT finished FROM compaction_progress") } == 1)
         #expect(try store.read { try $0.tableExists("leak_keys_progress") } == false)
         #expect(try store.read { try $0.tableExists("key_order_progress") } == false)
