@@ -298,12 +298,15 @@ struct UpgradeInPlaceTests {
         #expect(again.values.isEmpty)
     }
 
-    /// Migration 14 (SQLite only) on a database a build of migration 13 filled, stopped after two
-    /// batches: it resumes after the last batch committed, packs every state once, and
+    /// Migration 14 (PostgreSQL 12) on a database a build of migration 13 (11) filled, stopped
+    /// after two batches: it resumes after the last batch committed, packs every state once, and
     /// `leak_states` then gives every state as it was and the store answers as before.
-    @Test func packedStatesResumeAndKeepEveryStateAndAnswer() throws {
-        let (database, history, connection) = try Self.beforeKeys(.sqlite)
-        try Self.migrate(connection, Migration.all.filter { $0.version < 14 })
+    @Test(arguments: TestEngine.all)
+    func packedStatesResumeAndKeepEveryStateAndAnswer(_ engine: TestEngine) throws {
+        let (database, history, connection) = try Self.beforeKeys(engine)
+        let packing = engine == .sqlite ? (version: 14, name: "packed_key_states", table: "state_blobs")
+            : (version: 12, name: "pg_packed_key_states", table: "state_arrays")
+        try Self.migrate(connection, Self.keysMigrations(engine).filter { $0.version < packing.version })
         func rows() throws -> [String] { try Self.everyState(connection) }
         let before = try rows()
         let commits = Int(try connection.scalarInt("SELECT count(*) FROM commits") ?? 0)
@@ -311,13 +314,13 @@ struct UpgradeInPlaceTests {
 
         let options = StoreOptions(upgradeBatchChecks: 60)
         let stopped = try Self.openStoppedAfterTwoSteps(database, options)
-        #expect(stopped.migration == "packed_key_states" && stopped.unit == "commits")
+        #expect(stopped.migration == packing.name && stopped.unit == "commits")
         #expect(!stopped.finished && stopped.done > 0 && stopped.done < commits && stopped.total == commits)
         #expect(stopped.rowsCopied >= 120 && stopped.rowsCopied < before.count)
-        #expect(stopped.description == "upgrading to packed_key_states: \(stopped.done) of \(commits) commits "
+        #expect(stopped.description == "upgrading to \(packing.name): \(stopped.done) of \(commits) commits "
             + "(\(stopped.done * 100 / commits)%)")
         // The committed batches are packed and settled, the old table still whole beside them.
-        #expect(try connection.scalarInt("SELECT count(*) FROM state_blobs WHERE settled = 0") == 0)
+        #expect(try connection.scalarInt("SELECT count(*) FROM \(packing.table) WHERE CAST(settled AS INTEGER) = 0") == 0)
         #expect(try connection.scalarInt("SELECT count(*) FROM key_state_blocks") ?? 0 > 0)
         #expect(try rows() == before)
 
