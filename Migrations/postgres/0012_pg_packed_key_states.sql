@@ -40,14 +40,16 @@ CREATE INDEX state_arrays_unsettled ON state_arrays(environment_id, commit_id) W
 -- (`batch`: the last `state_arrays` id it settled), in (key, commit) order, each pair once; the
 -- first and last commit, so that a read of a range of commits skips the blocks before it. Eight
 -- keys a row make rows of a few kilobytes, which PostgreSQL compresses (a row under 2 kB is
--- stored as it is, ~28 bytes a state).
+-- stored as it is, ~28 bytes a state). `key_starts` holds where each of the eight keys' states
+-- start (1-based; the ninth element is one past the last state), so that a read of one key
+-- takes its slice of the arrays, not every state of the group.
 CREATE TABLE key_state_blocks (
     key_group        BIGINT NOT NULL,
     environment_id   BIGINT NOT NULL,
     last_commit_id   BIGINT NOT NULL,
     batch            BIGINT NOT NULL,
     first_commit_id  BIGINT NOT NULL,
-    key_ids          INTEGER[] NOT NULL,
+    key_starts       INTEGER[] NOT NULL,
     commit_ids       BIGINT[] NOT NULL,
     checked          INTEGER[] NOT NULL,
     leaked           INTEGER[] NOT NULL,
