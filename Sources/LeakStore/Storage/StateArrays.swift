@@ -78,8 +78,8 @@ enum StateArrays {
                     AS s(key_id, checked, leaked, late, errors)
                 GROUP BY s.key_id, r.environment_id, r.commit_id
             ), starts AS (
-                -- Where each key of a group starts in its block: one past the states of the
-                -- group's keys before it.
+                -- Where each key of a group starts in its block: one past the states of the keys
+                -- of the group before it. (No apostrophe in this text: it would open a quote.)
                 SELECT g.key_group, g.environment_id,
                        array_agg(CAST(1 + coalesce(g.before, 0) AS INTEGER) ORDER BY g.slot) AS key_starts
                 FROM (SELECT n.key_group, n.environment_id, n.slot,
@@ -118,27 +118,30 @@ enum StateArrays {
     /// list) in the environment `environment` (an SQL expression) at commits `low` through `high`
     /// (SQL expressions), merged where several runs stored one: a relation with the columns of
     /// `leak_states` but for the passing site and wait, which no read by key asks for. Read from
-    /// each key's slice (`key_starts`) of the blocks of its group that reach the range, and from
-    /// the rows not settled yet, the keys found in their `key_ids` and the counts taken at the
-    /// same places: unnesting every array of a block or row cost ~0.4 µs a state, eight times
-    /// the states wanted (a diff's key histories at 1M checks: 30 ms).
+    /// each key's slice (`key_starts`) of the blocks of its group that reach the range (unnesting
+    /// every array of a block cost ~0.4 µs a state, eight times the states wanted: a diff's key
+    /// histories at 1M checks took 30 ms; an element read by subscript decompressed its array
+    /// again each time), and from the rows not settled yet.
     static func keyStates(_ keys: String, environment: String, from low: String, through high: String) -> String {
         """
         (SELECT u.key_id, u.environment_id, u.commit_id, CAST(sum(u.checked) AS INTEGER) AS checked_count,
                 CAST(sum(u.leaked) AS INTEGER) AS leaked_count, CAST(sum(u.late) AS INTEGER) AS late_release_count,
                 CAST(sum(u.errors) AS INTEGER) AS error_count
-         FROM (SELECT w.id AS key_id, b.environment_id, b.commit_ids[i] AS commit_id, b.checked[i] AS checked,
-                      b.leaked[i] AS leaked, b.late[i] AS late, b.errors[i] AS errors
+         FROM (SELECT w.id AS key_id, b.environment_id, s.commit_id, s.checked, s.leaked, s.late, s.errors
                FROM (\(keys)) AS w(id)
                     JOIN key_state_blocks b ON b.key_group = w.id / \(keyGroup) AND b.environment_id = \(environment)
                                            AND b.last_commit_id >= \(low) AND b.first_commit_id <= \(high)
-                    CROSS JOIN LATERAL generate_series(b.key_starts[w.id % \(keyGroup) + 1],
-                                                       b.key_starts[w.id % \(keyGroup) + 2] - 1) AS i
-               WHERE b.commit_ids[i] BETWEEN \(low) AND \(high)
+                    CROSS JOIN LATERAL (SELECT b.key_starts[w.id % \(keyGroup) + 1] AS first,
+                                               b.key_starts[w.id % \(keyGroup) + 2] - 1 AS last) AS p
+                    CROSS JOIN LATERAL unnest(b.commit_ids[p.first:p.last], b.checked[p.first:p.last], b.leaked[p.first:p.last],
+                                              b.late[p.first:p.last], b.errors[p.first:p.last])
+                        AS s(commit_id, checked, leaked, late, errors)
+               WHERE s.commit_id BETWEEN \(low) AND \(high)
                UNION ALL
-               SELECT CAST(s.key_id AS BIGINT), a.environment_id, a.commit_id, a.checked[s.i], a.leaked[s.i], a.late[s.i],
-                      a.errors[s.i]
-               FROM state_arrays a CROSS JOIN LATERAL unnest(a.key_ids) WITH ORDINALITY AS s(key_id, i)
+               SELECT CAST(s.key_id AS BIGINT), a.environment_id, a.commit_id, s.checked, s.leaked, s.late, s.errors
+               FROM state_arrays a
+                    CROSS JOIN LATERAL unnest(a.key_ids, a.checked, a.leaked, a.late, a.errors)
+                        AS s(key_id, checked, leaked, late, errors)
                WHERE NOT a.settled AND a.environment_id = \(environment) AND a.commit_id BETWEEN \(low) AND \(high)
                  AND s.key_id IN (SELECT w.id FROM (\(keys)) AS w(id))) AS u
          GROUP BY u.key_id, u.environment_id, u.commit_id)

@@ -1,0 +1,102 @@
+import Foundation
+import LeakReport
+@testable import LeakStore
+import Testing
+
+/// PostgreSQL's packed key states (`StateArrays`) give the states a row-a-state table holds for
+/// the same runs, by commit (the view `leak_states`) and by key (`StateArrays.keyStates`),
+/// whatever has been settled.
+@Suite("PostgreSQL packed key states")
+struct StateArraysTests {
+    /// Runs stored both ways — the upsert into a row-a-state table (`leak_states_rows`) and the
+    /// arrays — settled every `settleEvery` runs (0: never), a few states a batch so that a key's
+    /// states come from several blocks, the rows not settled yet and re-runs in other batches;
+    /// keys from several groups of `StateArrays.keyGroup`.
+    @Test(arguments: TestEngine.postgresOnly, [0, 1, 4])
+    func theViewAndTheKeyReadsAnswerAsTheRowsDo(_ engine: TestEngine, settleEvery: Int) throws {
+        let database = try TestDatabase(engine)
+        _ = try database.open().createProject("app")
+        let db = try PostgresConnection(url: database.location)
+        try db.execute("""
+            CREATE TABLE leak_states_rows (
+                commit_id BIGINT NOT NULL, environment_id BIGINT NOT NULL, key_id BIGINT NOT NULL,
+                checked_count INTEGER NOT NULL, leaked_count INTEGER NOT NULL, late_release_count INTEGER NOT NULL,
+                error_count INTEGER NOT NULL, passed_site_id BIGINT, slowest_pass_us BIGINT,
+                PRIMARY KEY (commit_id, environment_id, key_id))
+            """)
+        for index in 1...12 {
+            try db.run("INSERT INTO commits (id, project_id, sha, branch, first_seen) VALUES (?, 1, ?, 'main', '2026-12-03T00:00:00Z')",
+                       [.integer(Int64(index)), .text(String(format: "%040x", index))])
+        }
+        try db.run("INSERT INTO environments (name) VALUES ('linux'), ('macos')")
+        try db.run("INSERT INTO check_sites (id, file, line, lifecycle) VALUES (1, 'a', 1, 'x'), (2, 'b', 2, 'x'), (3, 'c', 3, 'x')")
+        let writer = WriteSession(db)
+        let rows = CompactCheckWriter(states: "leak_states_rows", checks: "checks", keys: .keyID)
+        var generator = SplitMix64(seed: UInt64(settleEvery) + 29)
+        try db.execute("BEGIN")
+        for run in 0..<80 {
+            let commitID = Int64.random(in: 1...12, using: &generator), environmentID = Int64.random(in: 1...2, using: &generator)
+            var states: [KeyIDs: KeyAggregate] = [:]
+            for _ in 0..<Int.random(in: 1...14, using: &generator) {
+                let key = KeyIDs(scenarioID: .random(in: 1...5, using: &generator), typeID: .random(in: 1...6, using: &generator))
+                let passed = Bool.random(using: &generator)
+                states[key] = KeyAggregate(
+                    checked: .random(in: 1...3, using: &generator), leaked: .random(in: 0...1, using: &generator),
+                    lateRelease: .random(in: 0...1, using: &generator), errors: .random(in: 0...1, using: &generator),
+                    passedSiteID: passed ? .random(in: 1...3, using: &generator) : nil,
+                    slowestPassUs: passed ? .random(in: 0...50, using: &generator) : nil)
+            }
+            let sorted = states.sorted { ($0.key.scenarioID, $0.key.typeID) < ($1.key.scenarioID, $1.key.typeID) }
+            try rows.storeStates(sorted[...], commitID: commitID, environmentID: environmentID, writer: writer)
+            try StateBlobs.append(CompactCheckWriter.live.storedStates(sorted[...], writer: writer),
+                                  commitID: commitID, environmentID: environmentID, db: db)
+            if settleEvery > 0, run % settleEvery == settleEvery - 1 { try StateBlobs.settle(maxStates: 25, db: db) }
+        }
+        try db.execute("COMMIT")
+        let keyIDs = try answer(db, "SELECT id FROM leak_keys ORDER BY id", [], columns: 1).map { Int64($0[0])! }
+        #expect(keyIDs.count > 2 * StateArrays.keyGroup)
+        if settleEvery > 0 {
+            #expect(try db.scalarInt("SELECT count(*) FROM key_state_blocks") ?? 0 > 20)
+        }
+        #expect(try db.scalarInt("SELECT count(*) FROM state_arrays WHERE NOT settled") ?? 0 > 0)
+
+        let all = "commit_id, environment_id, key_id, checked_count, leaked_count, late_release_count, error_count, passed_site_id, slowest_pass_us"
+        #expect(try answer(db, "SELECT \(all) FROM leak_states ORDER BY 1, 2, 3", [])
+                == answer(db, "SELECT \(all) FROM leak_states_rows ORDER BY 1, 2, 3", []))
+        for commitID in 1...12 {
+            let sql = "SELECT \(all) FROM T WHERE commit_id = ? AND environment_id = 2 ORDER BY key_id"
+            #expect(try answer(db, sql.replacingOccurrences(of: "T", with: "leak_states"), [.integer(Int64(commitID))])
+                    == answer(db, sql.replacingOccurrences(of: "T", with: "leak_states_rows"), [.integer(Int64(commitID))]))
+        }
+        // Each key's history in each environment, whole and in a range; several keys at once.
+        let counts = "key_id, environment_id, commit_id, checked_count, leaked_count, late_release_count, error_count"
+        func byKey(_ keys: String, _ environmentID: Int64, _ low: Int64, _ high: Int64) throws {
+            let packed = try answer(db, """
+                SELECT \(counts) FROM \(StateArrays.keyStates(keys, environment: "CAST(?1 AS BIGINT)", from: "CAST(?2 AS BIGINT)",
+                                                               through: "CAST(?3 AS BIGINT)")) ls ORDER BY 1, 3
+                """, [.integer(environmentID), .integer(low), .integer(high)], columns: 7)
+            let expected = try answer(db, """
+                SELECT \(counts) FROM leak_states_rows
+                WHERE key_id IN (\(keys)) AND environment_id = ?1 AND commit_id BETWEEN ?2 AND ?3 ORDER BY 1, 3
+                """, [.integer(environmentID), .integer(low), .integer(high)], columns: 7)
+            #expect(packed == expected, "keys \(keys), environment \(environmentID), commits \(low)...\(high)")
+        }
+        for keyID in keyIDs {
+            for environmentID in [1, 2] as [Int64] {
+                try byKey("SELECT CAST(\(keyID) AS BIGINT)", environmentID, 1, 12)
+                try byKey("SELECT CAST(\(keyID) AS BIGINT)", environmentID, 4, 7)
+            }
+        }
+        try byKey("SELECT id FROM leak_keys WHERE id % 3 = 0", 1, 2, 11)
+        try byKey("SELECT id FROM leak_keys", 2, 1, 12)
+    }
+
+    /// The rows as text, each of its first `columns` columns (their count: 9, as `leak_states` has).
+    private func answer(_ db: any SQLConnection, _ sql: String, _ values: [SQLValue], columns: Int32 = 9) throws -> [[String]] {
+        var rows: [[String]] = []
+        try db.query(sql, values) { row in
+            rows.append((0..<columns).map { row.isNull(at: $0) ? "NULL" : row.string(at: $0) ?? "" })
+        }
+        return rows
+    }
+}
