@@ -4,7 +4,8 @@
 -- commit are one row of `state_arrays` (a column an array, in key order: compressed by
 -- PostgreSQL, ~10 bytes a state), the truth a read of one commit unnests; every few dozen runs'
 -- worth, the rows not settled yet become rows of `key_state_blocks` (`StateArrays.settle`), one
--- a group of eight neighbouring keys and environment, which a read of a key's history unnests.
+-- a group of eight neighbouring keys and environment, which a read of a key's history unnests
+-- (with the few states not settled yet, kept a row a state meanwhile in `unsettled_key_states`).
 -- `leak_states` becomes a view with the same columns and rows: the commit's states, merged where
 -- several runs stored one, so the queries that read a commit read it as they did; the reads of
 -- a key's history read its blocks (`StateArrays.keyStates`).
@@ -57,6 +58,23 @@ CREATE TABLE key_state_blocks (
     errors           INTEGER[] NOT NULL,
     PRIMARY KEY (key_group, environment_id, last_commit_id, batch)
 );
+
+-- The states of `state_arrays` rows not settled yet, a row a state, by key: what a read of a
+-- key's history reads beside its blocks (unnesting the waiting rows' arrays for a few keys cost
+-- more than the blocks did). Written with their row of arrays in one statement, removed when it
+-- settles (a few dozen runs' worth at any time).
+CREATE TABLE unsettled_key_states (
+    key_id          BIGINT NOT NULL,
+    environment_id  BIGINT NOT NULL,
+    commit_id       BIGINT NOT NULL,
+    array_id        BIGINT NOT NULL,
+    checked         INTEGER NOT NULL,
+    leaked          INTEGER NOT NULL,
+    late            INTEGER NOT NULL,
+    errors          INTEGER NOT NULL,
+    PRIMARY KEY (key_id, environment_id, commit_id, array_id)
+);
+CREATE INDEX unsettled_key_states_by_array ON unsettled_key_states(array_id);
 
 CREATE TABLE packing_progress (
     last_commit_id  BIGINT NOT NULL,

@@ -172,9 +172,11 @@ extension ProjectHistory {
     /// `leak_states` as a read of keys' histories names it: the table itself where it answers
     /// by key (SQLite's virtual table, or its rows before migration 14); on PostgreSQL, where it
     /// is a view by commit, the states of `keys` (SQL yielding their ids) in `environment` at
-    /// commits `low` through `high` from the keys' blocks (`StateArrays.keyStates`). The
-    /// statement keeps its own conditions on `ls`: the relation holds no other rows.
-    func statesOfKeys(_ keys: String, environment: String, from low: String, through high: String) -> String {
-        db is PostgresConnection ? StateArrays.keyStates(keys, environment: environment, from: low, through: high) : "leak_states"
+    /// commits `low` through `high` from the keys' blocks (`StateArrays.keyStates`; `merged`
+    /// false: as stored, which a read of whether a key leaked does not mind). The statement
+    /// keeps its own conditions on `ls`: the relation holds no other rows.
+    func statesOfKeys(_ keys: String, environment: String, from low: String, through high: String, merged: Bool = true) -> String {
+        db is PostgresConnection
+            ? StateArrays.keyStates(keys, environment: environment, from: low, through: high, merged: merged) : "leak_states"
     }
 }

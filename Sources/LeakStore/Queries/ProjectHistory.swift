@@ -207,13 +207,14 @@ struct ProjectHistory {
     func keysThatLeaked(_ keys: Set<KeyIDs>, environment: String, within commitIDs: Set<Int64>) throws -> Set<KeyIDs> {
         guard !keys.isEmpty, let low = commitIDs.min(), let high = commitIDs.max() else { return [] }
         var leaked: Set<KeyIDs> = []
-        // On PostgreSQL a join with the keys' blocks: an EXISTS of them would read them once a key.
+        // On PostgreSQL a join with the keys' blocks (an EXISTS of them would read them once a
+        // key), unmerged: a key whose states at a commit add up to a leak has a stored one that leaked.
         let statement = db is PostgresConnection ? """
             SELECT DISTINCT k.scenario_id, k.type_id
             FROM leak_keys k
                  JOIN \(statesOfKeys("SELECT k.id FROM leak_keys k WHERE k.id IN (\(KeyBatch.slots(from: 4)))",
                                     environment: "(SELECT id FROM environments WHERE name = ?1)",
-                                    from: "?2", through: "?3")) ls ON ls.key_id = k.id
+                                    from: "?2", through: "?3", merged: false)) ls ON ls.key_id = k.id
             WHERE k.id IN (\(KeyBatch.slots(from: 4))) AND \(Outcomes.leaked.predicate(on: db))
             """ : """
             SELECT k.scenario_id, k.type_id FROM leak_keys k

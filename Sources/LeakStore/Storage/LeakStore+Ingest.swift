@@ -317,15 +317,17 @@ extension LeakStore {
             """, stateSlice)
         // Where states are packed, a pending commit's are its blobs (a slice's states each at
         // most), or on PostgreSQL its rows of arrays.
-        func packedRows(_ table: String) -> Removal {
-            ("SELECT 1 FROM \(table) WHERE commit_id = ? LIMIT 1",
-             "DELETE FROM \(table) WHERE id IN (SELECT id FROM \(table) WHERE commit_id = ?1 ORDER BY id LIMIT ?2)",
-             .integer(Int64(max(1, ingestSliceChecks / StateBlobs.blobStates))))
+        func packedRows(_ db: any SQLConnection) -> Removal {
+            let table = db is PostgresConnection ? "state_arrays" : "state_blobs"
+            return ("SELECT 1 FROM \(table) WHERE commit_id = ? LIMIT 1",
+                    db is PostgresConnection ? StateArrays.removal
+                        : "DELETE FROM \(table) WHERE id IN (SELECT id FROM \(table) WHERE commit_id = ?1 ORDER BY id LIMIT ?2)",
+                    .integer(Int64(max(1, ingestSliceChecks / StateBlobs.blobStates))))
         }
         let steps: [(whileTrue: String, values: [SQLValue], id: SQLValue, removal: (any SQLConnection) -> Removal)] = [
             (runIsPending, [run], run, { _ in records }),
             ("SELECT 1 FROM commits WHERE id = ? AND sha = ?", [commit, placeholder], commit,
-             { !$0.packsKeyStates ? stateRows : packedRows($0 is PostgresConnection ? "state_arrays" : "state_blobs") }),
+             { $0.packsKeyStates ? packedRows($0) : stateRows }),
         ]
         for step in steps {
             while try write(cost: ingestSliceChecks, { writer in

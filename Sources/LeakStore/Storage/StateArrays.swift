@@ -33,10 +33,13 @@ enum StateArrays {
                 }
             }
             try db.run("""
-                INSERT INTO state_arrays (commit_id, environment_id, state_count, key_ids, checked, leaked, late, errors,
-                                          passed_site_ids, slowest_pass_us)
-                VALUES (?, ?, ?, CAST(? AS INTEGER[]), CAST(? AS INTEGER[]), CAST(? AS INTEGER[]), CAST(? AS INTEGER[]),
-                        CAST(? AS INTEGER[]), CAST(? AS BIGINT[]), CAST(? AS BIGINT[]))
+                WITH added AS (
+                    INSERT INTO state_arrays (commit_id, environment_id, state_count, key_ids, checked, leaked, late, errors,
+                                              passed_site_ids, slowest_pass_us)
+                    VALUES (?1, ?2, ?3, CAST(?4 AS INTEGER[]), CAST(?5 AS INTEGER[]), CAST(?6 AS INTEGER[]), CAST(?7 AS INTEGER[]),
+                            CAST(?8 AS INTEGER[]), CAST(?9 AS BIGINT[]), CAST(?10 AS BIGINT[]))
+                    RETURNING id, commit_id, environment_id, key_ids, checked, leaked, late, errors)
+                \(unsettledInsert("added"))
                 """, [.integer(commitID), .integer(environmentID), .integer(Int64(chunk.count))] + columns.map { .text($0 + "}") })
         }
     }
@@ -45,13 +48,34 @@ enum StateArrays {
     /// their order: a pending upload published onto a commit with runs.
     static func copy(of from: Int64, into: Int64, db: PostgresConnection) throws {
         try db.run("""
-            INSERT INTO state_arrays (commit_id, environment_id, state_count, key_ids, checked, leaked, late, errors,
-                                      passed_site_ids, slowest_pass_us)
-            SELECT CAST(?2 AS BIGINT), environment_id, state_count, key_ids, checked, leaked, late, errors,
-                   passed_site_ids, slowest_pass_us
-            FROM state_arrays WHERE commit_id = ?1 ORDER BY id
+            WITH added AS (
+                INSERT INTO state_arrays (commit_id, environment_id, state_count, key_ids, checked, leaked, late, errors,
+                                          passed_site_ids, slowest_pass_us)
+                SELECT CAST(?2 AS BIGINT), environment_id, state_count, key_ids, checked, leaked, late, errors,
+                       passed_site_ids, slowest_pass_us
+                FROM state_arrays WHERE commit_id = ?1 ORDER BY id
+                RETURNING id, commit_id, environment_id, key_ids, checked, leaked, late, errors)
+            \(unsettledInsert("added"))
             """, [.integer(from), .integer(into)])
     }
+
+    /// Each state of the `state_arrays` rows `rows` (a CTE returning their id, commit,
+    /// environment and the arrays of keys and counts) as a row of `unsettled_key_states`.
+    private static func unsettledInsert(_ rows: String) -> String {
+        """
+        INSERT INTO unsettled_key_states (key_id, environment_id, commit_id, array_id, checked, leaked, late, errors)
+        SELECT s.key_id, r.environment_id, r.commit_id, r.id, s.checked, s.leaked, s.late, s.errors
+        FROM \(rows) r CROSS JOIN LATERAL unnest(r.key_ids, r.checked, r.leaked, r.late, r.errors) AS s(key_id, checked, leaked, late, errors)
+        """
+    }
+
+    /// Removes up to `?2` of commit `?1`'s rows, with their states in `unsettled_key_states`: a
+    /// pending upload's, a slice at a time.
+    static let removal = """
+        WITH gone AS (
+            DELETE FROM state_arrays WHERE id IN (SELECT id FROM state_arrays WHERE commit_id = ?1 ORDER BY id LIMIT ?2) RETURNING id)
+        DELETE FROM unsettled_key_states WHERE array_id IN (SELECT id FROM gone)
+        """
 
     /// Settles the oldest rows not settled yet (published ones: not a placeholder commit's), at
     /// least one and about `maxStates` states' worth, in one statement: each key's states of the
@@ -70,6 +94,8 @@ enum StateArrays {
                 UPDATE state_arrays a SET settled = true
                 FROM waiting w WHERE a.id = w.id AND (w.before < ?1 OR w.before = 0) AND NOT a.settled
                 RETURNING a.id, a.commit_id, a.environment_id, a.state_count, a.key_ids, a.checked, a.leaked, a.late, a.errors
+            ), cleared AS (
+                DELETE FROM unsettled_key_states u USING settled r WHERE u.array_id = r.id
             ), merged AS (
                 SELECT s.key_id, r.environment_id, r.commit_id, CAST(sum(s.checked) AS INTEGER) AS checked,
                        CAST(sum(s.leaked) AS INTEGER) AS leaked, CAST(sum(s.late) AS INTEGER) AS late,
@@ -116,17 +142,25 @@ enum StateArrays {
 
     /// The states of the keys `keys` yields (SQL: one column of key ids; a subquery or a `VALUES`
     /// list) in the environment `environment` (an SQL expression) at commits `low` through `high`
-    /// (SQL expressions), merged where several runs stored one: a relation with the columns of
+    /// (SQL expressions), merged where several runs stored one (`merged`; else as stored, a
+    /// commit's state in several rows, which a read of whether any leaked does not mind): a relation with the columns of
     /// `leak_states` but for the passing site and wait, which no read by key asks for. Read from
     /// each key's slice (`key_starts`) of the blocks of its group that reach the range (unnesting
     /// every array of a block cost ~0.4 µs a state, eight times the states wanted: a diff's key
     /// histories at 1M checks took 30 ms; an element read by subscript decompressed its array
-    /// again each time), and from the rows not settled yet.
-    static func keyStates(_ keys: String, environment: String, from low: String, through high: String) -> String {
-        """
-        (SELECT u.key_id, u.environment_id, u.commit_id, CAST(sum(u.checked) AS INTEGER) AS checked_count,
-                CAST(sum(u.leaked) AS INTEGER) AS leaked_count, CAST(sum(u.late) AS INTEGER) AS late_release_count,
-                CAST(sum(u.errors) AS INTEGER) AS error_count
+    /// again each time), and from the states not settled yet (`unsettled_key_states`).
+    static func keyStates(_ keys: String, environment: String, from low: String, through high: String,
+                          merged: Bool = true) -> String {
+        let (select, groupBy) = merged ? ("""
+            SELECT u.key_id, u.environment_id, u.commit_id, CAST(sum(u.checked) AS INTEGER) AS checked_count,
+                   CAST(sum(u.leaked) AS INTEGER) AS leaked_count, CAST(sum(u.late) AS INTEGER) AS late_release_count,
+                   CAST(sum(u.errors) AS INTEGER) AS error_count
+            """, "GROUP BY u.key_id, u.environment_id, u.commit_id") : ("""
+            SELECT u.key_id, u.environment_id, u.commit_id, u.checked AS checked_count, u.leaked AS leaked_count,
+                   u.late AS late_release_count, u.errors AS error_count
+            """, "")
+        return """
+        (\(select)
          FROM (SELECT w.id AS key_id, b.environment_id, s.commit_id, s.checked, s.leaked, s.late, s.errors
                FROM (\(keys)) AS w(id)
                     JOIN key_state_blocks b ON b.key_group = w.id / \(keyGroup) AND b.environment_id = \(environment)
@@ -138,13 +172,11 @@ enum StateArrays {
                         AS s(commit_id, checked, leaked, late, errors)
                WHERE s.commit_id BETWEEN \(low) AND \(high)
                UNION ALL
-               SELECT CAST(s.key_id AS BIGINT), a.environment_id, a.commit_id, s.checked, s.leaked, s.late, s.errors
-               FROM state_arrays a
-                    CROSS JOIN LATERAL unnest(a.key_ids, a.checked, a.leaked, a.late, a.errors)
-                        AS s(key_id, checked, leaked, late, errors)
-               WHERE NOT a.settled AND a.environment_id = \(environment) AND a.commit_id BETWEEN \(low) AND \(high)
-                 AND s.key_id IN (SELECT w.id FROM (\(keys)) AS w(id))) AS u
-         GROUP BY u.key_id, u.environment_id, u.commit_id)
+               SELECT n.key_id, n.environment_id, n.commit_id, n.checked, n.leaked, n.late, n.errors
+               FROM unsettled_key_states n
+               WHERE n.key_id IN (SELECT w.id FROM (\(keys)) AS w(id)) AND n.environment_id = \(environment)
+                 AND n.commit_id BETWEEN \(low) AND \(high)) AS u
+         \(groupBy))
         """
     }
 }

@@ -58,7 +58,9 @@ enum DatabaseContents {
                 """) { columns.append(($0.string(at: 0) ?? "", $0.string(at: 1) ?? "")) }
         }
         // PostgreSQL's packed states likewise, as the view `leak_states` shows them.
-        if engine == .postgres { columns.removeAll { $0.table == "state_arrays" || $0.table == "key_state_blocks" } }
+        if engine == .postgres {
+            columns.removeAll { ["state_arrays", "key_state_blocks", "unsettled_key_states"].contains($0.table) }
+        }
         let byTable = Dictionary(grouping: columns, by: \.table)
         for table in byTable.keys.sorted() {
             let names = (byTable[table] ?? []).map(\.column).filter { !(table == "schema_migrations" && $0 == "applied_at") }
