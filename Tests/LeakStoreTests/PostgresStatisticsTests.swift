@@ -44,6 +44,36 @@ struct PostgresStatisticsTests {
         #expect(analyzed.isDisjoint(with: ["projects", "tokens", "commits", "runs"]), "analyzed: \(analyzed.sorted())")
     }
 
+    /// Every state passes through `unsettled_key_states` until its batch settles; once a
+    /// settling has left more than `deadRows` dead rows there, a round vacuums the table.
+    @Test(arguments: TestEngine.postgresOnly)
+    func settledStatesAreVacuumedAway(_ engine: TestEngine) throws {
+        let database = try TestDatabase(engine)
+        let store = try database.open()
+        _ = try store.createProject("app")
+        let checks = PostgresStatistics.checkInterval
+        func lastVacuum() throws -> String? {
+            try store.read { try $0.scalarText("""
+                SELECT last_vacuum::text FROM pg_stat_user_tables WHERE schemaname = current_schema() AND relname = 'unsettled_key_states'
+                """) }
+        }
+        // Each run's checks are keys of their own: a state each.
+        let runs = (StateBlobs.settleStates + PostgresStatistics.deadRows) / checks + 1
+        for index in 0..<runs {
+            _ = try store.ingest(LeakStoreTests.run(key: "r\(index)", outcomes: Array(repeating: .deallocated, count: checks),
+                                                    names: ("r\(index)", "App.Model")))
+        }
+        #expect(try store.read { try $0.scalarInt("SELECT count(*) FROM key_state_blocks") } ?? 0 > 0, "a batch settled")
+        try waitUntil("unsettled_key_states vacuumed") {
+            if try lastVacuum() != nil { return true }
+            // Another run, for another round, once the settled rows are counted as dead.
+            _ = try store.ingest(LeakStoreTests.run(key: "more\(UUID())", outcomes: Array(repeating: .deallocated, count: checks)))
+            return false
+        }
+        #expect(try lastVacuum() != nil)
+        #expect(try store.read { try $0.scalarInt("SELECT sum(checked_count) FROM leak_states") } ?? 0 >= Int64(runs * checks))
+    }
+
     private func waitUntil(_ what: String, _ condition: () throws -> Bool) throws {
         let deadline = ContinuousClock.now + .seconds(30)
         while try !condition() {

@@ -22,6 +22,14 @@ struct KeyCounts: Sendable {
         Self.state(checked: checked, leaked: leaked, lateRelease: lateRelease, errors: errors)
     }
 
+    /// Adds the counts of another state of the same key at the same commit (another run's).
+    mutating func add(_ other: KeyCounts) {
+        checked += other.checked
+        leaked += other.leaked
+        lateRelease += other.lateRelease
+        errors += other.errors
+    }
+
     static func state(checked: Int, leaked: Int, lateRelease: Int, errors: Int) -> KeyState {
         let released = checked - leaked - errors
         if leaked > 0 { return released > 0 ? .flaky : .leaked }

@@ -35,12 +35,14 @@ extension ProjectHistory {
         let wanted = Set(commitIDs)
         let suspect = try suspectCommits(among: wanted, environment: environment)
         var result: [Int64: [KeyCounts]] = [:]
+        var positions: [Int64: [KeyIDs: Int]] = [:]
         try db.query("""
             SELECT ls.commit_id, k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
                    ls.late_release_count, ls.error_count
             FROM leak_keys k
                  JOIN \(statesOfKeys("SELECT k.id FROM leak_keys k WHERE \(filter.keyCondition)",
-                                    environment: "(SELECT id FROM environments WHERE name = ?2)", from: "?3", through: "?4")) ls
+                                    environment: "(SELECT id FROM environments WHERE name = ?2)", from: "?3", through: "?4",
+                                    merged: statesComeMerged)) ls
                       ON ls.key_id = k.id
                  JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
             WHERE \(filter.keyCondition) AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
@@ -48,7 +50,14 @@ extension ProjectHistory {
             """, [.integer(filter.id), .text(environment), .integer(low), .integer(high)]) { row in
             let commitID = row.int64(at: 0)
             guard wanted.contains(commitID) else { return }
-            result[commitID, default: []].append(KeyCounts(row: row, from: 1))
+            let counts = KeyCounts(row: row, from: 1)
+            // As stored (`statesComeMerged` false), a key's state at a commit may come in parts.
+            if !statesComeMerged, let index = positions[commitID]?[counts.ids] {
+                result[commitID]![index].add(counts)
+                return
+            }
+            if !statesComeMerged { positions[commitID, default: [:]][counts.ids] = result[commitID]?.count ?? 0 }
+            result[commitID, default: []].append(counts)
         }
         for commitID in result.keys {
             result[commitID]?.sort { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }

@@ -173,9 +173,9 @@ enum StateArrays {
                WHERE s.commit_id BETWEEN \(low) AND \(high)
                UNION ALL
                SELECT n.key_id, n.environment_id, n.commit_id, n.checked, n.leaked, n.late, n.errors
-               FROM unsettled_key_states n
-               WHERE n.key_id IN (SELECT w.id FROM (\(keys)) AS w(id)) AND n.environment_id = \(environment)
-                 AND n.commit_id BETWEEN \(low) AND \(high)) AS u
+               FROM (\(keys)) AS w(id)
+                    JOIN unsettled_key_states n ON n.key_id = w.id AND n.environment_id = \(environment)
+                                                AND n.commit_id BETWEEN \(low) AND \(high)) AS u
          \(groupBy))
         """
     }
