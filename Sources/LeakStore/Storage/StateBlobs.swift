@@ -21,10 +21,13 @@ enum StateBlobs {
 
     /// Appends a run's states at `commitID` in `environmentID` (each key once): a blob of up to
     /// `blobStates` of them, in key order.
+    /// `settledAtOnce`: the caller settles every blob before its transaction ends (`RowPacker`),
+    /// so PostgreSQL need not keep the states by key meanwhile (`unsettled_key_states`).
     static func append(_ states: [(keyID: Int64, state: KeyAggregate)], commitID: Int64, environmentID: Int64,
-                       db: any SQLConnection) throws {
+                       settledAtOnce: Bool = false, db: any SQLConnection) throws {
         if let postgres = db as? PostgresConnection {
-            return try StateArrays.append(states, commitID: commitID, environmentID: environmentID, db: postgres)
+            return try StateArrays.append(states, commitID: commitID, environmentID: environmentID, byKeyUntilSettled: !settledAtOnce,
+                                          db: postgres)
         }
         guard let db = db as? SQLiteConnection else { throw LeakStoreError.unavailable("packed key states need SQLite or PostgreSQL") }
         let byKey = states.sorted { $0.keyID < $1.keyID }
@@ -184,7 +187,7 @@ enum StateBlobs {
 
         private mutating func flush() throws {
             guard let blob else { return }
-            try StateBlobs.append(blob.states, commitID: blob.commitID, environmentID: blob.environmentID, db: db)
+            try StateBlobs.append(blob.states, commitID: blob.commitID, environmentID: blob.environmentID, settledAtOnce: true, db: db)
             self.blob = nil
         }
     }
