@@ -37,21 +37,7 @@ struct StateArraysTests {
         var generator = SplitMix64(seed: UInt64(settleEvery) + 29)
         try db.execute("BEGIN")
         for run in 0..<80 {
-            let commitID = Int64.random(in: 1...12, using: &generator), environmentID = Int64.random(in: 1...2, using: &generator)
-            var states: [KeyIDs: KeyAggregate] = [:]
-            for _ in 0..<Int.random(in: 1...14, using: &generator) {
-                let key = KeyIDs(scenarioID: .random(in: 1...5, using: &generator), typeID: .random(in: 1...6, using: &generator))
-                let passed = Bool.random(using: &generator)
-                states[key] = KeyAggregate(
-                    checked: .random(in: 1...3, using: &generator), leaked: .random(in: 0...1, using: &generator),
-                    lateRelease: .random(in: 0...1, using: &generator), errors: .random(in: 0...1, using: &generator),
-                    passedSiteID: passed ? .random(in: 1...3, using: &generator) : nil,
-                    slowestPassUs: passed ? .random(in: 0...50, using: &generator) : nil)
-            }
-            let sorted = states.sorted { ($0.key.scenarioID, $0.key.typeID) < ($1.key.scenarioID, $1.key.typeID) }
-            try rows.storeStates(sorted[...], commitID: commitID, environmentID: environmentID, writer: writer)
-            try StateBlobs.append(CompactCheckWriter.live.storedStates(sorted[...], writer: writer),
-                                  commitID: commitID, environmentID: environmentID, db: db)
+            try RandomKeyStates.storeRun(rows: rows, writer: writer, scenarios: 5, types: 6, maxKeys: 14, using: &generator)
             if settleEvery > 0, run < 70, run % settleEvery == settleEvery - 1 { try StateBlobs.settle(maxStates: 25, db: db) }
         }
         try db.execute("COMMIT")
