@@ -211,19 +211,19 @@ struct SlicedIngestTests {
         return again
     }
 
-    /// The slices that store a run's records (`ingestSliceChecks` checks each); the commit's
-    /// rebuild (its key states copied) comes next.
+    /// The slices that store a run's records (`ingestSliceChecks` checks each); its key states'
+    /// slices come next.
     static func recordSlices(_ run: RunRecord) -> Int {
         (run.checks.count + sliced.ingestSliceChecks - 1) / sliced.ingestSliceChecks
     }
 
     /// A big run onto a commit that already has runs adds its key states to the commit's when it
     /// is published: both engines pack states (SQLite's blobs, PostgreSQL's arrays), where that is
-    /// a few rows, so the commit keeps its id whether the next one is taken or not (the rebuild
-    /// under the next id that rows a state needed is not taken). A reader at every slice sees
+    /// a few rows, so the commit keeps its id whether the next one is taken or not (the commit is
+    /// not rebuilt under the next id, as it was while PostgreSQL kept a row a state). A reader at every slice sees
     /// the store as before, and afterwards everything is as if the run had been stored at once.
     @Test(arguments: TestEngine.all, [false, true])
-    func aBigRunOntoACommitWithRunsRebuildsItUnderTheNextID(_ engine: TestEngine, nextIDTaken: Bool) throws {
+    func aBigRunOntoACommitWithRunsKeepsItsIDAndAnswersAsOneUpload(_ engine: TestEngine, nextIDTaken: Bool) throws {
         let (database, store, history, _) = try Self.everyRunButTheLast(engine)
         defer { withExtendedLifetime(database) {} }
         let again = try Self.rerun(history)
@@ -255,14 +255,14 @@ struct SlicedIngestTests {
         #expect(try Self.storedRows(store) == Self.storedRows(whole))
         #expect(try Self.rowCounts(store) == Self.rowCounts(whole))
         #expect(try Self.pendingRows(store) == 0)
-        // The rebuilt commit's children name it by its new id.
+        // The commit's children name it by its id.
         #expect(try LeakStoreTests.misLinkedParents(store) == 0)
     }
 
-    /// A run stored at the commit while it is being rebuilt makes the copy stale: the big run is
-    /// merged into the commit instead, and every check of both is counted once.
+    /// A run stored at the commit while a big run's slices are stored: the big run is added to
+    /// the commit with it when it is published, and every check of both is counted once.
     @Test(arguments: TestEngine.all)
-    func aRunThatReachesTheCommitDuringItsRebuildIsKept(_ engine: TestEngine) throws {
+    func aRunThatReachesTheCommitDuringABigUploadIsKept(_ engine: TestEngine) throws {
         let (database, store, history, _) = try Self.everyRunButTheLast(engine)
         defer { withExtendedLifetime(database) {} }
         let again = try Self.rerun(history)
@@ -286,10 +286,11 @@ struct SlicedIngestTests {
         #expect(try Self.pendingRows(store) == 0)
     }
 
-    /// The files as a server killed in the middle of a rebuild leaves them (copied between two of
-    /// its slices, checkpoints held back): reopened, the store answers as before the upload, the
-    /// sweep removes the pending rebuild and what it stored, and the upload sent again is stored.
-    @Test func aServerKilledDuringARebuildRestartsWithTheCommitAsItWas() throws {
+    /// The files as a server killed in the middle of a big upload onto a commit with runs leaves
+    /// them (between two of its slices, checkpoints held back): reopened, the store answers as
+    /// before the upload, the sweep removes the pending upload and what it stored, and the upload
+    /// sent again is stored.
+    @Test func aServerKilledDuringABigUploadRestartsWithTheCommitAsItWas() throws {
         let (database, store, history, _) = try Self.everyRunButTheLast(.sqlite)
         defer { withExtendedLifetime(database) {} }
         let again = try Self.rerun(history)

@@ -73,7 +73,6 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
         try readRows(result, row)
     }
 
-    package var packsKeyStates: Bool { true }
     package var writesAlone: Bool { false }
     package var statementsAreRoundTrips: Bool { true }
 

@@ -121,11 +121,6 @@ package protocol SQLConnection: AnyObject {
     func intern(_ names: [String], in table: StaticString) throws -> [String: Int64]
     /// Whether the schema holds a table of this name (the engine's catalog: `sqlite_master`, `pg_tables`).
     func tableExists(_ name: String) throws -> Bool
-    /// Whether key states are stored packed (`StateBlobs`): on SQLite in blobs read through
-    /// `LeakStatesTable`, on PostgreSQL in arrays (`StateArrays`) read through the view
-    /// `leak_states` by commit and `StateArrays.keyStates` by key. True on both once their
-    /// migrations (SQLite 14, PostgreSQL 12) have run, which they have before any write.
-    var packsKeyStates: Bool { get }
     /// Whether a write transaction is the only one: SQLite's write lock, taken when it begins.
     /// Where several write at once (PostgreSQL's servers), a row a write depends on is locked by
     /// writing it, not read.

@@ -163,7 +163,6 @@ package final class SQLiteConnection: SQLConnection, @unchecked Sendable {
         var rows: Int
     }
 
-    package var packsKeyStates: Bool { true }
     package var writesAlone: Bool { true }
     package var statementsAreRoundTrips: Bool { false }
 

@@ -127,7 +127,7 @@ extension ProjectHistory {
         /// column, which it applies while reading a commit (`LeakStatesTable`); elsewhere the
         /// counts (on PostgreSQL, of the view or of the keys' blocks: `StateArrays`).
         func predicate(on db: any SQLConnection) -> String {
-            switch (self, db.packsKeyStates && db is SQLiteConnection) {
+            switch (self, db is SQLiteConnection) {
             case (.leaked, true): "ls.leaking = 1"
             case (.leakedOrLate, true): "ls.telling = 1"
             case (.leaked, false): "ls.leaked_count > 0"

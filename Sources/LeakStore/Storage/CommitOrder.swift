@@ -1,9 +1,9 @@
 /// Commit ids are upload order: branch tips, a branch's commits, the walk's fallback and the
-/// scenario history's pages read them so, and a key's states are kept in that order (the table's
-/// key order on SQLite, `leak_states_by_key` on PostgreSQL). A new commit's id is the next
-/// multiple of `spacing`, which leaves free the ids right after it: a big run onto a commit that
-/// already has runs rebuilds the commit under the next one (`LeakStore.ingest`), which then takes
-/// the old row's place in one short transaction.
+/// scenario history's pages read them so, and a key's states are kept in that order (its
+/// blocks). A new commit's id is the next multiple of `spacing`, which leaves free the ids right
+/// after it: while PostgreSQL kept a row a key state, a big run onto a commit with runs rebuilt
+/// the commit under the next one. Nothing does now (both engines pack their states); the spacing
+/// stays, as the ids given so far have it.
 enum CommitOrder {
     /// Room after each new commit's id.
     static let spacing = 1_024

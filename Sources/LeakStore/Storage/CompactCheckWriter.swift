@@ -130,7 +130,7 @@ struct CompactCheckWriter {
            try db.scalarInt("SELECT 1 FROM runs WHERE commit_id = ? AND environment = ? AND id <> ? LIMIT 1",
                             [.integer(commitID), .text(environment), .integer(runID)]) != nil {
             let sorted = recordKeys.sorted { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
-            if isLive, db.packsKeyStates, let packed = db as? SQLiteConnection {
+            if isLive, let packed = db as? SQLiteConnection {
                 // The commit's blobs in this environment, read as they are: a few runs' states, not
                 // the merged, sorted rows of every environment `leak_states` would make of them.
                 let passedKeyIDs = try StateBlobs.passedKeys(commitID: commitID, environmentID: environmentID, db: packed)
@@ -198,10 +198,11 @@ struct CompactCheckWriter {
     }
 
     /// Adds key states (`CompactRun.sortedStates`, or a slice of them) to the commit's: packed
-    /// where the live layout is (`SQLConnection.packsKeyStates`), upserted a row a key elsewhere.
+    /// where the live layout is (`StateBlobs`: both engines), upserted a row a key into the table
+    /// an upgrade fills (`converting`).
     func storeStates(_ keyStates: ArraySlice<(key: KeyIDs, value: KeyAggregate)>, commitID: Int64, environmentID: Int64,
                      writer: WriteSession) throws {
-        if isLive, writer.connection.packsKeyStates {
+        if isLive {
             let db = writer.connection
             let stored = try storedStates(keyStates, writer: writer)
             try StateBlobs.append(stored, commitID: commitID, environmentID: environmentID, db: db)
@@ -250,7 +251,7 @@ struct CompactCheckWriter {
     /// check, when an earlier run at commit `commitID` passed the key: the run is being published
     /// after those runs (`LeakStore.ingest`), as if it had been stored there from the start.
     func unmarkRecordsAfterEarlierPasses(runID: Int64, commitID: Int64, environmentID: Int64, db: any SQLConnection) throws {
-        if isLive, db.packsKeyStates, let packed = db as? SQLiteConnection {
+        if isLive, let packed = db as? SQLiteConnection {
             // The commit's blobs read once, not the commit's states merged again for each record
             // (each update changes the database, and `leak_states` keeps nothing across a change
             // inside a transaction): a 100,000-check run's publish took 178 ms of it.
@@ -277,23 +278,6 @@ struct CompactCheckWriter {
                 SELECT 1 FROM \(source)
                 WHERE s.commit_id = ?2 AND s.environment_id = ?3 AND \(sameKey) AND s.slowest_pass_us IS NOT NULL)
             """, [.integer(runID), .integer(commitID), .integer(environmentID)])
-    }
-
-    /// Copies commit `from`'s key states after the (environment, key) `after` and through `last`
-    /// (to the end when nil) to commit `into`, which has none of those keys yet.
-    func copyStates(of from: Int64, into: Int64, after: (environment: Int64, key: Int64),
-                    through last: (environment: Int64, key: Int64)?, db: any SQLConnection) throws {
-        precondition(keys == .keyID, "only the live layout is copied between commits")
-        let upTo = last == nil ? "" : "AND (environment_id, key_id) <= (CAST(?5 AS BIGINT), CAST(?6 AS BIGINT))"
-        try db.run("""
-            INSERT INTO \(stateColumns)
-            SELECT CAST(?2 AS BIGINT), environment_id, key_id, checked_count, leaked_count,
-                   late_release_count, error_count, passed_site_id, slowest_pass_us
-            FROM \(states)
-            WHERE commit_id = ?1 AND (environment_id, key_id) > (CAST(?3 AS BIGINT), CAST(?4 AS BIGINT)) \(upTo)
-            ORDER BY environment_id, key_id
-            """, [.integer(from), .integer(into), .integer(after.environment), .integer(after.key)]
-                + (last.map { [.integer($0.environment), .integer($0.key)] } ?? []))
     }
 
     /// Made once (`init`): the connection looks its prepared statement up by the text.

@@ -90,7 +90,7 @@ extension LeakStore {
                 let restoreKeys = continuesIDs ? try Self.dropKeysAndIndexes(db) : []
                 var counts: [(String, Int64)] = []
                 for table in CopiedTable.all {
-                    if table.name == "leak_states", db.packsKeyStates {
+                    if table.name == "leak_states" {
                         // Rows to blobs and blocks (`StateBlobs`), or arrays (`StateArrays`): the
                         // table is their reader.
                         var packer = StateBlobs.RowPacker(db: db)

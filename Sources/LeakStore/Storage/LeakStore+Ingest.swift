@@ -96,22 +96,14 @@ extension LeakStore {
             let (projectID, existing) = try project(db, run.project, runKey: run.runKey)
             if let existing { return .failure(existing) }
             let placeholder = PendingUpload.newPlaceholder()
-            // A commit that has runs is rebuilt under the id right after its own when that one is
-            // free (`CommitOrder`): the rebuilt commit then takes its place in upload order. Not
-            // where states are packed: adding the run's to the commit's is a few blobs there.
-            let replacing = db.packsKeyStates ? nil : try db.scalarInt("""
-                SELECT c.id FROM commits c WHERE c.project_id = ? AND c.sha = ?
-                  AND NOT EXISTS (SELECT 1 FROM commits n WHERE n.id = c.id + 1)
-                """, [.integer(projectID), .text(run.commit.lowercased())])
             guard let commitID = try db.scalarInt("""
                 INSERT INTO commits (id, project_id, sha, branch, first_seen)
-                VALUES (coalesce(CAST(?4 AS BIGINT) + 1, \(CommitOrder.newID(on: db))), ?1, ?2, NULL, ?3) RETURNING id
-                """, [.integer(projectID), .text(placeholder), .text(receivedAt), replacing.map(SQLValue.integer) ?? .null])
+                VALUES (\(CommitOrder.newID(on: db)), ?1, ?2, NULL, ?3) RETURNING id
+                """, [.integer(projectID), .text(placeholder), .text(receivedAt)])
             else { throw LeakStoreError.unavailable("the pending commit insert returned no id") }
             let runID = try insertRun(db, projectID: projectID, run: run, runKey: placeholder, hash: PendingUpload.contentHash,
                                       commitID: commitID, receivedAt: receivedAt, tally: tally)
-            return .success(PendingUpload(runID: runID, commitID: commitID, placeholder: placeholder, receivedAt: receivedAt,
-                                          replacing: replacing))
+            return .success(PendingUpload(runID: runID, commitID: commitID, placeholder: placeholder, receivedAt: receivedAt))
         }
         let pending: PendingUpload
         switch started {
@@ -141,12 +133,6 @@ extension LeakStore {
             }
             let states = compact.sortedStates, stateSlice = stateSliceKeys
             compact = CompactRun()
-            // A commit being rebuilt gets the replaced one's key states first, the run's are
-            // added to them as to the commit's; `copied` says which runs those states counted.
-            var copied: CommitRuns?
-            if let replaced = pending.replacing {
-                copied = try copyStates(of: replaced, into: pending.commitID, afterEachSlice: sliceStored)
-            }
             for start in stride(from: 0, to: states.count, by: stateSlice) {
                 try write(cost: ingestSliceChecks) { writer in
                     try CompactCheckWriter.live.storeStates(
@@ -155,14 +141,14 @@ extension LeakStore {
                 }
                 try sliceStored()
             }
-            let published: Result<(IngestReceipt, PendingUpload), ExistingRun> = try write(cost: ingestSliceChecks) { writer in
-                try publish(pending, run: run, hash: hash, tally: tally, states: states[...], copied: copied, writer: writer)
+            let published: Result<IngestReceipt, ExistingRun> = try write(cost: ingestSliceChecks) { writer in
+                try publish(pending, run: run, hash: hash, tally: tally, writer: writer)
             }
             switch published {
-            case let .success((receipt, leftOver)):
-                // What no reader reaches any more — the placeholder commit's own key states, or
-                // the replaced commit's — goes now, in slices (the sweep removes it if this fails).
-                try? removePendingUpload(leftOver)
+            case let .success(receipt):
+                // What no reader reaches any more — the placeholder commit's own key states, once
+                // copied to the commit's — goes now, in slices (the sweep removes it if this fails).
+                try? removePendingUpload(pending)
                 try? settleBacklog()
                 return receipt
             case let .failure(existing):
@@ -181,8 +167,7 @@ extension LeakStore {
     /// readers of key ranges never hold more than about a batch of them unsettled.
     private func settleBacklog() throws {
         while try write(cost: ingestSliceChecks, { writer in
-            guard writer.connection.packsKeyStates else { return false }
-            return try StateBlobs.settleBacklog(session: writer, db: writer.connection)
+            try StateBlobs.settleBacklog(session: writer, db: writer.connection)
         }) {}
     }
 
@@ -190,64 +175,13 @@ extension LeakStore {
     /// indexes, the by-type one far from its neighbours), so a quarter as many.
     private var stateSliceKeys: Int { max(1, ingestSliceChecks / 4) }
 
-    /// Which runs a commit's key states add up: any write that changes them stores a run there.
-    struct CommitRuns: Equatable {
-        var count: Int64
-        var newest: Int64
-
-        init(_ db: any SQLConnection, commitID: Int64) throws {
-            var found = (Int64(0), Int64(0))
-            try db.query("SELECT count(*), coalesce(max(id), 0) FROM runs WHERE commit_id = ?", [.integer(commitID)]) {
-                found = ($0.int64(at: 0), $0.int64(at: 1))
-            }
-            (count, newest) = found
-        }
-    }
-
-    /// Copies commit `from`'s key states to the pending commit `into`, a slice per transaction in
-    /// key order. Returns the runs they add up, or nil when a run reached `from` in the meantime
-    /// (the copy is then not the commit's, and the run's states are merged instead).
-    private func copyStates(of from: Int64, into: Int64, afterEachSlice: () throws -> Void) throws -> CommitRuns? {
-        enum Step { case changed, finished, copied(through: (environment: Int64, key: Int64)) }
-        var copied: CommitRuns?
-        var after: (environment: Int64, key: Int64) = (-1, -1)
-        while true {
-            let step: Step = try write(cost: ingestSliceChecks) { writer in
-                let db = writer.connection
-                let runs = try CommitRuns(db, commitID: from)
-                guard copied == nil || copied == runs else { return .changed }
-                copied = runs
-                var last: (environment: Int64, key: Int64)?
-                try db.query("""
-                    SELECT environment_id, key_id FROM leak_states
-                    WHERE commit_id = ?1 AND (environment_id, key_id) > (CAST(?2 AS BIGINT), CAST(?3 AS BIGINT))
-                    ORDER BY environment_id, key_id LIMIT 1 OFFSET CAST(?4 AS BIGINT)
-                    """, [.integer(from), .integer(after.environment), .integer(after.key), .integer(Int64(stateSliceKeys - 1))]) {
-                    last = ($0.int64(at: 0), $0.int64(at: 1))
-                }
-                try CompactCheckWriter.live.copyStates(of: from, into: into, after: after, through: last, db: db)
-                return last.map { .copied(through: $0) } ?? .finished
-            }
-            try afterEachSlice()
-            switch step {
-            case .changed: return nil
-            case .finished: return copied
-            case let .copied(through: last): after = last
-            }
-        }
-    }
-
-    /// Makes a pending upload the run it is, in one transaction, and returns with the receipt
-    /// what is left for `removePendingUpload`:
+    /// Makes a pending upload the run it is, in one transaction, and returns its receipt; what
+    /// is left of the pending upload is for `removePendingUpload`:
     /// - no run has reached the run's commit yet: the placeholder commit takes the run's sha;
-    /// - the pending commit rebuilds the commit (`copied`: it holds the commit's key states and the
-    ///   run's), and no run has reached the commit since: it takes the commit's sha, parents,
-    ///   runs and place, and the old row with its key states is left, under a placeholder sha;
-    /// - otherwise the run's key states are added to the commit's here (`CompactCheckWriter.storeStates`;
-    ///   this transaction's length then follows the run's keys), and the placeholder is left.
+    /// - otherwise the pending commit's packed states (the run's) are added to the commit's here
+    ///   (`StateBlobs.copy`: a few rows), and the placeholder is left.
     private func publish(_ pending: PendingUpload, run: RunRecord, hash: String, tally: RunTally,
-                         states: ArraySlice<(key: KeyIDs, value: KeyAggregate)>, copied: CommitRuns?,
-                         writer: WriteSession) throws -> Result<(IngestReceipt, PendingUpload), ExistingRun> {
+                         writer: WriteSession) throws -> Result<IngestReceipt, ExistingRun> {
         let db = writer.connection
         guard let projectID = try db.scalarInt("SELECT project_id FROM runs WHERE id = ? AND content_hash = ?",
                                                [.integer(pending.runID), .text(PendingUpload.contentHash)])
@@ -255,7 +189,6 @@ extension LeakStore {
         if let existing = try existingRun(db, projectID: projectID, runKey: run.runKey) { return .failure(existing) }
         let sha = run.commit.lowercased()
         let commitID: Int64
-        var leftOver = pending
         if let existingCommit = try db.scalarInt("SELECT id FROM commits WHERE project_id = ? AND sha = ?",
                                                  [.integer(projectID), .text(sha)]) {
             let environmentID = try writer.intern(run.environment, in: "environments")
@@ -263,30 +196,11 @@ extension LeakStore {
             // earlier run at the commit passed the key.
             try CompactCheckWriter.live.unmarkRecordsAfterEarlierPasses(runID: pending.runID, commitID: existingCommit,
                                                                        environmentID: environmentID, db: db)
-            if existingCommit == pending.replacing, let copied, try CommitRuns(db, commitID: existingCommit) == copied {
-                commitID = pending.commitID
-                let replacedSha = PendingUpload.newPlaceholder()
-                try db.run("UPDATE commits SET sha = ? WHERE id = ?", [.text(replacedSha), .integer(existingCommit)])
-                try db.run("""
-                    UPDATE commits SET sha = ?1, branch = coalesce((SELECT branch FROM commits WHERE id = ?3), ?2),
-                                       first_seen = (SELECT first_seen FROM commits WHERE id = ?3)
-                    WHERE id = ?4
-                    """, [.text(sha), .text(run.branch), .integer(existingCommit), .integer(commitID)])
-                for table in ["runs", "commit_parents"] {
-                    try db.run("UPDATE \(table) SET commit_id = ? WHERE commit_id = ?", [.integer(commitID), .integer(existingCommit)])
-                }
-                leftOver = PendingUpload(runID: 0, commitID: existingCommit, placeholder: replacedSha, receivedAt: pending.receivedAt)
-            } else {
-                commitID = existingCommit
-                if db.packsKeyStates {
-                    // The pending commit's blobs hold the run's states already: copied after the
-                    // commit's (in publish order), a few blobs, not a row a state.
-                    try StateBlobs.copy(of: pending.commitID, into: commitID, session: writer, db: db)
-                } else {
-                    try CompactCheckWriter.live.storeStates(states, commitID: commitID, environmentID: environmentID, writer: writer)
-                }
-                try db.run("UPDATE commits SET branch = coalesce(branch, ?) WHERE id = ?", [.text(run.branch), .integer(commitID)])
-            }
+            commitID = existingCommit
+            // The pending commit's blobs hold the run's states already: copied after the commit's
+            // (in publish order), a few blobs (rows of arrays), not a row a state.
+            try StateBlobs.copy(of: pending.commitID, into: commitID, session: writer, db: db)
+            try db.run("UPDATE commits SET branch = coalesce(branch, ?) WHERE id = ?", [.text(run.branch), .integer(commitID)])
         } else {
             commitID = pending.commitID
             try db.run("UPDATE commits SET sha = ?, branch = ? WHERE id = ?", [.text(sha), .text(run.branch), .integer(commitID)])
@@ -295,7 +209,7 @@ extension LeakStore {
         try linkParents(db, projectID: projectID, commitID: commitID, sha: sha)
         try db.run("UPDATE runs SET run_key = ?, content_hash = ?, commit_id = ? WHERE id = ?",
                    [.text(run.runKey), .text(hash), .integer(commitID), .integer(pending.runID)])
-        return .success((tally.receipt(runID: pending.runID, created: true), leftOver))
+        return .success(tally.receipt(runID: pending.runID, created: true))
     }
 
     /// Removes what a pending upload stored, a slice per transaction, then its run and commit:
@@ -303,20 +217,15 @@ extension LeakStore {
     /// placeholder sha. Does nothing to a published run, nor to a commit that became the run's.
     func removePendingUpload(_ pending: PendingUpload) throws {
         let run = SQLValue.integer(pending.runID), commit = SQLValue.integer(pending.commitID)
-        let slice = SQLValue.integer(Int64(ingestSliceChecks)), stateSlice = SQLValue.integer(Int64(stateSliceKeys))
+        let slice = SQLValue.integer(Int64(ingestSliceChecks))
         let placeholder = SQLValue.text(pending.placeholder)
         let runIsPending = "SELECT 1 FROM runs WHERE id = ? AND content_hash = '\(PendingUpload.contentHash)'"
         // What is left (the first statement) is removed a slice a transaction (the second).
         typealias Removal = (anyLeft: String, delete: String, rows: SQLValue)
         let records: Removal = ("SELECT 1 FROM checks WHERE run_id = ? LIMIT 1",
                                 "DELETE FROM checks WHERE id IN (SELECT id FROM checks WHERE run_id = ?1 ORDER BY id LIMIT ?2)", slice)
-        // By key prefix: `leak_states` has no row id on SQLite's layout before migration 14.
-        let stateRows: Removal = ("SELECT 1 FROM leak_states WHERE commit_id = ? LIMIT 1", """
-            DELETE FROM leak_states WHERE commit_id = ?1 AND key_id IN (
-                SELECT key_id FROM leak_states WHERE commit_id = ?1 ORDER BY environment_id, key_id LIMIT ?2)
-            """, stateSlice)
-        // Where states are packed, a pending commit's are its blobs (a slice's states each at
-        // most), or on PostgreSQL its rows of arrays.
+        // A pending commit's states are its blobs (a slice's states each at most), on PostgreSQL
+        // its rows of arrays.
         func packedRows(_ db: any SQLConnection) -> Removal {
             let table = db is PostgresConnection ? "state_arrays" : "state_blobs"
             return ("SELECT 1 FROM \(table) WHERE commit_id = ? LIMIT 1",
@@ -326,8 +235,7 @@ extension LeakStore {
         }
         let steps: [(whileTrue: String, values: [SQLValue], id: SQLValue, removal: (any SQLConnection) -> Removal)] = [
             (runIsPending, [run], run, { _ in records }),
-            ("SELECT 1 FROM commits WHERE id = ? AND sha = ?", [commit, placeholder], commit,
-             { $0.packsKeyStates ? packedRows($0) : stateRows }),
+            ("SELECT 1 FROM commits WHERE id = ? AND sha = ?", [commit, placeholder], commit, packedRows),
         ]
         for step in steps {
             while try write(cost: ingestSliceChecks, { writer in

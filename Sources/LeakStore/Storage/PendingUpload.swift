@@ -30,6 +30,4 @@ struct PendingUpload: Sendable, Hashable {
     let commitID: Int64
     let placeholder: String
     let receivedAt: String
-    /// The commit with runs this upload rebuilds under the next id (`CommitOrder`), if any.
-    var replacing: Int64? = nil
 }
