@@ -121,11 +121,11 @@ struct ProjectHistory {
                        ls.late_release_count, ls.error_count
                 FROM leak_keys k CROSS JOIN leak_states ls
                      JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
-                WHERE k.id IN (\(KeyBatch.slots(from: 3)))
+                WHERE \(among("k.id", from: 3))
                   AND ls.commit_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2) AND ls.key_id = k.id
                 """, [.integer(commitID), .text(environment)] + batch.values) { row in
                 let counts = KeyCounts(row: row)
-                if batch.keys.contains(counts.ids) { result.append(counts) }
+                if keys.contains(counts.ids) { result.append(counts) }
             }
         }
         return result.sorted { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
@@ -154,20 +154,21 @@ struct ProjectHistory {
             // key by key (in the order of their ids); where an engine does not, a key met again takes up its row
             // where it was left.
             // (No local function to store it: one capturing these would cost an exclusivity check a row.)
-            var current: (ids: KeyIDs, states: [KeyState?], filled: Bool, column: Int)?
+            var current: (id: Int64, ids: KeyIDs, states: [KeyState?], filled: Bool, column: Int)?
             // PostgreSQL's key reads come as stored, unmerged (`StateArrays.keyStates`): a key's
             // counts at a commit are added up here, then made states (a GROUP BY there sorted a
             // few thousand rows for each statement, ~3 ms).
             if !statesComeMerged {
-                var stored: [KeyIDs: [Int: KeyCounts]] = [:]
-                try db.query(keyStatesStatement(merged: false), [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
-                    let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1))
-                    guard batch.keys.contains(ids), let column = grid.column(of: row.int64(at: 2)) else { return }
-                    let counts = KeyCounts(scenarioID: ids.scenarioID, typeID: ids.typeID, scenario: "", type: "", checked: row.int(at: 3),
-                                           leaked: row.int(at: 4), lateRelease: row.int(at: 5), errors: row.int(at: 6))
-                    if stored[ids]?[column] == nil { stored[ids, default: [:]][column] = counts } else { stored[ids]![column]!.add(counts) }
+                var stored: [Int64: [Int: KeyCounts]] = [:]
+                try db.query(keyStatesStatement, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
+                    guard let column = grid.column(of: row.int64(at: 1)) else { return }
+                    let counts = KeyCounts(scenarioID: 0, typeID: 0, scenario: "", type: "", checked: row.int(at: 2),
+                                           leaked: row.int(at: 3), lateRelease: row.int(at: 4), errors: row.int(at: 5))
+                    let id = row.int64(at: 0)
+                    if stored[id]?[column] == nil { stored[id, default: [:]][column] = counts } else { stored[id]![column]!.add(counts) }
                 }
-                for (ids, columns) in stored {
+                for (id, columns) in stored {
+                    guard let ids = batch.keys[id] else { continue }
                     var states = grid.rows[ids] ?? unchecked
                     var filled = grid.rows[ids] != nil
                     for (column, counts) in columns where counts.checked > 0 && !(suspectAtHead && column == headColumn) {
@@ -178,20 +179,21 @@ struct ProjectHistory {
                 }
                 continue
             }
-            try db.query(keyStatesStatement(merged: true), [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
-                let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1))
-                if current?.ids != ids {
+            try db.query(keyStatesStatement, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
+                let id = row.int64(at: 0)
+                if current?.id != id {
                     if let done = current, done.filled { grid.rows[done.ids] = done.states }
-                    current = batch.keys.contains(ids)
-                        ? grid.rows.removeValue(forKey: ids).map { (ids, $0, true, 0) } ?? (ids, unchecked, false, 0) : nil
+                    current = batch.keys[id].map { ids in
+                        grid.rows.removeValue(forKey: ids).map { (id, ids, $0, true, 0) } ?? (id, ids, unchecked, false, 0)
+                    }
                 }
-                guard current != nil, let column = grid.column(of: row.int64(at: 2), from: current!.column) else { return }
+                guard current != nil, let column = grid.column(of: row.int64(at: 1), from: current!.column) else { return }
                 current!.column = column
                 if suspectAtHead, column == headColumn { return }
-                let checked = row.int(at: 3)
+                let checked = row.int(at: 2)
                 guard checked > 0 else { return }
-                current!.states[column] = KeyCounts.state(checked: checked, leaked: row.int(at: 4), lateRelease: row.int(at: 5),
-                                                          errors: row.int(at: 6))
+                current!.states[column] = KeyCounts.state(checked: checked, leaked: row.int(at: 3), lateRelease: row.int(at: 4),
+                                                          errors: row.int(at: 5))
                 current!.filled = true
             }
             if let done = current, done.filled { grid.rows[done.ids] = done.states }
@@ -209,19 +211,23 @@ struct ProjectHistory {
     /// (PostgreSQL's `StateArrays.keyStates` unmerged), for the reader to add up.
     var statesComeMerged: Bool { !(db is PostgresConnection) }
 
-    /// `keyStates`'s statement: the keys' states over commits `?2` through `?3` in environment
-    /// `?1`, the key ids from `?4` on.
-    private func keyStatesStatement(merged: Bool) -> String {
-        """
-        SELECT k.scenario_id, k.type_id, ls.commit_id, ls.checked_count, ls.leaked_count, ls.late_release_count,
-               ls.error_count
-        FROM leak_keys k
-             JOIN \(statesOfKeys("SELECT k.id FROM leak_keys k WHERE k.id IN (\(KeyBatch.slots(from: 4)))",
+    /// `keyStates`'s statement: each key's id, commit and counts over commits `?2` through `?3` in
+    /// environment `?1`, the keys' parameters from `?4` on. On SQLite a range of the table's own
+    /// order a key; on PostgreSQL the keys' blocks as stored, not joined to `leak_keys` again (a
+    /// join the planner made a nested loop over every state for each key: 6 keys, 4,400 states,
+    /// 8.9 ms for 3.8 without it).
+    private var keyStatesStatement: String {
+        statesComeMerged ? """
+            SELECT k.id, ls.commit_id, ls.checked_count, ls.leaked_count, ls.late_release_count, ls.error_count
+            FROM leak_keys k JOIN leak_states ls ON ls.key_id = k.id
+            WHERE \(among("k.id", from: 4))
+              AND ls.environment_id = (SELECT id FROM environments WHERE name = ?1) AND ls.commit_id BETWEEN ?2 AND ?3
+            """ : """
+            SELECT ls.key_id, ls.commit_id, ls.checked_count, ls.leaked_count, ls.late_release_count, ls.error_count
+            FROM \(statesOfKeys("SELECT k.id FROM leak_keys k WHERE \(among("k.id", from: 4))",
                                 environment: "(SELECT id FROM environments WHERE name = ?1)",
-                                from: "?2", through: "?3", merged: merged)) ls ON ls.key_id = k.id
-        WHERE k.id IN (\(KeyBatch.slots(from: 4)))
-          AND ls.environment_id = (SELECT id FROM environments WHERE name = ?1) AND ls.commit_id BETWEEN ?2 AND ?3
-        """
+                                from: "?2", through: "?3", merged: false)) ls
+            """
     }
 
     /// Of `keys`, those with a leaking state (leaked or flaky, from the usable runs) at a commit
@@ -239,23 +245,21 @@ struct ProjectHistory {
         // On PostgreSQL a join with the keys' blocks (an EXISTS of them would read them once a
         // key), unmerged: a key whose states at a commit add up to a leak has a stored one that leaked.
         let statement = db is PostgresConnection ? """
-            SELECT DISTINCT k.scenario_id, k.type_id
-            FROM leak_keys k
-                 JOIN \(statesOfKeys("SELECT k.id FROM leak_keys k WHERE k.id IN (\(KeyBatch.slots(from: 4)))",
-                                    environment: "(SELECT id FROM environments WHERE name = ?1)",
-                                    from: "?2", through: "?3", merged: false)) ls ON ls.key_id = k.id
-            WHERE k.id IN (\(KeyBatch.slots(from: 4))) AND \(Outcomes.leaked.predicate(on: db))
+            SELECT DISTINCT ls.key_id
+            FROM \(statesOfKeys("SELECT k.id FROM leak_keys k WHERE \(among("k.id", from: 4))",
+                                environment: "(SELECT id FROM environments WHERE name = ?1)",
+                                from: "?2", through: "?3", merged: false)) ls
+            WHERE \(Outcomes.leaked.predicate(on: db))
             """ : """
-            SELECT k.scenario_id, k.type_id FROM leak_keys k
-            WHERE k.id IN (\(KeyBatch.slots(from: 4)))
+            SELECT k.id FROM leak_keys k
+            WHERE \(among("k.id", from: 4))
               AND EXISTS (SELECT 1 FROM leak_states ls
                           WHERE ls.key_id = k.id AND ls.environment_id = (SELECT id FROM environments WHERE name = ?1)
                             AND ls.commit_id BETWEEN ?2 AND ?3 AND \(Outcomes.leaked.predicate(on: db)))
             """
         for batch in try keyBatches(keys) {
             try db.query(statement, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
-                let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1))
-                if batch.keys.contains(ids) { leaked.insert(ids) }
+                if let ids = batch.keys[row.int64(at: 0)] { leaked.insert(ids) }
             }
         }
         return leaked
@@ -286,9 +290,10 @@ struct ProjectHistory {
         return found
     }
 
-    /// Keys `keyBatch` at a time, by their ids in `leak_keys`, each batch padded with its last id
-    /// so that every batch is the same statement; a key without a row there (never checked) is in
-    /// none.
+    /// Keys by their ids in `leak_keys`, `keyBatch` to a statement on SQLite, each batch padded
+    /// with its last id so that every batch is the same statement; on PostgreSQL all of them in
+    /// one array parameter (the same statement for any number of keys, one round trip). A key
+    /// without a row there (never checked) is in none.
     ///
     /// By id, not by (scenario, type): PostgreSQL took a batch's 128 scenario ids and 128 type ids
     /// for thousands of keys and hash-joined them to every state in the range (14 keys: 50 ms on
@@ -297,10 +302,15 @@ struct ProjectHistory {
     private func keyBatches(_ keys: Set<KeyIDs>) throws -> [KeyBatch] {
         let ids = try keyIDs(of: keys)
         let sorted = ids.sorted { $0.value < $1.value }
+        guard !sorted.isEmpty else { return [] }
+        if db is PostgresConnection {
+            return [KeyBatch(keys: Dictionary(uniqueKeysWithValues: sorted.map { ($0.value, $0.key) }),
+                             values: [.text("{" + sorted.map { String($0.value) }.joined(separator: ",") + "}")])]
+        }
         return stride(from: 0, to: sorted.count, by: Self.keyBatch).map { start in
             let chunk = sorted[start..<min(start + Self.keyBatch, sorted.count)]
             let padded = chunk.map(\.value) + Array(repeating: chunk[chunk.endIndex - 1].value, count: Self.keyBatch - chunk.count)
-            return KeyBatch(keys: Set(chunk.map(\.key)), values: padded.map { .integer($0) })
+            return KeyBatch(keys: Dictionary(uniqueKeysWithValues: chunk.map { ($0.value, $0.key) }), values: padded.map { .integer($0) })
         }
     }
 
@@ -321,22 +331,24 @@ struct ProjectHistory {
     }
 
     private struct KeyBatch {
-        var keys: Set<KeyIDs>
-        /// `keyBatch` key ids: the statement's parameters after its own.
+        /// The batch's keys by their ids in `leak_keys`.
+        var keys: [Int64: KeyIDs]
+        /// The statement's parameters after its own: `keyBatch` key ids, or (PostgreSQL) one array of them.
         var values: [SQLValue]
+    }
 
-        /// `?first, …`: the key ids' parameters when the statement's own come before `first`.
-        static func slots(from first: Int) -> String {
-            lists[first] ?? list(from: first)
-        }
+    /// That `column` (a `leak_keys` id) is one of a `KeyBatch`'s keys, whose parameters come from
+    /// `?first` on: an IN list of `keyBatch` parameters, or on PostgreSQL `= ANY` of one array.
+    private func among(_ column: String, from first: Int) -> String {
+        db is PostgresConnection ? "\(column) = ANY(CAST(?\(first) AS BIGINT[]))" : "\(column) IN (\(Self.keyLists[first] ?? Self.keyList(from: first)))"
+    }
 
-        /// The lists the statements use (their own parameters are 2 or 3), built once: built for
-        /// every statement they were ~4% of a diff with a few hundred keys.
-        private static let lists = Dictionary(uniqueKeysWithValues: [3, 4].map { ($0, list(from: $0)) })
+    /// The IN lists the statements use (their own parameters are 2 or 3), built once: built for
+    /// every statement they were ~4% of a diff with a few hundred keys.
+    private static let keyLists = Dictionary(uniqueKeysWithValues: [3, 4].map { ($0, keyList(from: $0)) })
 
-        private static func list(from first: Int) -> String {
-            (first..<(first + ProjectHistory.keyBatch)).map { "?\($0)" }.joined(separator: ", ")
-        }
+    private static func keyList(from first: Int) -> String {
+        (first..<(first + keyBatch)).map { "?\($0)" }.joined(separator: ", ")
     }
 
     /// The head's suspect runs in the environment, oldest first.
@@ -398,12 +410,12 @@ struct ProjectHistory {
                 SELECT k.scenario_id, k.type_id, cs.file, cs.line
                 FROM leak_keys k CROSS JOIN leak_states ls
                      JOIN check_sites cs ON cs.id = coalesce(ls.passed_site_id, k.site_id)
-                WHERE k.id IN (\(KeyBatch.slots(from: 3)))
+                WHERE \(among("k.id", from: 3))
                   AND ls.commit_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2) AND ls.key_id = k.id
                   AND ls.slowest_pass_us IS NOT NULL
                 """, [.integer(commitID), .text(environment)] + batch.values) { row in
                 let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1))
-                guard batch.keys.contains(ids) else { return }
+                guard keys.contains(ids) else { return }
                 passedSites[ids] = KeyObservation(state: .clean, file: row.string(at: 2) ?? "", line: row.int(at: 3))
             }
         }
