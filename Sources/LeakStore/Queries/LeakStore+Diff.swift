@@ -170,8 +170,7 @@ extension LeakStore {
                 baseCounts.append(KeyCounts(standingFor: standIn.state, ids: ids, scenario: name.scenario, type: name.type))
             }
             // Only a key that leaked somewhere along the lines can have intermittent history.
-            let withHistory = try history.keysThatLeaked(judged, environment: environment, within: linesIDs)
-            let lineStates = try history.keyStates(withHistory, environment: environment, at: linesIDs)
+            let (withHistory, lineStates) = try history.leakingKeyStates(judged, environment: environment, at: linesIDs)
             // Each line's columns, found once for all keys.
             let ancestryColumns = lineStates.columns(of: ancestry.map(\.id))
             let afterBaseColumns = lineStates.columns(of: afterBase.map(\.id)), mergedInColumns = lineStates.columns(of: mergedIn.map(\.id))

@@ -142,6 +142,14 @@ struct ProjectHistory {
     /// a diff has read already), not from a GROUP BY of the suspect run's records again.
     func keyStates(_ keys: Set<KeyIDs>, environment: String, at commitIDs: Set<Int64>,
                    allRunsAt head: Int64? = nil) throws -> KeyStateGrid {
+        var read: Set<KeyIDs> = []
+        return try keyStates(keys, environment: environment, at: commitIDs, allRunsAt: head, statement: keyStatesStatement, read: &read)
+    }
+
+    /// `keyStates` with its statement given (the keys' parameters from `?4` on), the keys whose
+    /// rows it read added to `read`.
+    private func keyStates(_ keys: Set<KeyIDs>, environment: String, at commitIDs: Set<Int64>, allRunsAt head: Int64?,
+                           statement: String, read: inout Set<KeyIDs>) throws -> KeyStateGrid {
         var grid = KeyStateGrid(commits: commitIDs)
         guard !keys.isEmpty, let low = grid.commits.first, let high = grid.commits.last else { return grid }
         var suspectAtHead = false
@@ -160,7 +168,7 @@ struct ProjectHistory {
             // few thousand rows for each statement, ~3 ms).
             if !statesComeMerged {
                 var stored: [Int64: [Int: KeyCounts]] = [:]
-                try db.query(keyStatesStatement, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
+                try db.query(statement, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
                     guard let column = grid.column(of: row.int64(at: 1)) else { return }
                     let counts = KeyCounts(scenarioID: 0, typeID: 0, scenario: "", type: "", checked: row.int(at: 2),
                                            leaked: row.int(at: 3), lateRelease: row.int(at: 4), errors: row.int(at: 5))
@@ -169,6 +177,7 @@ struct ProjectHistory {
                 }
                 for (id, columns) in stored {
                     guard let ids = batch.keys[id] else { continue }
+                    read.insert(ids)
                     var states = grid.rows[ids] ?? unchecked
                     var filled = grid.rows[ids] != nil
                     for (column, counts) in columns where counts.checked > 0 && !(suspectAtHead && column == headColumn) {
@@ -179,12 +188,13 @@ struct ProjectHistory {
                 }
                 continue
             }
-            try db.query(keyStatesStatement, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
+            try db.query(statement, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
                 let id = row.int64(at: 0)
                 if current?.id != id {
                     if let done = current, done.filled { grid.rows[done.ids] = done.states }
                     current = batch.keys[id].map { ids in
-                        grid.rows.removeValue(forKey: ids).map { (id, ids, $0, true, 0) } ?? (id, ids, unchecked, false, 0)
+                        read.insert(ids)
+                        return grid.rows.removeValue(forKey: ids).map { (id, ids, $0, true, 0) } ?? (id, ids, unchecked, false, 0)
                     }
                 }
                 guard current != nil, let column = grid.column(of: row.int64(at: 1), from: current!.column) else { return }
@@ -231,38 +241,43 @@ struct ProjectHistory {
     }
 
     /// Of `keys`, those with a leaking state (leaked or flaky, from the usable runs) at a commit
-    /// whose id is within the span of `commitIDs`. Only these can show intermittence along lines
-    /// inside that span: a key whose every state there released (or errored) has no leak before
-    /// the head's, so no episode (`Intermittence.evidence`). A read per key of its states within
-    /// the span (on SQLite the key's states in the span with only its leaking ones handed to
-    /// SQLite, `Outcomes.predicate(on:)`; on PostgreSQL the keys' blocks that reach the span),
-    /// not of the key's every state; a leak at
-    /// a commit of the span that is on none of the lines only keeps the key in, where `keyStates`
-    /// then reads it in full.
-    func keysThatLeaked(_ keys: Set<KeyIDs>, environment: String, within commitIDs: Set<Int64>) throws -> Set<KeyIDs> {
-        guard !keys.isEmpty, let low = commitIDs.min(), let high = commitIDs.max() else { return [] }
+    /// whose id is within the span of `commitIDs`, and their `keyStates` at `commitIDs`. Only these
+    /// can show intermittence along lines inside that span: a key whose every state there
+    /// released (or errored) has no leak before the head's, so no episode
+    /// (`Intermittence.evidence`); a leak at a commit of the span that is on none of the lines
+    /// only keeps the key in.
+    ///
+    /// On SQLite the keys that leaked first, a read per key of its leaking states in the span
+    /// (`Outcomes.predicate(on:)`), then their states. On PostgreSQL one statement: the keys'
+    /// blocks that reach the span unnested once, the states of the keys with a stored leak among
+    /// them (a key whose states at a commit add up to a leak has a stored one that leaked) — two
+    /// statements read the same blocks twice.
+    func leakingKeyStates(_ keys: Set<KeyIDs>, environment: String, at commitIDs: Set<Int64>) throws
+        -> (keys: Set<KeyIDs>, states: KeyStateGrid)
+    {
+        guard !keys.isEmpty, let low = commitIDs.min(), let high = commitIDs.max() else { return ([], KeyStateGrid(commits: commitIDs)) }
+        guard statesComeMerged else {
+            var leaked: Set<KeyIDs> = []
+            let grid = try keyStates(keys, environment: environment, at: commitIDs, allRunsAt: nil, statement: """
+                WITH states AS MATERIALIZED (\(keyStatesStatement))
+                SELECT ls.* FROM states ls
+                WHERE ls.key_id IN (SELECT ls.key_id FROM states ls WHERE \(Outcomes.leaked.predicate(on: db)))
+                """, read: &leaked)
+            return (leaked, grid)
+        }
         var leaked: Set<KeyIDs> = []
-        // On PostgreSQL a join with the keys' blocks (an EXISTS of them would read them once a
-        // key), unmerged: a key whose states at a commit add up to a leak has a stored one that leaked.
-        let statement = db is PostgresConnection ? """
-            SELECT DISTINCT ls.key_id
-            FROM \(statesOfKeys("SELECT k.id FROM leak_keys k WHERE \(among("k.id", from: 4))",
-                                environment: "(SELECT id FROM environments WHERE name = ?1)",
-                                from: "?2", through: "?3", merged: false)) ls
-            WHERE \(Outcomes.leaked.predicate(on: db))
-            """ : """
-            SELECT k.id FROM leak_keys k
-            WHERE \(among("k.id", from: 4))
-              AND EXISTS (SELECT 1 FROM leak_states ls
-                          WHERE ls.key_id = k.id AND ls.environment_id = (SELECT id FROM environments WHERE name = ?1)
-                            AND ls.commit_id BETWEEN ?2 AND ?3 AND \(Outcomes.leaked.predicate(on: db)))
-            """
         for batch in try keyBatches(keys) {
-            try db.query(statement, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
+            try db.query("""
+                SELECT k.id FROM leak_keys k
+                WHERE \(among("k.id", from: 4))
+                  AND EXISTS (SELECT 1 FROM leak_states ls
+                              WHERE ls.key_id = k.id AND ls.environment_id = (SELECT id FROM environments WHERE name = ?1)
+                                AND ls.commit_id BETWEEN ?2 AND ?3 AND \(Outcomes.leaked.predicate(on: db)))
+                """, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
                 if let ids = batch.keys[row.int64(at: 0)] { leaked.insert(ids) }
             }
         }
-        return leaked
+        return (leaked, try keyStates(leaked, environment: environment, at: commitIDs))
     }
 
     /// For each key, the first commit of `line` (at its position) that checked it with a result
