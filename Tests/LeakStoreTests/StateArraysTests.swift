@@ -77,6 +77,44 @@ struct StateArraysTests {
         }
         try byKey("SELECT id FROM leak_keys WHERE id % 3 = 0", 1, 2, 11)
         try byKey("SELECT id FROM leak_keys", 2, 1, 12)
+
+        // The reads a diff makes through `ProjectHistory` (the keys as one array parameter, their
+        // states added up by the reader; the keys that leaked in a span with their states in one
+        // statement) against the rows.
+        var keysByID: [Int64: KeyIDs] = [:]
+        try db.query("SELECT id, scenario_id, type_id FROM leak_keys", []) {
+            keysByID[$0.int64(at: 0)] = KeyIDs(scenarioID: $0.int64(at: 1), typeID: $0.int64(at: 2))
+        }
+        var stored: [Int64: [KeyIDs: [Int64: KeyCounts]]] = [:]
+        try db.query("SELECT environment_id, key_id, commit_id, checked_count, leaked_count, late_release_count, error_count FROM leak_states_rows", []) {
+            let ids = keysByID[$0.int64(at: 1)]!
+            stored[$0.int64(at: 0), default: [:]][ids, default: [:]][$0.int64(at: 2)] = KeyCounts(
+                scenarioID: ids.scenarioID, typeID: ids.typeID, scenario: "", type: "", checked: $0.int(at: 3),
+                leaked: $0.int(at: 4), lateRelease: $0.int(at: 5), errors: $0.int(at: 6))
+        }
+        let history = try ProjectHistory(db, project: "app")
+        var picks = SplitMix64(seed: 71)
+        for _ in 0..<24 {
+            let environmentID = Int64.random(in: 1...2, using: &picks)
+            let keys = Set(keysByID.values.filter { _ in Bool.random(using: &picks) })
+            let commits = Set((1...12 as ClosedRange<Int64>).filter { _ in Int.random(in: 0..<3, using: &picks) > 0 })
+            guard let low = commits.min(), let high = commits.max() else { continue }
+            let states = stored[environmentID] ?? [:]
+            func expectedGrid(_ keys: Set<KeyIDs>) -> [KeyIDs: [KeyState?]] {
+                var rows: [KeyIDs: [KeyState?]] = [:]
+                for ids in keys {
+                    let row = commits.sorted().map { commit in states[ids]?[commit].flatMap { $0.checked > 0 ? $0.state : nil } }
+                    if row.contains(where: { $0 != nil }) { rows[ids] = row }
+                }
+                return rows
+            }
+            let environment = environmentID == 1 ? "linux" : "macos"
+            #expect(try history.keyStates(keys, environment: environment, at: commits).rows == expectedGrid(keys))
+            let leaked = keys.filter { ids in (states[ids] ?? [:]).contains { $0.key >= low && $0.key <= high && $0.value.leaked > 0 } }
+            let (found, grid) = try history.leakingKeyStates(keys, environment: environment, at: commits)
+            #expect(found == leaked, "keys that leaked at commits \(low)...\(high) in \(environment)")
+            #expect(grid.rows == expectedGrid(leaked))
+        }
     }
 
     /// The rows as text, each of its first `columns` columns (their count: 9, as `leak_states` has).

@@ -169,10 +169,13 @@ struct ProjectHistory {
             if !statesComeMerged {
                 var stored: [Int64: [Int: KeyCounts]] = [:]
                 try db.query(statement, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
-                    guard let column = grid.column(of: row.int64(at: 1)) else { return }
+                    let id = row.int64(at: 0)
+                    guard let column = grid.column(of: row.int64(at: 1)) else {
+                        if stored[id] == nil { stored[id] = [:] }  // read, at a commit not asked about
+                        return
+                    }
                     let counts = KeyCounts(scenarioID: 0, typeID: 0, scenario: "", type: "", checked: row.int(at: 2),
                                            leaked: row.int(at: 3), lateRelease: row.int(at: 4), errors: row.int(at: 5))
-                    let id = row.int64(at: 0)
                     if stored[id]?[column] == nil { stored[id, default: [:]][column] = counts } else { stored[id]![column]!.add(counts) }
                 }
                 for (id, columns) in stored {
