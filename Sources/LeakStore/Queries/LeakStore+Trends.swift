@@ -142,30 +142,45 @@ extension LeakStore {
                 var keyIDs: [Int64] = []
                 try db.query("SELECT id FROM leak_keys WHERE scenario_id = ?", [.integer(scenarioID)]) { keyIDs.append($0.int64(at: 0)) }
                 var newest: Set<Int64> = []
-                // The window's top: the newest commit there is, below the cursor.
-                let top = history.db is PostgresConnection
-                    ? min(below, (try db.scalarInt("SELECT max(id) FROM commits") ?? 0) + 1) : below
+                let onPostgres = history.db is PostgresConnection
+                // On PostgreSQL the key's states in a window below the key's newest one: ordered
+                // newest first before each is looked up among the usable runs, so that the lookups
+                // stop at the `limit + 1`th (all of the window's states were looked up, then sorted).
+                let statement = """
+                    SELECT ls.commit_id FROM (
+                        SELECT ls.commit_id
+                        FROM \(history.statesOfKeys("SELECT CAST(?1 AS BIGINT)",
+                                                    environment: "(SELECT id FROM environments WHERE name = ?2)",
+                                                    from: "CAST(?6 AS BIGINT)", through: "CAST(?5 AS BIGINT) - 1")) ls
+                        WHERE ls.key_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
+                          AND ls.commit_id < ?5 AND ls.commit_id >= ?6
+                        \(onPostgres ? "ORDER BY ls.commit_id DESC OFFSET 0" : "")) ls
+                    WHERE EXISTS (SELECT 1 FROM runs r WHERE r.commit_id = ls.commit_id AND r.environment = ?2 AND r.suspect = 0
+                                  AND r.project_id = ?3 AND \(PendingUpload.isPublished("r")))
+                    ORDER BY ls.commit_id DESC LIMIT ?4
+                    """
+                let newestSQL = "SELECT " + StateArrays.newestCommit(
+                    ofKey: "CAST(?1 AS BIGINT)", environment: "(SELECT id FROM environments WHERE name = ?2)", below: "CAST(?3 AS BIGINT)")
                 for keyID in keyIDs {
                     // On PostgreSQL the key's blocks from `low` on (`StateArrays.keyStates`), `low`
                     // lowered until the window holds `limit + 1` commits or reaches the start: its
                     // whole history was every block of its group, 312 of them at 10M checks (a
-                    // scenario history 7× its time at 1M). SQLite's table reads the key newest first.
+                    // scenario history 7× its time at 1M). The window starts at the key's newest
+                    // state (`StateArrays.newestCommit`): from the project's newest commit, a key not
+                    // checked lately widened it to its whole history again. SQLite's table reads the
+                    // key newest first.
+                    var top = below
+                    if onPostgres {
+                        guard let keyNewest = try db.scalarInt(newestSQL, [.integer(keyID), .text(environment), .integer(below)])
+                        else { continue }
+                        top = min(below, keyNewest + 1)
+                    }
                     var span = Int64(limit + 1) * 4_096
                     while true {
-                        let low = history.db is PostgresConnection && top > span ? top - span : 0
+                        let low = onPostgres && top > span ? top - span : 0
                         var found: [Int64] = []
-                        try db.query("""
-                            SELECT ls.commit_id
-                            FROM \(history.statesOfKeys("SELECT CAST(?1 AS BIGINT)",
-                                                        environment: "(SELECT id FROM environments WHERE name = ?2)",
-                                                        from: "CAST(?6 AS BIGINT)", through: "CAST(?5 AS BIGINT) - 1")) ls
-                            WHERE ls.key_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
-                              AND ls.commit_id < ?5 AND ls.commit_id >= ?6
-                              AND EXISTS (SELECT 1 FROM runs r WHERE r.commit_id = ls.commit_id AND r.environment = ?2 AND r.suspect = 0
-                                          AND r.project_id = ?3 AND \(PendingUpload.isPublished("r")))
-                            ORDER BY ls.commit_id DESC LIMIT ?4
-                            """, [.integer(keyID), .text(environment), .integer(history.projectID), .integer(Int64(limit) + 1),
-                                  .integer(below), .integer(low)]) {
+                        try db.query(statement, [.integer(keyID), .text(environment), .integer(history.projectID),
+                                                 .integer(Int64(limit) + 1), .integer(top), .integer(low)]) {
                             found.append($0.int64(at: 0))
                         }
                         if found.count > limit || low == 0 {

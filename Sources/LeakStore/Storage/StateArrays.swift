@@ -168,6 +168,7 @@ enum StateArrays {
                FROM (\(keys)) AS w(id)
                     JOIN key_state_blocks b ON b.key_group = w.id / \(keyGroup) AND b.environment_id = \(environment)
                                            AND b.last_commit_id >= \(low) AND b.first_commit_id <= \(high)
+                                           AND \(holdsKey("b", "w.id"))
                     CROSS JOIN LATERAL (SELECT b.key_starts[w.id % \(keyGroup) + 1] AS first,
                                                b.key_starts[w.id % \(keyGroup) + 2] - 1 AS last) AS p
                     CROSS JOIN LATERAL unnest(b.commit_ids[p.first:p.last], b.checked[p.first:p.last], b.leaked[p.first:p.last],
@@ -180,6 +181,30 @@ enum StateArrays {
                     JOIN unsettled_key_states n ON n.key_id = w.id AND n.environment_id = \(environment)
                                                 AND n.commit_id BETWEEN \(low) AND \(high)) AS u
          \(groupBy))
+        """
+    }
+
+    /// That block `block` holds states of key `key` (its slice is not empty): tested on the row's
+    /// small `key_starts`, before any array is decompressed — a key checked now and then has no
+    /// states in most of its group's blocks (a scenario's whole history at 10M checks: 388
+    /// blocks of its group read, 207 of them its own).
+    static func holdsKey(_ block: String, _ key: String) -> String {
+        "\(block).key_starts[\(key) % \(keyGroup) + 2] > \(block).key_starts[\(key) % \(keyGroup) + 1]"
+    }
+
+    /// The newest commit below `below` at which key `key` may have a state in `environment` (SQL
+    /// yielding their ids): the last commit of its newest block there, or its newest state not
+    /// settled yet; NULL when it has none. An upper bound that a read of the key's newest states
+    /// starts from, instead of the project's newest commit.
+    static func newestCommit(ofKey key: String, environment: String, below: String) -> String {
+        """
+        (SELECT max(newest) FROM (
+            SELECT max(b.last_commit_id) AS newest FROM key_state_blocks b
+            WHERE b.key_group = \(key) / \(keyGroup) AND b.environment_id = \(environment) AND b.first_commit_id < \(below)
+              AND \(holdsKey("b", key))
+            UNION ALL
+            SELECT max(n.commit_id) FROM unsettled_key_states n
+            WHERE n.key_id = \(key) AND n.environment_id = \(environment) AND n.commit_id < \(below)) AS newest)
         """
     }
 }
