@@ -446,5 +446,37 @@ struct LeakStoreTests {
         #expect(try parents() == ["0 4 1", "1 9 1"])
         #expect(try Self.misLinkedParents(store) == 1, "only the row spoiled above")
     }
-}
 
+    /// A scenario not checked for a long time (its key's newest state far below the project's
+    /// newest commit, its older states settled in blocks): its history is its newest commits,
+    /// paged by its cursor, on every engine.
+    @Test(arguments: TestEngine.all)
+    func aScenarioNotCheckedLatelyHasItsNewestCommitsAsItsHistory(_ engine: TestEngine) throws {
+        let database = try TestDatabase(engine)
+        let store = try database.open()
+        _ = try store.createProject("app")
+        var shas: [String] = []
+        let at = Date(timeIntervalSince1970: 1_800_000_000)
+        func check(_ scenario: String, _ type: String, _ outcome: CheckOutcome) -> CheckRecord {
+            CheckRecord(scenario: scenario, file: "S.swift", line: 1, type: type, outcome: outcome, waitedMs: 1, timeoutMs: 100, timestamp: at)
+        }
+        for index in 0..<90 {
+            shas.append(String(format: "%040x", index + 1))
+            var checks = [check("New/y()", "App.New", .deallocated)]
+            if index < 12 { checks.append(check("Old/x()", "App.Old", index % 3 == 0 ? .leaked : .deallocated)) }
+            _ = try store.ingest(RunRecord(project: "app", commit: shas[index], branch: "main", parents: index == 0 ? [] : [shas[index - 1]],
+                                           environment: "linux", runKey: "r\(index)", startedAt: at, checks: checks))
+            // Its first states settled in blocks, its newest ones not.
+            if index == 6 { _ = try store.write { try StateBlobs.settle(maxStates: 25, db: $0.connection) } }
+        }
+        let page = try store.scenarioHistory(project: "app", scenario: "Old/x()", branch: nil, environment: "linux", limit: 4, before: nil)
+        #expect(page.commits.map(\.commit) == Array(shas[8..<12]))
+        #expect(page.commits.map { $0.keys.map(\.state) } == [[.clean], [.leaked], [.clean], [.clean]])
+        #expect(page.next == shas[8])
+        let older = try store.scenarioHistory(project: "app", scenario: "Old/x()", branch: nil, environment: "linux", limit: 4,
+                                              before: page.next)
+        #expect(older.commits.map(\.commit) == Array(shas[4..<8]))
+        let whole = try store.scenarioHistory(project: "app", scenario: "Old/x()", branch: nil, environment: "linux", limit: 50, before: nil)
+        #expect(whole.commits.map(\.commit) == Array(shas[0..<12]) && whole.next == nil)
+    }
+}
