@@ -143,22 +143,25 @@ extension LeakStore {
                 try db.query("SELECT id FROM leak_keys WHERE scenario_id = ?", [.integer(scenarioID)]) { keyIDs.append($0.int64(at: 0)) }
                 var newest: Set<Int64> = []
                 let onPostgres = history.db is PostgresConnection
-                // On PostgreSQL the key's states in a window below the key's newest one: ordered
-                // newest first before each is looked up among the usable runs, so that the lookups
-                // stop at the `limit + 1`th (all of the window's states were looked up, then sorted).
-                let statement = """
-                    SELECT ls.commit_id FROM (
-                        SELECT ls.commit_id
-                        FROM \(history.statesOfKeys("SELECT CAST(?1 AS BIGINT)",
-                                                    environment: "(SELECT id FROM environments WHERE name = ?2)",
-                                                    from: "CAST(?6 AS BIGINT)", through: "CAST(?5 AS BIGINT) - 1")) ls
-                        WHERE ls.key_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
-                          AND ls.commit_id < ?5 AND ls.commit_id >= ?6
-                        \(onPostgres ? "ORDER BY ls.commit_id DESC OFFSET 0" : "")) ls
-                    WHERE EXISTS (SELECT 1 FROM runs r WHERE r.commit_id = ls.commit_id AND r.environment = ?2 AND r.suspect = 0
-                                  AND r.project_id = ?3 AND \(PendingUpload.isPublished("r")))
-                    ORDER BY ls.commit_id DESC LIMIT ?4
+                // The window's states that count (those of usable published runs), newest first. On
+                // PostgreSQL ordered before each is looked up among the runs, so that the lookups stop
+                // at the `limit + 1`th (every state of the window was looked up, then sorted).
+                let states = """
+                    SELECT ls.commit_id
+                    FROM \(history.statesOfKeys("SELECT CAST(?1 AS BIGINT)",
+                                                environment: "(SELECT id FROM environments WHERE name = ?2)",
+                                                from: "CAST(?6 AS BIGINT)", through: "CAST(?5 AS BIGINT) - 1")) ls
+                    WHERE ls.key_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
+                      AND ls.commit_id < ?5 AND ls.commit_id >= ?6
                     """
+                let counts = """
+                    EXISTS (SELECT 1 FROM runs r WHERE r.commit_id = ls.commit_id AND r.environment = ?2 AND r.suspect = 0
+                            AND r.project_id = ?3 AND \(PendingUpload.isPublished("r")))
+                    """
+                let statement = onPostgres ? """
+                    SELECT ls.commit_id FROM (\(states) ORDER BY ls.commit_id DESC OFFSET 0) ls
+                    WHERE \(counts) ORDER BY ls.commit_id DESC LIMIT ?4
+                    """ : "\(states) AND \(counts) ORDER BY ls.commit_id DESC LIMIT ?4"
                 let newestSQL = "SELECT " + StateArrays.newestCommit(
                     ofKey: "CAST(?1 AS BIGINT)", environment: "(SELECT id FROM environments WHERE name = ?2)", below: "CAST(?3 AS BIGINT)")
                 for keyID in keyIDs {
