@@ -137,9 +137,10 @@ struct ProjectHistory {
 
     /// Each key's state at each of `commitIDs` that checked it, from its usable runs (every run
     /// at `allRunsAt`, a head): a range of `leak_states` by key per key (the table's own order on
-    /// SQLite). Keys go `keyBatch` to a statement. A head with a suspect run takes its column from
-    /// its counts of every run (`keyCounts(commitID:environment:typeID:includingSuspect:)`, which
-    /// a diff has read already), not from a GROUP BY of the suspect run's records again.
+    /// SQLite). Keys go as `keyBatches` gives them (all in one statement on PostgreSQL). A head
+    /// with a suspect run takes its column from its counts of every run
+    /// (`keyCounts(commitID:environment:typeID:includingSuspect:)`, which a diff has read
+    /// already), not from a GROUP BY of the suspect run's records again.
     func keyStates(_ keys: Set<KeyIDs>, environment: String, at commitIDs: Set<Int64>,
                    allRunsAt head: Int64? = nil) throws -> KeyStateGrid {
         var read: Set<KeyIDs> = []
@@ -259,8 +260,8 @@ struct ProjectHistory {
         -> (keys: Set<KeyIDs>, states: KeyStateGrid)
     {
         guard !keys.isEmpty, let low = commitIDs.min(), let high = commitIDs.max() else { return ([], KeyStateGrid(commits: commitIDs)) }
-        guard statesComeMerged else {
-            var leaked: Set<KeyIDs> = []
+        var leaked: Set<KeyIDs> = []
+        if !statesComeMerged {
             let grid = try keyStates(keys, environment: environment, at: commitIDs, allRunsAt: nil, statement: """
                 WITH states AS MATERIALIZED (\(keyStatesStatement))
                 SELECT ls.* FROM states ls
@@ -268,7 +269,6 @@ struct ProjectHistory {
                 """, read: &leaked)
             return (leaked, grid)
         }
-        var leaked: Set<KeyIDs> = []
         for batch in try keyBatches(keys) {
             try db.query("""
                 SELECT k.id FROM leak_keys k
@@ -358,7 +358,8 @@ struct ProjectHistory {
     /// That `column` (a `leak_keys` id) is one of a `KeyBatch`'s keys, whose parameters come from
     /// `?first` on: an IN list of `keyBatch` parameters, or on PostgreSQL `= ANY` of one array.
     private func among(_ column: String, from first: Int) -> String {
-        db is PostgresConnection ? "\(column) = ANY(CAST(?\(first) AS BIGINT[]))" : "\(column) IN (\(Self.keyLists[first] ?? Self.keyList(from: first)))"
+        db is PostgresConnection
+            ? "\(column) = ANY(CAST(?\(first) AS BIGINT[]))" : "\(column) IN (\(Self.keyLists[first] ?? Self.keyList(from: first)))"
     }
 
     /// The IN lists the statements use (their own parameters are 2 or 3), built once: built for
