@@ -139,10 +139,24 @@ extension LeakStore {
                 // key's newest state, which for a key not checked lately grew with the history (a
                 // scenario history at 10M checks 5.5× its time at 1M); walking the project's commits
                 // and looking the key up in each reads every commit's states.
-                var keyIDs: [Int64] = []
-                try db.query("SELECT id FROM leak_keys WHERE scenario_id = ?", [.integer(scenarioID)]) { keyIDs.append($0.int64(at: 0)) }
-                var newest: Set<Int64> = []
                 let onPostgres = history.db is PostgresConnection
+                // Each key, and the top of its window below the cursor: on PostgreSQL its newest state
+                // (`StateArrays.newestCommit`; a key without one there has nothing to read), read with
+                // the keys — from the project's newest commit, a key not checked lately widened the
+                // window to its whole history again.
+                var keys: [(id: Int64, top: Int64)] = []
+                if onPostgres {
+                    try db.query("""
+                        SELECT k.id, \(StateArrays.newestCommit(ofKey: "k.id", environment: "(SELECT id FROM environments WHERE name = ?2)",
+                                                                 below: "CAST(?3 AS BIGINT)"))
+                        FROM leak_keys k WHERE k.scenario_id = ?1
+                        """, [.integer(scenarioID), .text(environment), .integer(below)]) { row in
+                        if !row.isNull(at: 1) { keys.append((row.int64(at: 0), min(below, row.int64(at: 1) + 1))) }
+                    }
+                } else {
+                    try db.query("SELECT id FROM leak_keys WHERE scenario_id = ?", [.integer(scenarioID)]) { keys.append(($0.int64(at: 0), below)) }
+                }
+                var newest: Set<Int64> = []
                 // The window's states that count (those of usable published runs), newest first. On
                 // PostgreSQL ordered before each is looked up among the runs, so that the lookups stop
                 // at the `limit + 1`th (every state of the window was looked up, then sorted).
@@ -162,22 +176,11 @@ extension LeakStore {
                     SELECT ls.commit_id FROM (\(states) ORDER BY ls.commit_id DESC OFFSET 0) ls
                     WHERE \(counts) ORDER BY ls.commit_id DESC LIMIT ?4
                     """ : "\(states) AND \(counts) ORDER BY ls.commit_id DESC LIMIT ?4"
-                let newestSQL = "SELECT " + StateArrays.newestCommit(
-                    ofKey: "CAST(?1 AS BIGINT)", environment: "(SELECT id FROM environments WHERE name = ?2)", below: "CAST(?3 AS BIGINT)")
-                for keyID in keyIDs {
+                for (keyID, top) in keys {
                     // On PostgreSQL the key's blocks from `low` on (`StateArrays.keyStates`), `low`
                     // lowered until the window holds `limit + 1` commits or reaches the start: its
                     // whole history was every block of its group, 312 of them at 10M checks (a
-                    // scenario history 7× its time at 1M). The window starts at the key's newest
-                    // state (`StateArrays.newestCommit`): from the project's newest commit, a key not
-                    // checked lately widened it to its whole history again. SQLite's table reads the
-                    // key newest first.
-                    var top = below
-                    if onPostgres {
-                        guard let keyNewest = try db.scalarInt(newestSQL, [.integer(keyID), .text(environment), .integer(below)])
-                        else { continue }
-                        top = min(below, keyNewest + 1)
-                    }
+                    // scenario history 7× its time at 1M). SQLite's table reads the key newest first.
                     var span = Int64(limit + 1) * 4_096
                     while true {
                         let low = onPostgres && top > span ? top - span : 0
