@@ -136,7 +136,8 @@ struct AvailabilityTests {
         let server = try TestServer { $0.perClientConnectionLimit = 4 }
         var held: [Int32] = []
         defer { held.forEach { close($0) } }
-        for _ in 0..<4 { held.append(try server.client.openSocket(source: "127.0.0.9")) }
+        // Answered, not only connected: else the fifth may be accepted before the fourth.
+        for _ in 0..<4 { held.append(try server.client.openAnsweredSocket(source: "127.0.0.9")) }
         let refused = try server.client.exchange(Self.head("GET", "/healthz"), source: "127.0.0.9", seconds: 5)
         #expect(refused.replies.isEmpty && refused.closed)
         // Another address is served at once.

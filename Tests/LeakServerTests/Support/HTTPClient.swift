@@ -114,6 +114,23 @@ struct HTTPClient {
     /// A connected socket, for tests that hold connections open; the caller closes it.
     func openSocket(source: String? = nil, seconds: Int = 30) throws -> Int32 { try connect(source: source, seconds: seconds) }
 
+    /// A kept-alive connection the server has surely accepted: `GET /healthz` was answered on it.
+    /// A socket that is only connected may still wait in the listen queue, and the server's
+    /// threads accept from it in no fixed order. The caller closes it.
+    func openAnsweredSocket(source: String? = nil) throws -> Int32 {
+        let socket = try connect(source: source)
+        do {
+            try write(socket, Data("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n".utf8))
+            var reader = ResponseReader(socket: socket)
+            let reply = try reader.read()
+            guard reply.status == 200 else { throw ClientError("GET /healthz on a held connection answered \(reply.status)") }
+            return socket
+        } catch {
+            close(socket)
+            throw error
+        }
+    }
+
     private func connect(source: String? = nil, seconds: Int = 30) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ClientError("socket: \(String(cString: strerror(errno)))") }
