@@ -117,6 +117,23 @@ struct StateArraysTests {
         }
     }
 
+    /// Key reads take their arrays back from PostgreSQL's text form, which this reads as
+    /// PostgreSQL prints it.
+    @Test(arguments: TestEngine.postgresOnly)
+    func anIntegerArrayReadsBackAsPostgreSQLPrintsIt(_ engine: TestEngine) throws {
+        #expect(PostgresArray.integers("{}") == [])
+        #expect(PostgresArray.integers("{7}") == [7])
+        #expect(PostgresArray.integers("{NULL,4}") == [4])
+        let database = try TestDatabase(engine)
+        _ = try database.open()
+        let db = try PostgresConnection(url: database.location)
+        let values: [Int64] = [0, 1, -2, 30, 9_223_372_036_854_775_807, -9_223_372_036_854_775_807, 42]
+        let printed = try db.scalarText("SELECT CAST(CAST(?1 AS BIGINT[]) AS TEXT)", [.text("{" + values.map(String.init).joined(separator: ",") + "}")])
+        #expect(PostgresArray.integers(printed ?? "") == values)
+        let slice = try db.scalarText("SELECT CAST((CAST(?1 AS INTEGER[]))[2:3] AS TEXT)", [.text("{5,6,7,8}")])
+        #expect(PostgresArray.integers(slice ?? "") == [6, 7])
+    }
+
     /// The rows as text, each of its first `columns` columns (their count: 9, as `leak_states` has).
     private func answer(_ db: any SQLConnection, _ sql: String, _ values: [SQLValue], columns: Int32 = 9) throws -> [[String]] {
         var rows: [[String]] = []

@@ -27,4 +27,33 @@ enum PostgresArray {
             out.append("\"")
         }
     }
+
+    /// The integers of an array's text form, `{1,-2,3}` (what PostgreSQL sends for an integer
+    /// array): in order, NULL elements left out. Anything else than digits, signs and commas is
+    /// passed over.
+    static func integers(_ text: String) -> [Int64] {
+        var text = text
+        return text.withUTF8 { bytes in
+            var values: [Int64] = []
+            values.reserveCapacity(bytes.count / 2)
+            var value: Int64 = 0, negative = false, digits = false
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    value = value &* 10 &+ Int64(byte &- UInt8(ascii: "0"))
+                    digits = true
+                case UInt8(ascii: "-"):
+                    negative = true
+                case UInt8(ascii: ","), UInt8(ascii: "}"):
+                    if digits { values.append(negative ? -value : value) }
+                    value = 0
+                    negative = false
+                    digits = false
+                default:
+                    break
+                }
+            }
+            return values
+        }
+    }
 }

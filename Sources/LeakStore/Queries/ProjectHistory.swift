@@ -144,13 +144,13 @@ struct ProjectHistory {
     func keyStates(_ keys: Set<KeyIDs>, environment: String, at commitIDs: Set<Int64>,
                    allRunsAt head: Int64? = nil) throws -> KeyStateGrid {
         var read: Set<KeyIDs> = []
-        return try keyStates(keys, environment: environment, at: commitIDs, allRunsAt: head, statement: keyStatesStatement, read: &read)
+        return try keyStates(keys, environment: environment, at: commitIDs, allRunsAt: head, leakingOnly: false, read: &read)
     }
 
-    /// `keyStates` with its statement given (the keys' parameters from `?4` on), the keys whose
-    /// rows it read added to `read`.
+    /// `keyStates`, the keys with a state in the span of `commitIDs` added to `read`; with
+    /// `leakingOnly` (PostgreSQL's reads) only the keys with a stored leak in that span.
     private func keyStates(_ keys: Set<KeyIDs>, environment: String, at commitIDs: Set<Int64>, allRunsAt head: Int64?,
-                           statement: String, read: inout Set<KeyIDs>) throws -> KeyStateGrid {
+                           leakingOnly: Bool, read: inout Set<KeyIDs>) throws -> KeyStateGrid {
         var grid = KeyStateGrid(commits: commitIDs)
         guard !keys.isEmpty, let low = grid.commits.first, let high = grid.commits.last else { return grid }
         var suspectAtHead = false
@@ -164,22 +164,30 @@ struct ProjectHistory {
             // where it was left.
             // (No local function to store it: one capturing these would cost an exclusivity check a row.)
             var current: (id: Int64, ids: KeyIDs, states: [KeyState?], filled: Bool, column: Int)?
-            // PostgreSQL's key reads come as stored, unmerged (`StateArrays.keyStates`): a key's
-            // counts at a commit are added up here, then made states (a GROUP BY there sorted a
-            // few thousand rows for each statement, ~3 ms).
+            // PostgreSQL's key reads come as stored, a key's slices of its blocks as arrays
+            // (`StateArrays.keySlices`): its counts at a commit are added up here, then made states
+            // (a GROUP BY there sorted a few thousand rows for each statement, ~3 ms).
             if !statesComeMerged {
                 var stored: [Int64: [Int: KeyCounts]] = [:]
-                try db.query(statement, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
+                var leaking: Set<Int64> = []
+                try db.query(keyStatesStatement, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
                     let id = row.int64(at: 0)
-                    guard let column = grid.column(of: row.int64(at: 1)) else {
-                        if stored[id] == nil { stored[id] = [:] }  // read, at a commit not asked about
-                        return
+                    // Commits, then checked, leaked, late and errors: arrays of one length.
+                    let arrays = (1..<6).map { PostgresArray.integers(row.string(at: Int32($0)) ?? "") }
+                    let (commits, counts) = (arrays[0], Array(arrays[1...]))
+                    var hint = 0
+                    for (index, commit) in commits.enumerated().prefix(arrays.map(\.count).min()!) where commit >= low && commit <= high {
+                        if stored[id] == nil { stored[id] = [:] }  // read, also at a commit not asked about
+                        if counts[1][index] > 0 { leaking.insert(id) }
+                        guard let column = grid.column(of: commit, from: hint) else { continue }
+                        hint = column
+                        let state = KeyCounts(scenarioID: 0, typeID: 0, scenario: "", type: "", checked: Int(counts[0][index]),
+                                              leaked: Int(counts[1][index]), lateRelease: Int(counts[2][index]),
+                                              errors: Int(counts[3][index]))
+                        if stored[id]?[column] == nil { stored[id, default: [:]][column] = state } else { stored[id]![column]!.add(state) }
                     }
-                    let counts = KeyCounts(scenarioID: 0, typeID: 0, scenario: "", type: "", checked: row.int(at: 2),
-                                           leaked: row.int(at: 3), lateRelease: row.int(at: 4), errors: row.int(at: 5))
-                    if stored[id]?[column] == nil { stored[id, default: [:]][column] = counts } else { stored[id]![column]!.add(counts) }
                 }
-                for (id, columns) in stored {
+                for (id, columns) in stored where !leakingOnly || leaking.contains(id) {
                     guard let ids = batch.keys[id] else { continue }
                     read.insert(ids)
                     var states = grid.rows[ids] ?? unchecked
@@ -192,7 +200,7 @@ struct ProjectHistory {
                 }
                 continue
             }
-            try db.query(statement, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
+            try db.query(keyStatesStatement, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
                 let id = row.int64(at: 0)
                 if current?.id != id {
                     if let done = current, done.filled { grid.rows[done.ids] = done.states }
@@ -225,11 +233,12 @@ struct ProjectHistory {
     /// (PostgreSQL's `StateArrays.keyStates` unmerged), for the reader to add up.
     var statesComeMerged: Bool { !(db is PostgresConnection) }
 
-    /// `keyStates`'s statement: each key's id, commit and counts over commits `?2` through `?3` in
-    /// environment `?1`, the keys' parameters from `?4` on. On SQLite a range of the table's own
-    /// order a key; on PostgreSQL the keys' blocks as stored, not joined to `leak_keys` again (a
-    /// join the planner made a nested loop over every state for each key: 6 keys, 4,400 states,
-    /// 8.9 ms for 3.8 without it).
+    /// `keyStates`'s statement: the keys' states over commits `?2` through `?3` in environment
+    /// `?1`, the keys' parameters from `?4` on. On SQLite a row a state (key id, commit, counts),
+    /// a range of the table's own order a key; on PostgreSQL a row a key and slice of its blocks
+    /// (`StateArrays.keySlices`: key id, then arrays of commits and counts), not joined to
+    /// `leak_keys` again (a join the planner made a nested loop over every state for each key:
+    /// 6 keys, 4,400 states, 8.9 ms for 3.8 without it).
     private var keyStatesStatement: String {
         statesComeMerged ? """
             SELECT k.id, ls.commit_id, ls.checked_count, ls.leaked_count, ls.late_release_count, ls.error_count
@@ -237,10 +246,10 @@ struct ProjectHistory {
             WHERE \(among("k.id", from: 4))
               AND ls.environment_id = (SELECT id FROM environments WHERE name = ?1) AND ls.commit_id BETWEEN ?2 AND ?3
             """ : """
-            SELECT ls.key_id, ls.commit_id, ls.checked_count, ls.leaked_count, ls.late_release_count, ls.error_count
-            FROM \(statesOfKeys("SELECT k.id FROM leak_keys k WHERE \(among("k.id", from: 4))",
-                                environment: "(SELECT id FROM environments WHERE name = ?1)",
-                                from: "?2", through: "?3", merged: false)) ls
+            SELECT s.key_id, s.commit_ids, s.checked, s.leaked, s.late, s.errors
+            FROM \(StateArrays.keySlices("SELECT k.id FROM leak_keys k WHERE \(among("k.id", from: 4))",
+                                         environment: "(SELECT id FROM environments WHERE name = ?1)",
+                                         from: "?2", through: "?3")) s
             """
     }
 
@@ -252,21 +261,16 @@ struct ProjectHistory {
     /// only keeps the key in.
     ///
     /// On SQLite the keys that leaked first, a read per key of its leaking states in the span
-    /// (`Outcomes.predicate(on:)`), then their states. On PostgreSQL one statement: the keys'
-    /// blocks that reach the span unnested once, the states of the keys with a stored leak among
-    /// them (a key whose states at a commit add up to a leak has a stored one that leaked) — two
-    /// statements read the same blocks twice.
+    /// (`Outcomes.predicate(on:)`), then their states. On PostgreSQL one read of every key's
+    /// slices, the keys with a stored leak among them kept (a key whose states at a commit add up
+    /// to a leak has a stored one that leaked) — two statements read the same blocks twice.
     func leakingKeyStates(_ keys: Set<KeyIDs>, environment: String, at commitIDs: Set<Int64>) throws
         -> (keys: Set<KeyIDs>, states: KeyStateGrid)
     {
         guard !keys.isEmpty, let low = commitIDs.min(), let high = commitIDs.max() else { return ([], KeyStateGrid(commits: commitIDs)) }
         var leaked: Set<KeyIDs> = []
         if !statesComeMerged {
-            let grid = try keyStates(keys, environment: environment, at: commitIDs, allRunsAt: nil, statement: """
-                WITH states AS MATERIALIZED (\(keyStatesStatement))
-                SELECT ls.* FROM states ls
-                WHERE ls.key_id IN (SELECT ls.key_id FROM states ls WHERE \(Outcomes.leaked.predicate(on: db)))
-                """, read: &leaked)
+            let grid = try keyStates(keys, environment: environment, at: commitIDs, allRunsAt: nil, leakingOnly: true, read: &leaked)
             return (leaked, grid)
         }
         for batch in try keyBatches(keys) {

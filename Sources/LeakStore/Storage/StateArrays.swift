@@ -146,12 +146,13 @@ enum StateArrays {
     /// The states of the keys `keys` yields (SQL: one column of key ids; a subquery or a `VALUES`
     /// list) in the environment `environment` (an SQL expression) at commits `low` through `high`
     /// (SQL expressions), merged where several runs stored one (`merged`; else as stored, a
-    /// commit's state in several rows, which a read of whether any leaked does not mind): a relation with the columns of
+    /// commit's state in several rows, for a reader that adds them up): a relation with the columns of
     /// `leak_states` but for the passing site and wait, which no read by key asks for. Read from
     /// each key's slice (`key_starts`) of the blocks of its group that reach the range (unnesting
     /// every array of a block cost ~0.4 µs a state, eight times the states wanted: a diff's key
     /// histories at 1M checks took 30 ms; an element read by subscript decompressed its array
-    /// again each time), and from the states not settled yet (`unsettled_key_states`).
+    /// again each time), and from the states not settled yet (`unsettled_key_states`). A diff's
+    /// reads take the slices themselves (`keySlices`).
     static func keyStates(_ keys: String, environment: String, from low: String, through high: String,
                           merged: Bool = true) -> String {
         let (select, groupBy) = merged ? ("""
@@ -165,12 +166,7 @@ enum StateArrays {
         return """
         (\(select)
          FROM (SELECT w.id AS key_id, b.environment_id, s.commit_id, s.checked, s.leaked, s.late, s.errors
-               FROM (\(keys)) AS w(id)
-                    JOIN key_state_blocks b ON b.key_group = w.id / \(keyGroup) AND b.environment_id = \(environment)
-                                           AND b.last_commit_id >= \(low) AND b.first_commit_id <= \(high)
-                                           AND \(holdsKey("b", "w.id"))
-                    CROSS JOIN LATERAL (SELECT b.key_starts[w.id % \(keyGroup) + 1] AS first,
-                                               b.key_starts[w.id % \(keyGroup) + 2] - 1 AS last) AS p
+               FROM \(blockSlices(keys, environment: environment, from: low, through: high))
                     CROSS JOIN LATERAL unnest(b.commit_ids[p.first:p.last], b.checked[p.first:p.last], b.leaked[p.first:p.last],
                                               b.late[p.first:p.last], b.errors[p.first:p.last])
                         AS s(commit_id, checked, leaked, late, errors)
@@ -181,6 +177,44 @@ enum StateArrays {
                     JOIN unsettled_key_states n ON n.key_id = w.id AND n.environment_id = \(environment)
                                                 AND n.commit_id BETWEEN \(low) AND \(high)) AS u
          \(groupBy))
+        """
+    }
+
+    /// The states of the keys `keys` yields (as `keyStates` takes them) in `environment` that
+    /// may fall at commits `low` through `high`, not unnested: a row a key and block (its slice),
+    /// and a row a key for its states not settled yet, each with the columns `key_id`,
+    /// `commit_ids`, `checked`, `leaked`, `late` and `errors` (arrays of the same length, in
+    /// commit order within a row; a commit may recur in another row). A slice also holds the
+    /// key's states of its block outside the range: the reader passes over them. Unnesting
+    /// was ~0.7 µs a state, most of a diff's key reads at 10M checks (~5,000 states); an array
+    /// goes out as one value (`PostgresArray.integers` reads it back).
+    static func keySlices(_ keys: String, environment: String, from low: String, through high: String) -> String {
+        """
+        (SELECT w.id AS key_id, b.commit_ids[p.first:p.last] AS commit_ids, b.checked[p.first:p.last] AS checked,
+                b.leaked[p.first:p.last] AS leaked, b.late[p.first:p.last] AS late, b.errors[p.first:p.last] AS errors
+         FROM \(blockSlices(keys, environment: environment, from: low, through: high))
+         UNION ALL
+         SELECT n.key_id, array_agg(n.commit_id ORDER BY n.commit_id), array_agg(n.checked ORDER BY n.commit_id),
+                array_agg(n.leaked ORDER BY n.commit_id), array_agg(n.late ORDER BY n.commit_id),
+                array_agg(n.errors ORDER BY n.commit_id)
+         FROM (\(keys)) AS w(id)
+              JOIN unsettled_key_states n ON n.key_id = w.id AND n.environment_id = \(environment)
+                                          AND n.commit_id BETWEEN \(low) AND \(high)
+         GROUP BY n.key_id)
+        """
+    }
+
+    /// Each key `w.id` of `keys` joined to the blocks `b` of its group in `environment` that reach
+    /// commits `low` through `high` and hold states of it, with its slice's bounds `p.first` and
+    /// `p.last`: the FROM of `keyStates` and `keySlices`.
+    private static func blockSlices(_ keys: String, environment: String, from low: String, through high: String) -> String {
+        """
+        (\(keys)) AS w(id)
+                    JOIN key_state_blocks b ON b.key_group = w.id / \(keyGroup) AND b.environment_id = \(environment)
+                                           AND b.last_commit_id >= \(low) AND b.first_commit_id <= \(high)
+                                           AND \(holdsKey("b", "w.id"))
+                    CROSS JOIN LATERAL (SELECT b.key_starts[w.id % \(keyGroup) + 1] AS first,
+                                               b.key_starts[w.id % \(keyGroup) + 2] - 1 AS last) AS p
         """
     }
 
