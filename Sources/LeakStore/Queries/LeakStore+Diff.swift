@@ -74,9 +74,11 @@ extension LeakStore {
                      after: String?, tip: String?, now: Date) throws -> CommitDiff {
         try read { db in
             let history = try ProjectHistory(db, project: project)
-            let headID = try history.commitID(head)
+            let headID = try history.commitID(head, environment: environment)
             let headRuns = try headID.map { try history.runCounts(commitID: $0, environment: environment) } ?? (usable: 0, suspect: 0)
-            let suspectRuns = try headID.map { try history.suspectRuns(commitID: $0, environment: environment) } ?? []
+            let suspectRuns = try headID.map {
+                headRuns.suspect > 0 ? try history.suspectRuns(commitID: $0, environment: environment) : []
+            } ?? []
             let headSide = CommitDiff.Side(commit: head.lowercased(), runs: headRuns.usable + headRuns.suspect,
                                            suspectRuns: suspectRuns)
             // Only keys that leaked, flaked or released late on a side can land in a category: those
@@ -97,7 +99,7 @@ extension LeakStore {
                 return CommitDiff(base: nil, head: headSide, leaks: diff)
             }
 
-            let baseID = try history.commitID(base)
+            let baseID = try history.commitID(base, environment: environment)
             let baseRuns = try baseID.map { try history.runCounts(commitID: $0, environment: environment).usable } ?? 0
             var baseCounts = try baseID.map { try history.keyCounts(commitID: $0, environment: environment, having: .leakedOrLate) } ?? []
             let tellingAtHead = Set(headCounts.map(\.ids)), tellingAtBase = Set(baseCounts.map(\.ids))
@@ -121,7 +123,7 @@ extension LeakStore {
                 try history.firstParentLine(from: $0, branch: baseBranch, environment: environment, limit: Self.flakyWindowCommits)
             } ?? []
             var windowLine = baseLine
-            if let tip, let tipID = try history.commitID(tip), tipID != baseID {
+            if let tip, let tipID = try history.commitID(tip, environment: environment), tipID != baseID {
                 windowLine = try history.firstParentLine(from: tipID, branch: baseBranch, environment: environment,
                                                          limit: Self.flakyWindowCommits)
             }
@@ -198,7 +200,7 @@ extension LeakStore {
             }
 
             var inheritedFrom: [KeyIDs: String] = [:]
-            if let after, let afterID = try history.commitID(after),
+            if let after, let afterID = try history.commitID(after, environment: environment),
                try history.runCounts(commitID: afterID, environment: environment).usable > 0 {
                 // Only where the base's data ran out: the whole base fell back past the merge-base,
                 // or the base did not check the key (or only errored on it).

@@ -103,6 +103,9 @@ extension ProjectHistory {
         var previousOnBranch: [String: [Int64: Int64?]] = [:]
         /// Each commit's usable and suspect runs, by environment (`runCounts`).
         var runCounts: [String: [Int64: (usable: Int, suspect: Int)]] = [:]
+        /// Commits' branches and first two parents (nil: not known), as `commitID(_:environment:)` read them.
+        var branches: [Int64: String?] = [:]
+        var parents: [Int64: [Int64?]] = [:]
 
         struct KeyCountsAt: Hashable {
             var commitID: Int64

@@ -22,8 +22,34 @@ struct ProjectHistory {
         try db.scalarInt("SELECT id FROM commits WHERE project_id = ? AND sha = ?", [.integer(projectID), .text(sha.lowercased())])
     }
 
+    /// The commit's id, and in the same statement what a diff asks of a commit next, kept in the
+    /// memo: its branch (`branch(ofCommit:)`), its first two parents (`parent(of:position:)`)
+    /// and its runs in `environment` (`runCounts`) — one round trip for up to five (on
+    /// PostgreSQL each is ~0.1–0.2 ms, a diff asked ~25).
+    func commitID(_ sha: String, environment: String) throws -> Int64? {
+        var found: Int64?
+        let parent = { (position: Int) in """
+            (SELECT \(Self.parentID(project: "?1")) FROM commit_parents p \(Self.parentJoin(project: "?1"))
+             WHERE p.commit_id = c.id AND p.position = \(position))
+            """ }
+        try db.query("""
+            SELECT c.id, c.branch, \(parent(0)), \(parent(1)),
+                   (SELECT coalesce(sum(r.suspect = 0), 0) FROM runs r WHERE r.commit_id = c.id AND r.environment = ?3),
+                   (SELECT coalesce(sum(r.suspect = 1), 0) FROM runs r WHERE r.commit_id = c.id AND r.environment = ?3)
+            FROM commits c WHERE c.project_id = ?1 AND c.sha = ?2
+            """, [.integer(projectID), .text(sha.lowercased()), .text(environment)]) { row in
+            let id = row.int64(at: 0)
+            found = id
+            memo.branches[id] = .some(row.string(at: 1))
+            memo.parents[id] = [row.isNull(at: 2) ? nil : row.int64(at: 2), row.isNull(at: 3) ? nil : row.int64(at: 3)]
+            memo.runCounts[environment, default: [:]][id] = (row.int(at: 4), row.int(at: 5))
+        }
+        return found
+    }
+
     func branch(ofCommit commitID: Int64) throws -> String? {
-        try db.scalarText("SELECT branch FROM commits WHERE id = ?", [.integer(commitID)])
+        if let known = memo.branches[commitID] { return known }
+        return try db.scalarText("SELECT branch FROM commits WHERE id = ?", [.integer(commitID)])
     }
 
     /// Runs at the commit in the environment: the usable (non-suspect) ones and the suspect ones.
@@ -617,7 +643,8 @@ struct ProjectHistory {
 
     /// The commit's parent at `position` (0: the first parent), when the server knows it.
     func parent(of commitID: Int64, position: Int) throws -> Int64? {
-        try db.scalarInt("""
+        if let known = memo.parents[commitID], position < known.count { return known[position] }
+        return try db.scalarInt("""
             SELECT \(Self.parentID(project: "?1")) FROM commit_parents p \(Self.parentJoin(project: "?1"))
             WHERE p.commit_id = ?2 AND p.position = ?3
             """, [.integer(projectID), .integer(commitID), .integer(Int64(position))])
