@@ -60,6 +60,7 @@ public struct Migration: Sendable {
                   bytes: PackageResources._011_pg_leak_states_without_foreign_keys_sql),
         Migration(version: 12, name: "pg_packed_key_states", bytes: PackageResources._012_pg_packed_key_states_sql,
                   conversion: .packedKeyStates),
+        Migration(version: 13, name: "pg_key_state_blocks_wide", bytes: PackageResources._013_pg_key_state_blocks_wide_sql),
     ]
 
     /// The schema version this build writes.
