@@ -541,9 +541,10 @@ struct ProjectHistory {
             while true {
                 // Each step yields at most one listed commit: the walk needs at least that many more.
                 // The statements read twice as many commits each time (a walk often ends early, where
-                // its window fills); on PostgreSQL the first reads 64 (a 400-commit window: 3 round
-                // trips, not 6).
-                let first = db.statementsAreRoundTrips ? 64 : 8
+                // its window fills, or joins commits an earlier walk read); on PostgreSQL the first
+                // reads 64 (a 400-commit window: 3 round trips, not 6), and the snapshot's first walk
+                // (a diff's base line), which has nothing to join, reads all it may need at once.
+                let first = db.statementsAreRoundTrips ? (memo.lineSteps.isEmpty ? limit : 64) : 8
                 let step = try lineStep(current, environment: environment, branch: branch,
                                         fetching: min(first << min(fetches, 20), limit - result.count)) { fetches += 1 }
                 let chainEnds = step.parent == nil || depth == budget
