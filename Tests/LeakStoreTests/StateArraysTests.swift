@@ -11,9 +11,12 @@ struct StateArraysTests {
     /// Runs stored both ways — the upsert into a row-a-state table (`leak_states_rows`) and the
     /// arrays — settled every `settleEvery` runs (0: never), a few states a batch so that a key's
     /// states come from several blocks, the rows not settled yet and re-runs in other batches;
-    /// keys from several groups of `StateArrays.keyGroup`.
-    @Test(arguments: TestEngine.postgresOnly, [0, 1, 4])
-    func theViewAndTheKeyReadsAnswerAsTheRowsDo(_ engine: TestEngine, settleEvery: Int) throws {
+    /// keys from several groups of `StateArrays.keyGroup`. The 12 commits' ids are `spacing`
+    /// apart: 100,000 makes a batch of more than three commits a block wider than
+    /// `StateArrays.narrowSpan`, found for a range that ends before it only on its own index.
+    @Test(arguments: TestEngine.postgresOnly, [(0, 1), (1, 1), (4, 1), (4, 100_000), (8, 100_000)] as [(Int, Int64)])
+    func theViewAndTheKeyReadsAnswerAsTheRowsDo(_ engine: TestEngine, batching: (settleEvery: Int, spacing: Int64)) throws {
+        let (settleEvery, spacing) = batching
         let database = try TestDatabase(engine)
         _ = try database.open().createProject("app")
         let db = try PostgresConnection(url: database.location)
@@ -24,7 +27,7 @@ struct StateArraysTests {
                 error_count INTEGER NOT NULL, passed_site_id BIGINT, slowest_pass_us BIGINT,
                 PRIMARY KEY (commit_id, environment_id, key_id))
             """)
-        for index in 1...12 {
+        for index in (1...12 as ClosedRange<Int64>).map({ $0 * spacing }) {
             try db.run("INSERT INTO commits (id, project_id, sha, branch, first_seen) VALUES (?, 1, ?, 'main', '2026-12-03T00:00:00Z')",
                        [.integer(Int64(index)), .text(String(format: "%040x", index))])
         }
@@ -37,7 +40,8 @@ struct StateArraysTests {
         var generator = SplitMix64(seed: UInt64(settleEvery) + 29)
         try db.execute("BEGIN")
         for run in 0..<80 {
-            try RandomKeyStates.storeRun(rows: rows, writer: writer, scenarios: 5, types: 6, maxKeys: 14, using: &generator)
+            try RandomKeyStates.storeRun(rows: rows, writer: writer, scenarios: 5, types: 6, maxKeys: 14, commitSpacing: spacing,
+                                         using: &generator)
             if settleEvery > 0, run < 70, run % settleEvery == settleEvery - 1 { try StateBlobs.settle(maxStates: 25, db: db) }
         }
         try db.execute("COMMIT")
@@ -45,16 +49,19 @@ struct StateArraysTests {
         #expect(keyIDs.count > 2 * StateArrays.keyGroup)
         if settleEvery > 0 {
             #expect(try db.scalarInt("SELECT count(*) FROM key_state_blocks") ?? 0 > 20)
+            let wide = try db.scalarInt("SELECT count(*) FROM key_state_blocks WHERE last_commit_id - first_commit_id > ?",
+                                        [.integer(Int64(StateArrays.narrowSpan))]) ?? 0
+            #expect(spacing == 1 ? wide == 0 : wide > 2, "blocks wider than StateArrays.narrowSpan")
         }
         #expect(try db.scalarInt("SELECT count(*) FROM state_arrays WHERE NOT settled") ?? 0 > 0)
 
         let all = "commit_id, environment_id, key_id, checked_count, leaked_count, late_release_count, error_count, passed_site_id, slowest_pass_us"
         #expect(try answer(db, "SELECT \(all) FROM leak_states ORDER BY 1, 2, 3", [])
                 == answer(db, "SELECT \(all) FROM leak_states_rows ORDER BY 1, 2, 3", []))
-        for commitID in 1...12 {
+        for commitID in (1...12 as ClosedRange<Int64>).map({ $0 * spacing }) {
             let sql = "SELECT \(all) FROM {T} WHERE commit_id = ? AND environment_id = 2 ORDER BY key_id"
-            #expect(try answer(db, sql.replacingOccurrences(of: "{T}", with: "leak_states"), [.integer(Int64(commitID))])
-                    == answer(db, sql.replacingOccurrences(of: "{T}", with: "leak_states_rows"), [.integer(Int64(commitID))]))
+            #expect(try answer(db, sql.replacingOccurrences(of: "{T}", with: "leak_states"), [.integer(commitID)])
+                    == answer(db, sql.replacingOccurrences(of: "{T}", with: "leak_states_rows"), [.integer(commitID)]))
         }
         // Each key's history in each environment, whole and in a range; several keys at once.
         let counts = "key_id, environment_id, commit_id, checked_count, leaked_count, late_release_count, error_count"
@@ -62,11 +69,11 @@ struct StateArraysTests {
             let packed = try answer(db, """
                 SELECT \(counts) FROM \(StateArrays.keyStates(keys, environment: "CAST(?1 AS BIGINT)", from: "CAST(?2 AS BIGINT)",
                                                                through: "CAST(?3 AS BIGINT)")) ls ORDER BY 1, 3
-                """, [.integer(environmentID), .integer(low), .integer(high)], columns: 7)
+                """, [.integer(environmentID), .integer(low * spacing), .integer(high * spacing)], columns: 7)
             let expected = try answer(db, """
                 SELECT \(counts) FROM leak_states_rows
                 WHERE key_id IN (\(keys)) AND environment_id = ?1 AND commit_id BETWEEN ?2 AND ?3 ORDER BY 1, 3
-                """, [.integer(environmentID), .integer(low), .integer(high)], columns: 7)
+                """, [.integer(environmentID), .integer(low * spacing), .integer(high * spacing)], columns: 7)
             #expect(packed == expected, "keys \(keys), environment \(environmentID), commits \(low)...\(high)")
         }
         for keyID in keyIDs {
@@ -97,7 +104,7 @@ struct StateArraysTests {
         for _ in 0..<24 {
             let environmentID = Int64.random(in: 1...2, using: &picks)
             let keys = Set(keysByID.values.filter { _ in Bool.random(using: &picks) })
-            let commits = Set((1...12 as ClosedRange<Int64>).filter { _ in Int.random(in: 0..<3, using: &picks) > 0 })
+            let commits = Set((1...12 as ClosedRange<Int64>).filter { _ in Int.random(in: 0..<3, using: &picks) > 0 }.map { $0 * spacing })
             guard let low = commits.min(), let high = commits.max() else { continue }
             let states = stored[environmentID] ?? [:]
             func expectedGrid(_ keys: Set<KeyIDs>) -> [KeyIDs: [KeyState?]] {

@@ -5,10 +5,12 @@ import LeakReport
 /// (`StateBlobs.append`) — for the tests that compare the packed layout's reads with the rows'.
 enum RandomKeyStates {
     /// Stores one run of 1 to `maxKeys` random keys (scenario ids 1…`scenarios`, type ids
-    /// 1…`types`) at a random commit 1…12 and environment 1…2, with random counts, sites and waits.
+    /// 1…`types`) at a random commit 1…12 (its id that times `commitSpacing`) and environment 1…2,
+    /// with random counts, sites and waits.
     static func storeRun(rows: CompactCheckWriter, writer: WriteSession, scenarios: Int64, types: Int64, maxKeys: Int,
-                         using generator: inout SplitMix64) throws {
-        let commitID = Int64.random(in: 1...12, using: &generator), environmentID = Int64.random(in: 1...2, using: &generator)
+                         commitSpacing: Int64 = 1, using generator: inout SplitMix64) throws {
+        let commitID = Int64.random(in: 1...12, using: &generator) * commitSpacing
+        let environmentID = Int64.random(in: 1...2, using: &generator)
         var states: [KeyIDs: KeyAggregate] = [:]
         for _ in 0..<Int.random(in: 1...maxKeys, using: &generator) {
             let key = KeyIDs(scenarioID: .random(in: 1...scenarios, using: &generator), typeID: .random(in: 1...types, using: &generator))
