@@ -256,7 +256,8 @@ struct ProjectHistory {
     }
 
     /// Whether key reads give each key's state at a commit once (SQLite's table), or as stored
-    /// (PostgreSQL's `StateArrays.keyStates` unmerged), for the reader to add up.
+    /// (PostgreSQL's slices, `StateArrays.keySlices`, or `StateArrays.keyStates` unmerged), for
+    /// the reader to add up.
     var statesComeMerged: Bool { !(db is PostgresConnection) }
 
     /// `keyStates`'s statement: the keys' states over commits `?2` through `?3` in environment
