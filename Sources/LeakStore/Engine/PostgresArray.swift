@@ -11,6 +11,11 @@ enum PostgresArray {
         return out + "}"
     }
 
+    /// `{1,2}`.
+    static func literal(integers: some Sequence<Int64>) -> String {
+        "{" + integers.map(String.init).joined(separator: ",") + "}"
+    }
+
     /// Appends one element: numbers as they are, text always quoted (so that `NULL`, "" and
     /// text with commas or braces stay text) with `"` and `\` escaped, and NULL.
     static func append(_ value: SQLValue, to out: inout String) {

@@ -28,14 +28,9 @@ struct ProjectHistory {
     /// PostgreSQL each is ~0.1–0.2 ms, a diff asked ~25).
     func commitID(_ sha: String, environment: String) throws -> Int64? {
         var found: Int64?
-        let parent = { (position: Int) in """
-            (SELECT \(Self.parentID(project: "?1")) FROM commit_parents p \(Self.parentJoin(project: "?1"))
-             WHERE p.commit_id = c.id AND p.position = \(position))
-            """ }
         try db.query("""
-            SELECT c.id, c.branch, \(parent(0)), \(parent(1)),
-                   (SELECT coalesce(sum(r.suspect = 0), 0) FROM runs r WHERE r.commit_id = c.id AND r.environment = ?3),
-                   (SELECT coalesce(sum(r.suspect = 1), 0) FROM runs r WHERE r.commit_id = c.id AND r.environment = ?3)
+            SELECT c.id, c.branch, \(Self.parentOf("c.id", position: "0", project: "?1")),
+                   \(Self.parentOf("c.id", position: "1", project: "?1")), \(Self.runCounts(of: "c.id", environment: "?3"))
             FROM commits c WHERE c.project_id = ?1 AND c.sha = ?2
             """, [.integer(projectID), .text(sha.lowercased()), .text(environment)]) { row in
             let id = row.int64(at: 0)
@@ -56,14 +51,19 @@ struct ProjectHistory {
     func runCounts(commitID: Int64, environment: String) throws -> (usable: Int, suspect: Int) {
         if let known = memo.runCounts[environment]?[commitID] { return known }
         var counts = (usable: 0, suspect: 0)
-        try db.query("""
-            SELECT coalesce(sum(suspect = 0), 0), coalesce(sum(suspect = 1), 0) FROM runs
-            WHERE commit_id = ? AND environment = ?
-            """, [.integer(commitID), .text(environment)]) { row in
+        try db.query("SELECT \(Self.runCounts(of: "?1", environment: "?2"))", [.integer(commitID), .text(environment)]) { row in
             counts = (row.int(at: 0), row.int(at: 1))
         }
         memo.runCounts[environment, default: [:]][commitID] = counts
         return counts
+    }
+
+    /// SQL: two columns, the usable and the suspect runs at commit `commit` in `environment`
+    /// (SQL expressions), as `runCounts` reads them.
+    private static func runCounts(of commit: String, environment: String) -> String {
+        ["0", "1"].map { suspect in
+            "(SELECT coalesce(sum(r.suspect = \(suspect)), 0) FROM runs r WHERE r.commit_id = \(commit) AND r.environment = \(environment))"
+        }.joined(separator: ", ")
     }
 
     /// Whether `leak_states` alone holds the commit's counts in the environment: it has usable
@@ -354,7 +354,7 @@ struct ProjectHistory {
         guard !sorted.isEmpty else { return [] }
         if db is PostgresConnection {
             return [KeyBatch(keys: Dictionary(uniqueKeysWithValues: sorted.map { ($0.value, $0.key) }),
-                             values: [.text("{" + sorted.map { String($0.value) }.joined(separator: ",") + "}")])]
+                             values: [.text(PostgresArray.literal(integers: sorted.map(\.value)))])]
         }
         return stride(from: 0, to: sorted.count, by: Self.keyBatch).map { start in
             let chunk = sorted[start..<min(start + Self.keyBatch, sorted.count)]
@@ -646,10 +646,17 @@ struct ProjectHistory {
     /// The commit's parent at `position` (0: the first parent), when the server knows it.
     func parent(of commitID: Int64, position: Int) throws -> Int64? {
         if let known = memo.parents[commitID], position < known.count { return known[position] }
-        return try db.scalarInt("""
-            SELECT \(Self.parentID(project: "?1")) FROM commit_parents p \(Self.parentJoin(project: "?1"))
-            WHERE p.commit_id = ?2 AND p.position = ?3
-            """, [.integer(projectID), .integer(commitID), .integer(Int64(position))])
+        return try db.scalarInt("SELECT \(Self.parentOf("?2", position: "?3", project: "?1"))",
+                                [.integer(projectID), .integer(commitID), .integer(Int64(position))])
+    }
+
+    /// SQL: the id of commit `commit`'s parent at `position` (SQL expressions), NULL when the
+    /// server has no upload of it or no row says: what `parent(of:position:)` reads.
+    private static func parentOf(_ commit: String, position: String, project: String) -> String {
+        """
+        (SELECT \(parentID(project: project)) FROM commit_parents p \(parentJoin(project: project))
+         WHERE p.commit_id = \(commit) AND p.position = \(position))
+        """
     }
 
     /// Joined to `commit_parents p`: the parent's commit by the id stored with it (`parent_id`,
