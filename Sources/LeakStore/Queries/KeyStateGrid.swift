@@ -60,3 +60,35 @@ struct KeyStateGrid {
         }
     }
 }
+
+/// A key's counts at one column of a `KeyStateGrid`, as one stored row (a run's, or a block's
+/// for several) holds them: PostgreSQL's key reads add them up per column
+/// (`ProjectHistory.keyStates`).
+struct ColumnCounts {
+    var column: Int
+    var checked: Int64
+    var leaked: Int64
+    var late: Int64
+    var errors: Int64
+
+    /// `counts` in column order, those of one column added up.
+    static func added(_ counts: [ColumnCounts]) -> [ColumnCounts] {
+        var sorted = counts
+        if !zip(counts, counts.dropFirst()).allSatisfy({ $0.column < $1.column }) {
+            sorted.sort { $0.column < $1.column }
+        }
+        var result: [ColumnCounts] = []
+        result.reserveCapacity(sorted.count)
+        for counts in sorted {
+            if let last = result.last, last.column == counts.column {
+                result[result.count - 1].checked += counts.checked
+                result[result.count - 1].leaked += counts.leaked
+                result[result.count - 1].late += counts.late
+                result[result.count - 1].errors += counts.errors
+            } else {
+                result.append(counts)
+            }
+        }
+        return result
+    }
+}

@@ -169,12 +169,12 @@ extension ProjectHistory {
         var result: [KeyCounts] = []
         try db.query("""
             SELECT k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
-                   ls.late_release_count, ls.error_count
+                   ls.late_release_count, ls.error_count, k.id
             FROM \(source) JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
             WHERE ls.commit_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
               AND \(outcomes.predicate(on: db))\(typeID == nil ? "" : " AND k.type_id = ?3")
             """, [.integer(commitID), .text(environment)] + (typeID.map { [SQLValue.integer($0)] } ?? [])) { row in
-            result.append(KeyCounts(row: row))
+            result.append(keyCounts(row: row))
         }
         return result.sorted { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
     }

@@ -101,15 +101,14 @@ struct ProjectHistory {
         // which PostgreSQL's generic plan took for 3 rows and joined every type to each state (a
         // head's 308 states: 12.8 ms, 1.2 ms planned apart).
         let ofType = typeID == nil ? "" : " AND k.type_id = ?3"
-        func append(_ row: any SQLRow) { result.append(KeyCounts(row: row)) }
         if runs.usable > 0 {
             try db.query("""
                 SELECT k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
-                       ls.late_release_count, ls.error_count
+                       ls.late_release_count, ls.error_count, k.id
                 FROM leak_states ls JOIN leak_keys k ON k.id = ls.key_id
                      JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
                 WHERE ls.commit_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)\(ofType)
-                """, values, row: append)
+                """, values) { result.append(keyCounts(row: $0)) }
             // In key order, as the suspect runs' merge below gives them.
             result.sort { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
         }
@@ -121,7 +120,7 @@ struct ProjectHistory {
                  JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
             WHERE r.commit_id = ?1 AND r.environment = ?2 AND r.suspect = 1\(ofType)
             GROUP BY k.scenario_id, k.type_id, s.name, t.name
-            """, values, row: append)
+            """, values) { result.append(KeyCounts(row: $0)) }
         // Both halves in key order, each key once with its counts added up.
         var merged: [KeyIDs: KeyCounts] = [:]
         for counts in result {
@@ -144,17 +143,27 @@ struct ProjectHistory {
         for batch in try keyBatches(keys) {
             try db.query("""
                 SELECT k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
-                       ls.late_release_count, ls.error_count
+                       ls.late_release_count, ls.error_count, k.id
                 FROM leak_keys k CROSS JOIN leak_states ls
                      JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
                 WHERE \(among("k.id", from: 3))
                   AND ls.commit_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2) AND ls.key_id = k.id
                 """, [.integer(commitID), .text(environment)] + batch.values) { row in
-                let counts = KeyCounts(row: row)
+                let counts = keyCounts(row: row)
                 if keys.contains(counts.ids) { result.append(counts) }
             }
         }
         return result.sorted { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
+    }
+
+    /// The counts of a row of a key-count statement whose ninth column is the key's id in
+    /// `leak_keys`, the id remembered for the snapshot (`Memo.keyIDs`): a diff reads the
+    /// histories of keys its counts named, and `keyBatches` then looks none of them up (two
+    /// statements a diff).
+    func keyCounts(row: any SQLRow) -> KeyCounts {
+        let counts = KeyCounts(row: row)
+        memo.keyIDs[counts.ids] = .some(row.int64(at: 8))
+        return counts
     }
 
     /// How many keys one statement of `keyStates` asks for: a diff's many keys cost a few
@@ -176,7 +185,7 @@ struct ProjectHistory {
     /// `keyStates`, the keys with a state in the span of `commitIDs` added to `read`; with
     /// `leakingOnly` (PostgreSQL's reads) only the keys with a stored leak in that span.
     private func keyStates(_ keys: Set<KeyIDs>, environment: String, at commitIDs: Set<Int64>, allRunsAt head: Int64?,
-                           leakingOnly: Bool, read: inout Set<KeyIDs>) throws -> KeyStateGrid {
+                           leakingOnly: Bool, read readKeys: inout Set<KeyIDs>) throws -> KeyStateGrid {
         var grid = KeyStateGrid(commits: commitIDs)
         guard !keys.isEmpty, let low = grid.commits.first, let high = grid.commits.last else { return grid }
         var suspectAtHead = false
@@ -194,32 +203,45 @@ struct ProjectHistory {
             // (`StateArrays.keySlices`): its counts at a commit are added up here, then made states
             // (a GROUP BY there sorted a few thousand rows for each statement, ~3 ms).
             if !statesComeMerged {
-                var stored: [Int64: [Int: KeyCounts]] = [:]
-                var leaking: Set<Int64> = []
+                // Each key's counts in the order they come, then sorted by column and added up
+                // where a commit came in several rows: one dictionary probe a row, not two a state
+                // (a head whose 300 keys leaked read ~40,000 states, its hashing a tenth of the
+                // server's CPU).
+                var slots: [Int64: Int] = [:]
+                var read: [(id: Int64, leaking: Bool, counts: [ColumnCounts])] = []
                 try db.query(keyStatesStatement, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
                     let id = row.int64(at: 0)
                     // Commits, then checked, leaked, late and errors: arrays of one length.
-                    let arrays = (1..<6).map { PostgresArray.integers(row.string(at: Int32($0)) ?? "") }
-                    let (commits, counts) = (arrays[0], Array(arrays[1...]))
+                    let commits = PostgresArray.integers(row.string(at: 1) ?? "")
+                    let checked = PostgresArray.integers(row.string(at: 2) ?? ""), leaked = PostgresArray.integers(row.string(at: 3) ?? "")
+                    let late = PostgresArray.integers(row.string(at: 4) ?? ""), errors = PostgresArray.integers(row.string(at: 5) ?? "")
+                    let length = min(commits.count, checked.count, leaked.count, late.count, errors.count)
+                    var slot: Int?
                     var hint = 0
-                    for (index, commit) in commits.enumerated().prefix(arrays.map(\.count).min()!) where commit >= low && commit <= high {
-                        if stored[id] == nil { stored[id] = [:] }  // read, also at a commit not asked about
-                        if counts[1][index] > 0 { leaking.insert(id) }
-                        guard let column = grid.column(of: commit, from: hint) else { continue }
+                    for index in 0..<length where commits[index] >= low && commits[index] <= high {
+                        // Read, also at a commit not asked about.
+                        if slot == nil {
+                            slot = slots[id] ?? {
+                                read.append((id, false, []))
+                                slots[id] = read.count - 1
+                                return read.count - 1
+                            }()
+                        }
+                        if leaked[index] > 0 { read[slot!].leaking = true }
+                        guard let column = grid.column(of: commits[index], from: hint) else { continue }
                         hint = column
-                        let state = KeyCounts(scenarioID: 0, typeID: 0, scenario: "", type: "", checked: Int(counts[0][index]),
-                                              leaked: Int(counts[1][index]), lateRelease: Int(counts[2][index]),
-                                              errors: Int(counts[3][index]))
-                        if stored[id]?[column] == nil { stored[id, default: [:]][column] = state } else { stored[id]![column]!.add(state) }
+                        read[slot!].counts.append(ColumnCounts(column: column, checked: checked[index], leaked: leaked[index],
+                                                               late: late[index], errors: errors[index]))
                     }
                 }
-                for (id, columns) in stored where !leakingOnly || leaking.contains(id) {
-                    guard let ids = batch.keys[id] else { continue }
-                    read.insert(ids)
+                for key in read where !leakingOnly || key.leaking {
+                    guard let ids = batch.keys[key.id] else { continue }
+                    readKeys.insert(ids)
                     var states = grid.rows[ids] ?? unchecked
                     var filled = grid.rows[ids] != nil
-                    for (column, counts) in columns where counts.checked > 0 && !(suspectAtHead && column == headColumn) {
-                        states[column] = counts.state
+                    for counts in ColumnCounts.added(key.counts) where counts.checked > 0 && !(suspectAtHead && counts.column == headColumn) {
+                        states[counts.column] = KeyCounts.state(checked: Int(counts.checked), leaked: Int(counts.leaked),
+                                                                lateRelease: Int(counts.late), errors: Int(counts.errors))
                         filled = true
                     }
                     if filled { grid.rows[ids] = states }
@@ -231,7 +253,7 @@ struct ProjectHistory {
                 if current?.id != id {
                     if let done = current, done.filled { grid.rows[done.ids] = done.states }
                     current = batch.keys[id].map { ids in
-                        read.insert(ids)
+                        readKeys.insert(ids)
                         return grid.rows.removeValue(forKey: ids).map { (id, ids, $0, true, 0) } ?? (id, ids, unchecked, false, 0)
                     }
                 }
