@@ -124,6 +124,20 @@ struct StateArraysTests {
         }
     }
 
+    /// A key's counts read from several stored rows come back one a column, in column order,
+    /// those of a commit that several rows held added up.
+    @Test func countsOfOneColumnFromSeveralRowsAddUp() {
+        func counts(_ column: Int, _ checked: Int64, leaked: Int64 = 0) -> ColumnCounts {
+            ColumnCounts(column: column, checked: checked, leaked: leaked, late: 0, errors: 0)
+        }
+        let added = ColumnCounts.added([counts(4, 1), counts(2, 1, leaked: 1), counts(4, 2, leaked: 1), counts(0, 3), counts(2, 1)])
+        #expect(added.map(\.column) == [0, 2, 4])
+        #expect(added.map(\.checked) == [3, 2, 3])
+        #expect(added.map(\.leaked) == [0, 1, 1])
+        #expect(ColumnCounts.added([counts(1, 1), counts(3, 1)]).map(\.column) == [1, 3])
+        #expect(ColumnCounts.added([]).isEmpty)
+    }
+
     /// Key reads take their arrays back from PostgreSQL's text form, which this reads as
     /// PostgreSQL prints it.
     @Test(arguments: TestEngine.postgresOnly)

@@ -34,6 +34,7 @@ final class SQLiteCheckpointer: Sendable {
     private let connection: SQLiteConnection
     private let queue = DispatchQueue(label: "leakhistory.store.checkpointer", qos: .utility)
     private let scheduled = Atomic<Bool>(false)
+    private let queued = Atomic<Int>(0)
     private let completed = Atomic<Int>(0)
     /// The frames the last background checkpoint had copied when it ended, or -1 once the writer
     /// has taken that news (`beforeWrite`).
@@ -49,7 +50,8 @@ final class SQLiteCheckpointer: Sendable {
         var asked: Int32 = 0
     }
 
-    /// How many checkpoints have run in the background (tests).
+    /// How many checkpoints have been queued, and how many have run, in the background (tests).
+    var checkpointsQueued: Int { queued.load(ordering: .acquiring) }
     var checkpointsCompleted: Int { completed.load(ordering: .acquiring) }
 
     init(path: String, busyTimeoutMs: Int32) throws {
@@ -106,6 +108,7 @@ final class SQLiteCheckpointer: Sendable {
     /// Queues one checkpoint unless one is queued already.
     private func schedule() {
         guard !scheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        queued.add(1, ordering: .releasing)
         queue.async { [self] in
             scheduled.store(false, ordering: .releasing)
             var pages: Int32 = -1, copied: Int32 = -1
