@@ -209,7 +209,7 @@ struct ProjectHistory {
                 // leaked in a broken run took 8.4–9.5 ms of it, 6.0 ms so).
                 var slots: [Int64: Int] = [:]
                 var read: [(id: Int64, leaking: Bool, counts: [ColumnCounts])] = []
-                try db.query(keyStatesStatement, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
+                try db.query(keyStatesStatement(leakingOnly: leakingOnly), [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
                     let id = row.int64(at: 0)
                     // Commits, then checked, leaked, late and errors: arrays of one length.
                     let commits = PostgresArray.integers(row.string(at: 1) ?? "")
@@ -248,7 +248,7 @@ struct ProjectHistory {
                 }
                 continue
             }
-            try db.query(keyStatesStatement, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
+            try db.query(keyStatesStatement(leakingOnly: false), [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
                 let id = row.int64(at: 0)
                 if current?.id != id {
                     if let done = current, done.filled { grid.rows[done.ids] = done.states }
@@ -287,8 +287,9 @@ struct ProjectHistory {
     /// a range of the table's own order a key; on PostgreSQL a row a key and slice of its blocks
     /// (`StateArrays.keySlices`: key id, then arrays of commits and counts), not joined to
     /// `leak_keys` again (a join the planner made a nested loop over every state for each key:
-    /// 6 keys, 4,400 states, 8.9 ms for 3.8 without it).
-    private var keyStatesStatement: String {
+    /// 6 keys, 4,400 states, 8.9 ms for 3.8 without it). `leakingOnly` (PostgreSQL): only the
+    /// slices of keys with a stored leak in one of them (`StateArrays.keySlices`).
+    private func keyStatesStatement(leakingOnly: Bool) -> String {
         statesComeMerged ? """
             SELECT k.id, ls.commit_id, ls.checked_count, ls.leaked_count, ls.late_release_count, ls.error_count
             FROM leak_keys k JOIN leak_states ls ON ls.key_id = k.id
@@ -298,7 +299,7 @@ struct ProjectHistory {
             SELECT s.key_id, s.commit_ids, s.checked, s.leaked, s.late, s.errors
             FROM \(StateArrays.keySlices("SELECT k.id FROM leak_keys k WHERE \(among("k.id", from: 4))",
                                          environment: "(SELECT id FROM environments WHERE name = ?1)",
-                                         from: "?2", through: "?3")) s
+                                         from: "?2", through: "?3", leakingOnly: leakingOnly)) s
             """
     }
 
