@@ -59,10 +59,10 @@ struct ProjectHistory {
     }
 
     /// SQL: two columns, the usable and the suspect runs at commit `commit` in `environment`
-    /// (SQL expressions), as `runCounts` reads them.
+    /// (SQL expressions), as `runCounts` reads them (counted with FILTER, as `readKeyCounts` says why).
     private static func runCounts(of commit: String, environment: String) -> String {
         ["0", "1"].map { suspect in
-            "(SELECT coalesce(sum(r.suspect = \(suspect)), 0) FROM runs r WHERE r.commit_id = \(commit) AND r.environment = \(environment))"
+            "(SELECT count(*) FILTER (WHERE r.suspect = \(suspect)) FROM runs r WHERE r.commit_id = \(commit) AND r.environment = \(environment))"
         }.joined(separator: ", ")
     }
 
@@ -113,9 +113,12 @@ struct ProjectHistory {
             result.sort { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
         }
         guard includingSuspect, runs.suspect > 0 else { return result }
+        // Counted with FILTER, not `sum(outcome = …)`: PostgreSQL's `sum(boolean)` is an aggregate
+        // written in SQL (`0001_pg_initial.sql`), a function call a row and column — a broken run's
+        // 308 checks took 2.9 ms, 1.4 ms so.
         try db.query("""
-            SELECT k.scenario_id, k.type_id, s.name, t.name, count(*), sum(k.outcome = 'leaked'),
-                   sum(k.outcome = 'lateRelease'), sum(k.outcome = 'error')
+            SELECT k.scenario_id, k.type_id, s.name, t.name, count(*), count(*) FILTER (WHERE k.outcome = 'leaked'),
+                   count(*) FILTER (WHERE k.outcome = 'lateRelease'), count(*) FILTER (WHERE k.outcome = 'error')
             FROM runs r JOIN checks k ON k.run_id = r.id
                  JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
             WHERE r.commit_id = ?1 AND r.environment = ?2 AND r.suspect = 1\(ofType)
