@@ -71,6 +71,14 @@ struct ColumnCounts {
     var late: Int64
     var errors: Int64
 
+    /// Adds the counts of another row at the same column (as `KeyCounts.add`).
+    mutating func add(_ other: ColumnCounts) {
+        checked += other.checked
+        leaked += other.leaked
+        late += other.late
+        errors += other.errors
+    }
+
     /// `counts` in column order, those of one column added up.
     static func added(_ counts: [ColumnCounts]) -> [ColumnCounts] {
         var sorted = counts
@@ -81,10 +89,7 @@ struct ColumnCounts {
         result.reserveCapacity(sorted.count)
         for counts in sorted {
             if let last = result.last, last.column == counts.column {
-                result[result.count - 1].checked += counts.checked
-                result[result.count - 1].leaked += counts.leaked
-                result[result.count - 1].late += counts.late
-                result[result.count - 1].errors += counts.errors
+                result[result.count - 1].add(counts)
             } else {
                 result.append(counts)
             }

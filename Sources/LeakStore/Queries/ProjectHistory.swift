@@ -219,22 +219,24 @@ struct ProjectHistory {
                     let checked = PostgresArray.integers(row.string(at: 2) ?? ""), leaked = PostgresArray.integers(row.string(at: 3) ?? "")
                     let late = PostgresArray.integers(row.string(at: 4) ?? ""), errors = PostgresArray.integers(row.string(at: 5) ?? "")
                     let length = min(commits.count, checked.count, leaked.count, late.count, errors.count)
-                    var slot: Int?
+                    let inRange = { (index: Int) in commits[index] >= low && commits[index] <= high }
+                    // A key with a state in the range is read, also at a commit not asked about.
+                    guard let first = (0..<length).first(where: inRange) else { return }
+                    let slot: Int
+                    if let known = slots[id] {
+                        slot = known
+                    } else {
+                        slot = read.count
+                        slots[id] = slot
+                        read.append((id, false, []))
+                    }
                     var hint = 0
-                    for index in 0..<length where commits[index] >= low && commits[index] <= high {
-                        // Read, also at a commit not asked about.
-                        if slot == nil {
-                            if slots[id] == nil {
-                                slots[id] = read.count
-                                read.append((id, false, []))
-                            }
-                            slot = slots[id]
-                        }
-                        if leaked[index] > 0 { read[slot!].leaking = true }
+                    for index in first..<length where inRange(index) {
+                        if leaked[index] > 0 { read[slot].leaking = true }
                         guard let column = grid.column(of: commits[index], from: hint) else { continue }
                         hint = column
-                        read[slot!].counts.append(ColumnCounts(column: column, checked: checked[index], leaked: leaked[index],
-                                                               late: late[index], errors: errors[index]))
+                        read[slot].counts.append(ColumnCounts(column: column, checked: checked[index], leaked: leaked[index],
+                                                              late: late[index], errors: errors[index]))
                     }
                 }
                 for key in read where !leakingOnly || key.leaking {
