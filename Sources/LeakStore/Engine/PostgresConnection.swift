@@ -12,6 +12,8 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
     private var prepared: [String: String] = [:]
     /// A `RowInsert`'s one-row SQL → its `unnest` form (see `insert`).
     private var arrayInserts: [String: String] = [:]
+    /// The commit graph this connection's reads learned (`CommitGraph`), kept between them.
+    var commitGraph = CommitGraph()
 
     /// Connects to `url` (libpq's `postgres://user@host:port/db?…` form).
     /// - Throws: `PostgresError` with `connectionLost` when the server cannot be reached.
@@ -53,6 +55,7 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
     package func reset() -> Bool {
         prepared.removeAll()
         arrayInserts.removeAll()
+        commitGraph.forget()
         PQreset(handle)
         return isConnected && (try? configureSession()) != nil
     }

@@ -623,6 +623,11 @@ struct ProjectHistory {
         if let known = memo.lineSteps[environment]?[commitID] { return known }
         fetched()
         let count = max(count, 1)
+        let postgres = db as? PostgresConnection
+        if let postgres, let step = try lineStepFromGraph(commitID, graph: postgres, environment: environment, branch: branch,
+                                                          count: count) {
+            return step
+        }
         // Each commit of the way, and whether it is the first parent of the one before it (else the
         // branch's previous commit; NULL where there is none).
         var way: [(depth: Int, id: Int64?, sha: String, at: String?, isParent: Bool)] = []
@@ -647,6 +652,20 @@ struct ProjectHistory {
                         row.int(at: 4) == 1))
         }
         way.sort { $0.depth < $1.depth }
+        if let postgres {
+            // What the way says of each commit, for the next walks on this connection (`CommitGraph`).
+            for (index, commit) in way.enumerated() {
+                guard let id = commit.id else { break }
+                postgres.commitGraph.learn(sha: commit.sha, of: id)
+                guard index + 1 < way.count else { break }
+                let next = way[index + 1]
+                if next.isParent, let parent = next.id {
+                    postgres.commitGraph.learn(firstParent: parent, of: id)
+                } else if !next.isParent {
+                    postgres.commitGraph.learn(CommitGraph.Fallback(project: projectID, branch: branch, commit: id), goesTo: next.id)
+                }
+            }
+        }
         var steps: [Int64: LineStep] = [:]
         for (index, commit) in way.prefix(count).enumerated() {
             guard let id = commit.id else { break }
@@ -657,6 +676,83 @@ struct ProjectHistory {
         // A commit the snapshot does not hold ends the walk.
         let step = steps[commitID] ?? LineStep(sha: "", at: nil, parent: nil)
         steps[commitID] = step
+        memo.lineSteps[environment, default: [:]].merge(steps) { known, _ in known }
+        return step
+    }
+
+    /// `lineStep` from what this connection learned of the graph (`CommitGraph`): the way from
+    /// `commitID` followed in memory as far as it is known, at most `count` + 1 commits, and one
+    /// statement for what each snapshot reads itself — each commit's first usable run, and at each
+    /// commit whose first parent the server did not have, whether it has it now and where the
+    /// branch goes on (a probe or two a commit where the SQL walk took four). The commits up to
+    /// the first whose fallback changed are remembered (the graph learns the change, and the walk
+    /// reads on from there). Nil when the graph knows nothing of the commit's step, or the first
+    /// commit's fallback changed: the caller reads the way from SQL.
+    private func lineStepFromGraph(_ commitID: Int64, graph connection: PostgresConnection, environment: String,
+                                   branch: String?, count: Int) throws -> LineStep? {
+        let graph = connection.commitGraph
+        guard graph.shas[commitID] != nil else { return nil }
+        // The way, and whether each step goes to a first parent (else to the branch's previous commit).
+        var way: [Int64] = [commitID]
+        var toParent: [Bool] = []
+        /// Whether the last commit's step is known to lead nowhere (no parent, no previous commit).
+        var ends = false
+        while way.count <= count {
+            let current = way[way.count - 1]
+            if let parent = graph.firstParents[current] {
+                guard graph.shas[parent] != nil else { break }
+                way.append(parent)
+                toParent.append(true)
+                continue
+            }
+            guard let fallback = graph.fallbacks[CommitGraph.Fallback(project: projectID, branch: branch, commit: current)] else { break }
+            guard let previous = fallback else {
+                ends = true
+                break
+            }
+            guard graph.shas[previous] != nil else { break }
+            way.append(previous)
+            toParent.append(false)
+        }
+        // The commits whose step is known: all but the last, and the last where the way ends.
+        let known = toParent.count + (ends ? 1 : 0)
+        guard known > 0 else { return nil }
+        let fallbacks = (0..<known).filter { $0 == toParent.count || !toParent[$0] }
+        var at = [String?](repeating: nil, count: way.count)
+        var now: [Int: (parent: Int64?, previous: Int64?)] = [:]
+        try db.query("""
+            SELECT i.n, (SELECT min(r.started_at) FROM runs r WHERE r.commit_id = i.id AND r.environment = ?1 AND r.suspect = 0),
+                   CASE WHEN i.n = ANY(CAST(?3 AS BIGINT[])) THEN \(Self.parentOf("i.id", position: "0", project: "?4")) END,
+                   CASE WHEN i.n = ANY(CAST(?3 AS BIGINT[]))
+                        THEN (SELECT max(b.id) FROM commits b WHERE b.project_id = ?4 AND b.branch = ?5 AND b.id < i.id) END
+            FROM unnest(CAST(?2 AS BIGINT[])) WITH ORDINALITY AS i(id, n)
+            """, [.text(environment), .text(PostgresArray.literal(integers: way)),
+                  .text(PostgresArray.literal(integers: fallbacks.map { Int64($0 + 1) })), .integer(projectID), .text(branch)]) { row in
+            let index = row.int(at: 0) - 1
+            guard way.indices.contains(index) else { return }
+            at[index] = row.string(at: 1)
+            now[index] = (row.isNull(at: 2) ? nil : row.int64(at: 2), row.isNull(at: 3) ? nil : row.int64(at: 3))
+        }
+        var steps: [Int64: LineStep] = [:]
+        for index in 0..<known {
+            let commit = way[index], next = index < toParent.count ? way[index + 1] : nil
+            if index == toParent.count || !toParent[index] {
+                // Where the parent was unknown: still unknown, and the branch still goes on to the same commit?
+                let fallback = now[index] ?? (nil, nil)
+                if let parent = fallback.parent {
+                    connection.commitGraph.learn(firstParent: parent, of: commit)
+                    break
+                }
+                guard fallback.previous == next else {
+                    connection.commitGraph.learn(CommitGraph.Fallback(project: projectID, branch: branch, commit: commit),
+                                                 goesTo: fallback.previous)
+                    break
+                }
+                if let branch { memo.previousOnBranch[branch, default: [:]][commit] = .some(next) }
+            }
+            steps[commit] = LineStep(sha: graph.shas[commit] ?? "", at: at[index], parent: index < toParent.count && toParent[index] ? next : nil)
+        }
+        guard let step = steps[commitID] else { return nil }
         memo.lineSteps[environment, default: [:]].merge(steps) { known, _ in known }
         return step
     }
@@ -750,10 +846,19 @@ struct ProjectHistory {
 
     /// Each commit's first parent that has a row (its id, nil when the server has no upload of
     /// it); commits without one are absent. `idBatch` commits a statement.
+    /// On PostgreSQL the first parents this connection learned are not read again (`CommitGraph`).
     private func firstParents(of commitIDs: [Int64]) throws -> [Int64: Int64?] {
         var parents: [Int64: Int64?] = [:]
-        try inIDBatches(commitIDs, Self.firstParentsSQL, after: [.integer(projectID)]) { row in
-            parents[row.int64(at: 0)] = .some(row.isNull(at: 1) ? nil : row.int64(at: 1))
+        let postgres = db as? PostgresConnection
+        var unknown: [Int64] = []
+        for id in commitIDs {
+            if let parent = postgres?.commitGraph.firstParents[id] { parents[id] = .some(parent) } else { unknown.append(id) }
+        }
+        guard !unknown.isEmpty else { return parents }
+        try inIDBatches(unknown, Self.firstParentsSQL, after: [.integer(projectID)]) { row in
+            let id = row.int64(at: 0), parent = row.isNull(at: 1) ? nil : row.int64(at: 1)
+            parents[id] = .some(parent)
+            if let parent { postgres?.commitGraph.learn(firstParent: parent, of: id) }
         }
         return parents
     }

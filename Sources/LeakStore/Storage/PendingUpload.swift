@@ -21,7 +21,7 @@ struct PendingUpload: Sendable, Hashable {
         placeholderPrefix + UUID().uuidString.lowercased().filter { $0 != "-" }
     }
 
-    private static let placeholderPrefix = "pending:"
+    static let placeholderPrefix = "pending:"
 
     /// The SQL condition that commit `alias` (`commits c` → `"c"`) is a pending upload's placeholder.
     static func isPlaceholder(_ alias: String) -> String { "\(alias).sha LIKE '\(placeholderPrefix)%'" }

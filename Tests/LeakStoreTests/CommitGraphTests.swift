@@ -1,0 +1,94 @@
+import Foundation
+import LeakReport
+@testable import LeakStore
+import Testing
+
+/// The commit graph a PostgreSQL connection keeps between reads (`CommitGraph`): a walk read
+/// after an upload changed the graph answers as a server that never walked it before. On SQLite
+/// nothing is kept; the same answers are asked of it.
+@Suite("Commit graph kept between reads")
+struct CommitGraphTests {
+    private static func sha(_ number: Int) -> String { String(repeating: "\(number)", count: 40) }
+
+    /// A run at commit `number`: its first check leaks from commit 3 on.
+    private static func run(_ number: Int, parents: [Int], branch: String = "main") -> RunRecord {
+        var run = LeakStoreTests.run(key: "r\(number)", outcomes: [number >= 3 ? .leaked : .deallocated]
+            + Array(repeating: .deallocated, count: 9))
+        run.commit = sha(number)
+        run.parents = parents.map(sha)
+        run.branch = branch
+        return run
+    }
+
+    /// Where the head's leak began along its first parents (a walk that ends where a parent is unknown).
+    private static func firstSeen(_ store: LeakStore) throws -> String? {
+        let diff = try store.diff(project: "app", base: sha(4), head: sha(5), environment: "linux")
+        return diff.leaks.entries.first { $0.category == .persisting }?.firstSeen.map { String($0.prefix(1)) }
+    }
+
+    /// The commits of `main`'s first-parent line, newest first, as a trend walks them.
+    private static func line(_ store: LeakStore) throws -> [String] {
+        try store.trend(project: "app", type: "App.Model", branch: "main", environment: "linux", limit: 50)
+            .reversed().map { String($0.commit.prefix(1)) }
+    }
+
+    /// Whether the connection the store's reads use has learned any of the graph (PostgreSQL).
+    private static func graphIsKept(_ store: LeakStore) throws -> Bool {
+        try store.read { ($0 as? PostgresConnection).map { !$0.commitGraph.isEmpty } ?? false }
+    }
+
+    @Test(arguments: TestEngine.all)
+    func aParentUploadedAfterTheWalkIsWalkedThroughNextTime(_ engine: TestEngine) throws {
+        let database = try TestDatabase(engine)
+        let store = try database.open()
+        _ = try store.createProject("app")
+        // 4's parent 3 is not uploaded yet: the walk goes on from 4 to main's previous upload, 2.
+        for (number, parents) in [(1, []), (2, [1]), (4, [3]), (5, [4])] { _ = try store.ingest(Self.run(number, parents: parents)) }
+        #expect(try Self.line(store) == ["5", "4", "2", "1"])
+        #expect(try Self.firstSeen(store) == "4", "the head's line ends at 4")
+        #expect(try Self.graphIsKept(store) == (engine == .postgres))
+
+        // On a branch of its own, so that `main`'s trend still starts at 5.
+        _ = try store.ingest(Self.run(3, parents: [2], branch: "topic"))
+        for answering in [store, try database.open()] {
+            #expect(try Self.line(answering) == ["5", "4", "3", "2", "1"])
+            #expect(try Self.firstSeen(answering) == "3")
+        }
+    }
+
+    /// Where a walk went on from a commit without a known parent — the branch's previous upload by
+    /// id — another commit can come to stand: a pending upload takes its id when it begins and
+    /// joins the branch when it is published, after commits uploaded meanwhile.
+    @Test(arguments: TestEngine.all)
+    func aCommitPublishedLateOntoTheBranchIsWhereTheWalkGoesOnNextTime(_ engine: TestEngine) throws {
+        let database = try TestDatabase(engine)
+        let store = try database.open()
+        _ = try store.createProject("app")
+        for (number, parents) in [(1, []), (2, [1]), (4, [3]), (5, [4])] { _ = try store.ingest(Self.run(number, parents: parents)) }
+        #expect(try Self.line(store) == ["5", "4", "2", "1"])
+
+        // Commit 6 on main with an id between 2's and 4's, as a late publish leaves it, and a run there.
+        try store.write { writer in
+            let db = writer.connection
+            try db.run("""
+                INSERT INTO commits (id, project_id, sha, branch, first_seen)
+                SELECT c.id + 1, c.project_id, ?1, 'main', c.first_seen FROM commits c WHERE c.sha = ?2
+                """, [.text(Self.sha(6)), .text(Self.sha(2))])
+            try db.run("UPDATE runs SET commit_id = (SELECT id FROM commits WHERE sha = ?1) WHERE run_key = 'r1'", [.text(Self.sha(6))])
+        }
+        // 1's run now stands at 6: the line goes 4 → 6 (the branch's previous commit) → 2.
+        #expect(try Self.line(store) == ["5", "4", "6", "2"])
+        #expect(try Self.line(try database.open()) == ["5", "4", "6", "2"], "a server that never walked it")
+    }
+
+    @Test func aGraphPastItsCapacityStartsOver() {
+        var graph = CommitGraph()
+        for id in 0..<Int64(CommitGraph.capacity) { graph.learn(firstParent: id + 1, of: id) }
+        #expect(graph.firstParents.count == CommitGraph.capacity)
+        graph.learn(sha: Self.sha(1), of: 7)
+        #expect(graph.firstParents.isEmpty && graph.shas == [7: Self.sha(1)])
+        graph.learn(sha: PendingUpload.placeholderPrefix + "0123", of: 8)
+        graph.learn(sha: "", of: 9)
+        #expect(graph.shas.count == 1, "placeholders and commits a snapshot did not hold are not kept")
+    }
+}
