@@ -32,8 +32,8 @@ struct CommitGraph {
     /// The branch's previous commit by id, as last read (nil: none).
     private(set) var fallbacks: [Fallback: Int64?] = [:]
 
-    /// How many facts a connection keeps: past it, all are forgotten and learned again (a
-    /// project's 15,000 commits are ~3 MB).
+    /// How many facts a connection keeps: past it, all are forgotten and learned again (a fact is
+    /// ~100 bytes; a server that answered the bench's 5,000 reads at 10M checks grew by 1.6 MB).
     static let capacity = 100_000
 
     var isEmpty: Bool { shas.isEmpty && fallbacks.isEmpty }
