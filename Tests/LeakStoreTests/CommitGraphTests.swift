@@ -37,14 +37,20 @@ struct CommitGraphTests {
         try store.read { ($0 as? PostgresConnection).map { !$0.commitGraph.isEmpty } ?? false }
     }
 
-    @Test(arguments: TestEngine.all)
-    func aParentUploadedAfterTheWalkIsWalkedThroughNextTime(_ engine: TestEngine) throws {
+    /// `main`'s commits 1, 2, 4 and 5, 4's parent 3 not uploaded: the walk goes on from 4 to main's
+    /// previous upload, 2 — read once, so that a PostgreSQL connection has learned the way.
+    private static func mainWithoutThree(_ engine: TestEngine) throws -> (TestDatabase, LeakStore) {
         let database = try TestDatabase(engine)
         let store = try database.open()
         _ = try store.createProject("app")
-        // 4's parent 3 is not uploaded yet: the walk goes on from 4 to main's previous upload, 2.
-        for (number, parents) in [(1, []), (2, [1]), (4, [3]), (5, [4])] { _ = try store.ingest(Self.run(number, parents: parents)) }
-        #expect(try Self.line(store) == ["5", "4", "2", "1"])
+        for (number, parents) in [(1, []), (2, [1]), (4, [3]), (5, [4])] { _ = try store.ingest(run(number, parents: parents)) }
+        #expect(try line(store) == ["5", "4", "2", "1"])
+        return (database, store)
+    }
+
+    @Test(arguments: TestEngine.all)
+    func aParentUploadedAfterTheWalkIsWalkedThroughNextTime(_ engine: TestEngine) throws {
+        let (database, store) = try Self.mainWithoutThree(engine)
         #expect(try Self.firstSeen(store) == "4", "the head's line ends at 4")
         #expect(try Self.graphIsKept(store) == (engine == .postgres))
 
@@ -61,11 +67,7 @@ struct CommitGraphTests {
     /// joins the branch when it is published, after commits uploaded meanwhile.
     @Test(arguments: TestEngine.all)
     func aCommitPublishedLateOntoTheBranchIsWhereTheWalkGoesOnNextTime(_ engine: TestEngine) throws {
-        let database = try TestDatabase(engine)
-        let store = try database.open()
-        _ = try store.createProject("app")
-        for (number, parents) in [(1, []), (2, [1]), (4, [3]), (5, [4])] { _ = try store.ingest(Self.run(number, parents: parents)) }
-        #expect(try Self.line(store) == ["5", "4", "2", "1"])
+        let (database, store) = try Self.mainWithoutThree(engine)
 
         // Commit 6 on main with an id between 2's and 4's, as a late publish leaves it, and a run there.
         try store.write { writer in

@@ -515,9 +515,8 @@ struct ProjectHistory {
     func commitPoint(_ commitID: Int64, environment: String) throws -> (sha: String, at: String?) {
         var point = (sha: "", at: String?.none)
         try db.query("""
-            SELECT c.sha, (SELECT min(r.started_at) FROM runs r
-                           WHERE r.commit_id = c.id AND r.environment = ? AND r.suspect = 0)
-            FROM commits c WHERE c.id = ?
+            SELECT c.sha, \(Self.firstUsableRun(of: "c.id", environment: "?1"))
+            FROM commits c WHERE c.id = ?2
             """, [.text(environment), .integer(commitID)]) { row in
             point = (row.string(at: 0) ?? "", row.string(at: 1))
         }
@@ -637,14 +636,13 @@ struct ProjectHistory {
             WITH RECURSIVE line(id, sha, depth, is_parent) AS (
                 SELECT CAST(?1 AS BIGINT), (SELECT c.sha FROM commits c WHERE c.id = ?1), 1, 0
                 UNION ALL
-                SELECT coalesce(\(Self.parentID(project: "?2")), (SELECT max(b.id) FROM commits b
-                                                                  WHERE b.project_id = ?2 AND b.branch = ?5 AND b.id < line.id)),
+                SELECT coalesce(\(Self.parentID(project: "?2")), \(Self.previousOnBranch(of: "line.id", project: "?2", branch: "?5"))),
                        pl.sha, line.depth + 1, CASE WHEN \(Self.parentID(project: "?2")) IS NULL THEN 0 ELSE 1 END
                 FROM line LEFT JOIN commit_parents p ON p.commit_id = line.id AND p.position = 0
                      \(Self.parentJoin(project: "?2"))
                 WHERE line.id IS NOT NULL AND line.depth < ?3)
             SELECT line.depth, line.id, coalesce(line.sha, (SELECT c.sha FROM commits c WHERE c.id = line.id)),
-                   (SELECT min(r.started_at) FROM runs r WHERE r.commit_id = line.id AND r.environment = ?4 AND r.suspect = 0),
+                   \(Self.firstUsableRun(of: "line.id", environment: "?4")),
                    line.is_parent
             FROM line
             """, [.integer(commitID), .integer(projectID), .integer(Int64(count + 1)), .text(environment), .text(branch)]) { row in
@@ -717,14 +715,14 @@ struct ProjectHistory {
         // The commits whose step is known: all but the last, and the last where the way ends.
         let known = toParent.count + (ends ? 1 : 0)
         guard known > 0 else { return nil }
-        let fallbacks = (0..<known).filter { $0 == toParent.count || !toParent[$0] }
+        let isFallback = { (index: Int) in index == toParent.count || !toParent[index] }
+        let fallbacks = (0..<known).filter(isFallback)
         var at = [String?](repeating: nil, count: way.count)
-        var now: [Int: (parent: Int64?, previous: Int64?)] = [:]
+        var now = [(parent: Int64?, previous: Int64?)](repeating: (nil, nil), count: way.count)
         try db.query("""
-            SELECT i.n, (SELECT min(r.started_at) FROM runs r WHERE r.commit_id = i.id AND r.environment = ?1 AND r.suspect = 0),
+            SELECT i.n, \(Self.firstUsableRun(of: "i.id", environment: "?1")),
                    CASE WHEN i.n = ANY(CAST(?3 AS BIGINT[])) THEN \(Self.parentOf("i.id", position: "0", project: "?4")) END,
-                   CASE WHEN i.n = ANY(CAST(?3 AS BIGINT[]))
-                        THEN (SELECT max(b.id) FROM commits b WHERE b.project_id = ?4 AND b.branch = ?5 AND b.id < i.id) END
+                   CASE WHEN i.n = ANY(CAST(?3 AS BIGINT[])) THEN \(Self.previousOnBranch(of: "i.id", project: "?4", branch: "?5")) END
             FROM unnest(CAST(?2 AS BIGINT[])) WITH ORDINALITY AS i(id, n)
             """, [.text(environment), .text(PostgresArray.literal(integers: way)),
                   .text(PostgresArray.literal(integers: fallbacks.map { Int64($0 + 1) })), .integer(projectID), .text(branch)]) { row in
@@ -734,23 +732,28 @@ struct ProjectHistory {
             now[index] = (row.isNull(at: 2) ? nil : row.int64(at: 2), row.isNull(at: 3) ? nil : row.int64(at: 3))
         }
         var steps: [Int64: LineStep] = [:]
+        /// The first commit whose fallback changed, and what it is now.
+        var changed: (commit: Int64, now: (parent: Int64?, previous: Int64?))?
         for index in 0..<known {
             let commit = way[index], next = index < toParent.count ? way[index + 1] : nil
-            if index == toParent.count || !toParent[index] {
+            if isFallback(index) {
                 // Where the parent was unknown: still unknown, and the branch still goes on to the same commit?
-                let fallback = now[index] ?? (nil, nil)
-                if let parent = fallback.parent {
-                    connection.commitGraph.learn(firstParent: parent, of: commit)
-                    break
-                }
-                guard fallback.previous == next else {
-                    connection.commitGraph.learn(CommitGraph.Fallback(project: projectID, branch: branch, commit: commit),
-                                                 goesTo: fallback.previous)
+                guard now[index].parent == nil, now[index].previous == next else {
+                    changed = (commit, now[index])
                     break
                 }
                 if let branch { memo.previousOnBranch[branch, default: [:]][commit] = .some(next) }
             }
-            steps[commit] = LineStep(sha: graph.shas[commit] ?? "", at: at[index], parent: index < toParent.count && toParent[index] ? next : nil)
+            steps[commit] = LineStep(sha: graph.shas[commit] ?? "", at: at[index], parent: isFallback(index) ? nil : next)
+        }
+        // Learned once the walk no longer reads `graph`, which would otherwise be copied.
+        if let changed {
+            if let parent = changed.now.parent {
+                connection.commitGraph.learn(firstParent: parent, of: changed.commit)
+            } else {
+                connection.commitGraph.learn(CommitGraph.Fallback(project: projectID, branch: branch, commit: changed.commit),
+                                             goesTo: changed.now.previous)
+            }
         }
         guard let step = steps[commitID] else { return nil }
         memo.lineSteps[environment, default: [:]].merge(steps) { known, _ in known }
@@ -761,10 +764,22 @@ struct ProjectHistory {
     /// the known first parents end. Usually read already on the way (`lineStep`).
     private func previousOnBranch(_ branch: String, below commitID: Int64) throws -> Int64? {
         if let known = memo.previousOnBranch[branch]?[commitID] { return known }
-        let previous = try db.scalarInt("SELECT max(id) FROM commits WHERE project_id = ? AND branch = ? AND id < ?",
+        let previous = try db.scalarInt("SELECT \(Self.previousOnBranch(of: "?3", project: "?1", branch: "?2"))",
                                         [.integer(projectID), .text(branch), .integer(commitID)])
         memo.previousOnBranch[branch, default: [:]][commitID] = .some(previous)
         return previous
+    }
+
+    /// SQL: the id of the branch's newest commit uploaded before commit `commit` (SQL expressions;
+    /// NULL: none, or no branch) — where a walk goes on from a commit without a known first parent.
+    private static func previousOnBranch(of commit: String, project: String, branch: String) -> String {
+        "(SELECT max(b.id) FROM commits b WHERE b.project_id = \(project) AND b.branch = \(branch) AND b.id < \(commit))"
+    }
+
+    /// SQL: when commit `commit`'s first usable (non-suspect) run in `environment` started (SQL
+    /// expressions; NULL: none) — what makes a commit count in a walk (`LineStep.at`).
+    private static func firstUsableRun(of commit: String, environment: String) -> String {
+        "(SELECT min(r.started_at) FROM runs r WHERE r.commit_id = \(commit) AND r.environment = \(environment) AND r.suspect = 0)"
     }
 
     /// The commit's parent at `position` (0: the first parent), when the server knows it.
