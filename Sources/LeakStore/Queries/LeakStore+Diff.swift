@@ -82,12 +82,9 @@ extension LeakStore {
             let headSide = CommitDiff.Side(commit: head.lowercased(), runs: headRuns.usable + headRuns.suspect,
                                            suspectRuns: suspectRuns)
             // Only keys that leaked, flaked or released late on a side can land in a category: those
-            // of each side, then their counts on the other side.
-            var headCounts = try headID.map {
-                try history.keyCounts(commitID: $0, environment: environment, includingSuspect: true, having: .leakedOrLate)
-            } ?? []
-
+            // of each side, with their counts on the other side (`tellingCounts`).
             guard let base else {
+                let headCounts = try history.tellingCounts(head: headID, base: nil, environment: environment).head
                 let keys = Set(headCounts.map(\.ids))
                 let observations = try Self.observations(history, headID, headCounts, environment: environment,
                                                          wanted: keys, detailed: keys, includingSuspect: true)
@@ -101,19 +98,10 @@ extension LeakStore {
 
             let baseID = try history.commitID(base, environment: environment)
             let baseRuns = try baseID.map { try history.runCounts(commitID: $0, environment: environment).usable } ?? 0
-            var baseCounts = try baseID.map { try history.keyCounts(commitID: $0, environment: environment, having: .leakedOrLate) } ?? []
-            let tellingAtHead = Set(headCounts.map(\.ids)), tellingAtBase = Set(baseCounts.map(\.ids))
-            if let headID {
-                headCounts = (headCounts + (try history.keyCounts(commitID: headID, environment: environment,
-                                                                   keys: tellingAtBase.subtracting(tellingAtHead), includingSuspect: true)))
-                    .sorted { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
-            }
-            if let baseID {
-                baseCounts = (baseCounts + (try history.keyCounts(commitID: baseID, environment: environment,
-                                                                   keys: tellingAtHead.subtracting(tellingAtBase))))
-                    .sorted { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
-            }
-            let interesting = tellingAtHead.union(tellingAtBase)
+            let counts = try history.tellingCounts(head: headID, base: baseID, environment: environment)
+            let headCounts = counts.head
+            var baseCounts = counts.base
+            let interesting = Set(headCounts.map(\.ids)).union(baseCounts.map(\.ids))
             let leakingAtHead = Set(headCounts.filter { $0.state == .leaked || $0.state == .flaky }.map(\.ids))
 
             // The base's first-parent line: the fallback for keys it did not check, and the flaky
