@@ -716,16 +716,16 @@ struct ProjectHistory {
         let known = toParent.count + (ends ? 1 : 0)
         guard known > 0 else { return nil }
         let isFallback = { (index: Int) in index == toParent.count || !toParent[index] }
-        let fallbacks = (0..<known).filter(isFallback)
         var at = [String?](repeating: nil, count: way.count)
         var now = [(parent: Int64?, previous: Int64?)](repeating: (nil, nil), count: way.count)
         try db.query("""
             SELECT i.n, \(Self.firstUsableRun(of: "i.id", environment: "?1")),
-                   CASE WHEN i.n = ANY(CAST(?3 AS BIGINT[])) THEN \(Self.parentOf("i.id", position: "0", project: "?4")) END,
-                   CASE WHEN i.n = ANY(CAST(?3 AS BIGINT[])) THEN \(Self.previousOnBranch(of: "i.id", project: "?4", branch: "?5")) END
-            FROM unnest(CAST(?2 AS BIGINT[])) WITH ORDINALITY AS i(id, n)
+                   CASE WHEN i.fallback = 1 THEN \(Self.parentOf("i.id", position: "0", project: "?4")) END,
+                   CASE WHEN i.fallback = 1 THEN \(Self.previousOnBranch(of: "i.id", project: "?4", branch: "?5")) END
+            FROM unnest(CAST(?2 AS BIGINT[]), CAST(?3 AS INTEGER[])) WITH ORDINALITY AS i(id, fallback, n)
             """, [.text(environment), .text(PostgresArray.literal(integers: way)),
-                  .text(PostgresArray.literal(integers: fallbacks.map { Int64($0 + 1) })), .integer(projectID), .text(branch)]) { row in
+                  .text(PostgresArray.literal(integers: way.indices.map { $0 < known && isFallback($0) ? 1 : 0 })),
+                  .integer(projectID), .text(branch)]) { row in
             let index = row.int(at: 0) - 1
             guard way.indices.contains(index) else { return }
             at[index] = row.string(at: 1)
