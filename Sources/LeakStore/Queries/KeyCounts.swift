@@ -30,6 +30,12 @@ struct KeyCounts: Sendable {
         errors += other.errors
     }
 
+    /// These counts under the ids and names of `key`.
+    func named(_ key: KeyCounts) -> KeyCounts {
+        KeyCounts(scenarioID: key.scenarioID, typeID: key.typeID, scenario: key.scenario, type: key.type, checked: checked,
+                  leaked: leaked, lateRelease: lateRelease, errors: errors)
+    }
+
     static func state(checked: Int, leaked: Int, lateRelease: Int, errors: Int) -> KeyState {
         let released = checked - leaked - errors
         if leaked > 0 { return released > 0 ? .flaky : .leaked }

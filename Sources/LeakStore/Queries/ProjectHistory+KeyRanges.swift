@@ -183,57 +183,32 @@ extension ProjectHistory {
     /// every key telling (leaked, flaky or released late) at either: each side's telling keys,
     /// then the other side's counts of them, in key order.
     ///
-    /// On PostgreSQL, where `leak_states` alone holds both sides (`statesAnswerAlone`), the two
-    /// commits' rows of `state_arrays` (one a run) are read as they are and added up by key here,
-    /// as the `leak_states` view adds them, then the telling keys' names: two statements. Four —
-    /// each side's telling keys, then the other's counts of them, each unnesting and grouping a
-    /// commit's few hundred states in the view again — were ~4.5 ms of a 21 ms diff; one statement
-    /// doing it all in SQL (a window over both commits' grouped states) still 3.2 ms.
-    /// SQLite reads a commit's packed states once a snapshot and picks its telling ones while
-    /// reading (`LeakStatesTable`): there the four reads cost a few blob seeks.
+    /// On PostgreSQL the usable runs' states of both commits — all of a side's counts but a head's
+    /// suspect runs' — are their rows of `state_arrays` (one a run), read as they are and added up
+    /// by key here (`stateArrays`), then named (`keyNames`): two statements. A head with a suspect
+    /// run takes every key's counts (`keyCounts(commitID:environment:typeID:includingSuspect:)`,
+    /// which its column of the key states along the lines reads anyway), and the base's keys are
+    /// all named to be matched with them. Four statements — each side's telling keys, then the
+    /// other's counts of them, each unnesting and grouping a commit's few hundred states in the
+    /// `leak_states` view again — were ~4.5 ms of a 21 ms diff; one statement doing it all in SQL
+    /// (a window over both commits' grouped states) still 3.2 ms. SQLite reads a commit's packed
+    /// states once a snapshot and picks its telling ones while reading (`LeakStatesTable`): there
+    /// the four reads cost a few blob seeks.
     func tellingCounts(head: Int64?, base: Int64?, environment: String) throws -> (head: [KeyCounts], base: [KeyCounts]) {
         let inKeyOrder = { (a: KeyCounts, b: KeyCounts) in (a.scenarioID, a.typeID) < (b.scenarioID, b.typeID) }
-        if db is PostgresConnection, let head, let base, try statesAnswerAlone(commitID: head, environment: environment),
-           try statesAnswerAlone(commitID: base, environment: environment) {
-            // Each commit's counts by key id, named below.
-            var states: [Int64: [Int64: KeyCounts]] = [:]
-            func unnamed(_ checked: Int64, _ leaked: Int64, _ late: Int64, _ errors: Int64) -> KeyCounts {
-                KeyCounts(scenarioID: 0, typeID: 0, scenario: "", type: "", checked: Int(checked), leaked: Int(leaked),
-                          lateRelease: Int(late), errors: Int(errors))
-            }
-            try db.query("""
-                SELECT a.commit_id, a.key_ids, a.checked, a.leaked, a.late, a.errors FROM state_arrays a
-                WHERE a.commit_id IN (?1, ?2) AND a.environment_id = (SELECT id FROM environments WHERE name = ?3)
-                """, [.integer(head), .integer(base), .text(environment)]) { row in
-                // Key ids, then checked, leaked, late and errors: arrays of one length.
-                let keyIDs = PostgresArray.integers(row.string(at: 1) ?? "")
-                let columns = (2...5).map { PostgresArray.integers(row.string(at: $0) ?? "") }
-                let commitID = row.int64(at: 0)
-                for index in 0..<(columns.map(\.count) + [keyIDs.count]).min()! {
-                    states[commitID, default: [:]][keyIDs[index], default: unnamed(0, 0, 0, 0)]
-                        .add(unnamed(columns[0][index], columns[1][index], columns[2][index], columns[3][index]))
-                }
-            }
-            let telling = Set(states.values.flatMap { $0.filter { $0.value.leaked > 0 || $0.value.lateRelease > 0 }.keys })
-            var sides: (head: [KeyCounts], base: [KeyCounts]) = ([], [])
-            guard !telling.isEmpty else { return sides }
-            try db.query("""
-                SELECT k.id, k.scenario_id, k.type_id, s.name, t.name
-                FROM leak_keys k JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
-                WHERE k.id = ANY(CAST(?1 AS BIGINT[]))
-                """, [.text(PostgresArray.literal(integers: telling))]) { row in
-                let keyID = row.int64(at: 0)
-                func named(_ counts: KeyCounts?) -> KeyCounts? {
-                    guard var counts else { return nil }
-                    (counts.scenarioID, counts.typeID) = (row.int64(at: 1), row.int64(at: 2))
-                    (counts.scenario, counts.type) = (row.string(at: 3) ?? "", row.string(at: 4) ?? "")
-                    memo.keyIDs[counts.ids] = .some(keyID)
-                    return counts
-                }
-                if let counts = named(states[head]?[keyID]) { sides.head.append(counts) }
-                if let counts = named(states[base]?[keyID]) { sides.base.append(counts) }
-            }
-            return (sides.head.sorted(by: inKeyOrder), sides.base.sorted(by: inKeyOrder))
+        if db is PostgresConnection, let head {
+            let isTelling = { (counts: KeyCounts) in counts.leaked > 0 || counts.lateRelease > 0 }
+            let headSuspect = try runCounts(commitID: head, environment: environment).suspect > 0
+            let headCounts = headSuspect ? try keyCounts(commitID: head, environment: environment, includingSuspect: true) : nil
+            let states = try stateArrays(at: [base, headSuspect ? nil : head].compactMap { $0 }, environment: environment)
+            let baseStates = base.flatMap { states[$0] } ?? [:]
+            let tellingIDs = Set(states.values.flatMap { $0.filter { isTelling($0.value) }.keys })
+            let names = try keyNames(headCounts == nil ? tellingIDs : tellingIDs.union(baseStates.keys))
+            let baseCounts = baseStates.compactMap { keyID, counts in names[keyID].map { counts.named($0) } }
+            let telling = Set(tellingIDs.compactMap { names[$0]?.ids }).union((headCounts ?? []).filter(isTelling).map(\.ids))
+            let headSide = headCounts ?? (states[head] ?? [:]).compactMap { keyID, counts in names[keyID].map { counts.named($0) } }
+            return (headSide.filter { telling.contains($0.ids) }.sorted(by: inKeyOrder),
+                    baseCounts.filter { telling.contains($0.ids) }.sorted(by: inKeyOrder))
         }
         let headTelling = try head.map {
             try keyCounts(commitID: $0, environment: environment, includingSuspect: true, having: .leakedOrLate)
@@ -247,6 +222,51 @@ extension ProjectHistory {
             try keyCounts(commitID: $0, environment: environment, keys: tellingAtHead.subtracting(tellingAtBase))
         } ?? []
         return ((headTelling + headOthers).sorted(by: inKeyOrder), (baseTelling + baseOthers).sorted(by: inKeyOrder))
+    }
+
+    /// The usable runs' counts of each key at each of `commitIDs` on PostgreSQL, by key id and not
+    /// named yet (`keyNames`): the commits' rows of `state_arrays`, one a run, added up by key as
+    /// the `leak_states` view adds them (`KeyCounts.add`).
+    private func stateArrays(at commitIDs: [Int64], environment: String) throws -> [Int64: [Int64: KeyCounts]] {
+        guard !commitIDs.isEmpty else { return [:] }
+        var states: [Int64: [Int64: KeyCounts]] = [:]
+        try db.query("""
+            SELECT a.commit_id, a.key_ids, a.checked, a.leaked, a.late, a.errors FROM state_arrays a
+            WHERE a.commit_id = ANY(CAST(?1 AS BIGINT[])) AND a.environment_id = (SELECT id FROM environments WHERE name = ?2)
+            """, [.text(PostgresArray.literal(integers: commitIDs)), .text(environment)]) { row in
+            // Key ids, then checked, leaked, late and errors: arrays of one length.
+            let keyIDs = PostgresArray.integers(row.string(at: 1) ?? "")
+            let columns = (2...5).map { PostgresArray.integers(row.string(at: $0) ?? "") }
+            let commitID = row.int64(at: 0)
+            for index in 0..<(columns.map(\.count) + [keyIDs.count]).min()! {
+                let counts = KeyCounts(scenarioID: 0, typeID: 0, scenario: "", type: "", checked: Int(columns[0][index]),
+                                       leaked: Int(columns[1][index]), lateRelease: Int(columns[2][index]), errors: Int(columns[3][index]))
+                if states[commitID]?[keyIDs[index]] == nil {
+                    states[commitID, default: [:]][keyIDs[index]] = counts
+                } else {
+                    states[commitID]![keyIDs[index]]!.add(counts)
+                }
+            }
+        }
+        return states
+    }
+
+    /// Each key's ids and names by its id in `leak_keys` (remembered for the snapshot, as
+    /// `keyCounts(row:)` does).
+    private func keyNames(_ keyIDs: Set<Int64>) throws -> [Int64: KeyCounts] {
+        guard !keyIDs.isEmpty else { return [:] }
+        var names: [Int64: KeyCounts] = [:]
+        try db.query("""
+            SELECT k.id, k.scenario_id, k.type_id, s.name, t.name
+            FROM leak_keys k JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
+            WHERE k.id = ANY(CAST(?1 AS BIGINT[]))
+            """, [.text(PostgresArray.literal(integers: keyIDs))]) { row in
+            let named = KeyCounts(scenarioID: row.int64(at: 1), typeID: row.int64(at: 2), scenario: row.string(at: 3) ?? "",
+                                  type: row.string(at: 4) ?? "", checked: 0, leaked: 0, lateRelease: 0, errors: 0)
+            memo.keyIDs[named.ids] = .some(row.int64(at: 0))
+            names[row.int64(at: 0)] = named
+        }
+        return names
     }
 }
 
