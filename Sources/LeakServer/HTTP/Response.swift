@@ -14,7 +14,14 @@ public struct Response: Sendable {
 
     /// A JSON response from any `Encodable` value.
     public static func json<Value: Encodable>(_ value: Value, status: Int = 200) throws -> Response {
-        Response(status: status, headers: ["Content-Type": "application/json"], body: try jsonEncoder.encode(value))
+        json(written: try jsonEncoder.encode(value), status: status)
+    }
+
+    /// A JSON response whose body is written already: by an answer's own writer, the bytes
+    /// `json(_:status:)` would give (`DiffResponse.json()`, `TrendResponse.json()`,
+    /// `UploadReceipt.json()`).
+    public static func json(written body: Data, status: Int = 200) -> Response {
+        Response(status: status, headers: ["Content-Type": "application/json"], body: body)
     }
 
     /// A plain-text response.

@@ -19,9 +19,7 @@ enum DiffRoute {
         let environment = try QueryInput.environment(request)
         let diff = try context.store.diff(project: project, base: base, head: head, environment: environment,
                                           mergeBase: mergeBase, after: after, tip: tip)
-        // Written straight out, the bytes `Response.json` would give (`DiffResponse.json()`).
-        return Response(status: 200, headers: ["Content-Type": "application/json"],
-                        body: DiffResponse(project: project, environment: environment, diff).json())
+        return Response.json(written: DiffResponse(project: project, environment: environment, diff).json())
     }
 }
 

@@ -27,12 +27,12 @@ enum RunUploadRoute {
         }
     }
 
-    /// The receipt, written straight out: the bytes `Response.json` would give (`UploadReceipt.json()`).
+    /// The receipt, written straight out (`UploadReceipt.json()`).
     private static func response(_ receipt: IngestReceipt) -> Response {
-        Response(status: receipt.created ? 201 : 200, headers: ["Content-Type": "application/json"],
-                 body: UploadReceipt(runID: receipt.runID, created: receipt.created, checks: receipt.checkCount,
-                                     leaked: receipt.leakedCount, lateRelease: receipt.lateReleaseCount,
-                                     errors: receipt.errorCount, suspect: receipt.suspect).json())
+        Response.json(written: UploadReceipt(runID: receipt.runID, created: receipt.created, checks: receipt.checkCount,
+                                             leaked: receipt.leakedCount, lateRelease: receipt.lateReleaseCount,
+                                             errors: receipt.errorCount, suspect: receipt.suspect).json(),
+                      status: receipt.created ? 201 : 200)
     }
 
     private static func decode(_ body: Data) throws -> RunRecord {

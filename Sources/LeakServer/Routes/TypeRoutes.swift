@@ -27,8 +27,8 @@ enum TypeRoutes {
         let limit = try QueryInput.limit(request)
         let points = try context.store.trend(project: project, type: type, branch: branch, environment: environment, limit: limit,
                                              fingerprints: true)
-        return try Response.json(TrendResponse(type: type, branch: branch, environment: environment,
-                                               points: points.map(TrendResponse.Point.init)))
+        return Response.json(written: TrendResponse(type: type, branch: branch, environment: environment,
+                                                    points: points.map(TrendResponse.Point.init)).json())
     }
 }
 
