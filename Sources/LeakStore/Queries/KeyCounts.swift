@@ -36,6 +36,11 @@ struct KeyCounts: Sendable {
                   leaked: leaked, lateRelease: lateRelease, errors: errors)
     }
 
+    /// Key order: by scenario id, then type id — the order every key-count read gives.
+    static func inKeyOrder(_ a: KeyCounts, _ b: KeyCounts) -> Bool {
+        (a.scenarioID, a.typeID) < (b.scenarioID, b.typeID)
+    }
+
     static func state(checked: Int, leaked: Int, lateRelease: Int, errors: Int) -> KeyState {
         let released = checked - leaked - errors
         if leaked > 0 { return released > 0 ? .flaky : .leaked }
@@ -60,6 +65,15 @@ extension KeyCounts {
                   lateRelease: row.int(at: first + 6), errors: row.int(at: first + 7))
     }
 
+    /// Counts not named yet (`named(_:)` names them): PostgreSQL's arrays as stored (`StoredStates`).
+    init(checked: Int, leaked: Int, lateRelease: Int, errors: Int) {
+        self.init(scenarioID: 0, typeID: 0, scenario: "", type: "", checked: checked, leaked: leaked, lateRelease: lateRelease,
+                  errors: errors)
+    }
+
+    /// No counts and no name: what a key's counts read as stored are added to.
+    static let zero = KeyCounts(checked: 0, leaked: 0, lateRelease: 0, errors: 0)
+
     /// Counts that fold to `state`: a key whose state an ancestor's runs stand in for.
     init(standingFor state: KeyState, ids: KeyIDs, scenario: String, type: String) {
         let (checked, leaked, late, errors) = switch state {
@@ -71,5 +85,33 @@ extension KeyCounts {
         }
         self.init(scenarioID: ids.scenarioID, typeID: ids.typeID, scenario: scenario, type: type, checked: checked,
                   leaked: leaked, lateRelease: late, errors: errors)
+    }
+}
+
+/// A row of PostgreSQL's states as stored, from its column `first` on: ids (of keys, a run's row
+/// of `state_arrays`; of commits, a key's slice of a block, `StateArrays.keySlices`), then the
+/// checked, leaked, late and error counts at each — arrays of one length, read from their text
+/// (`PostgresArray.integers`).
+struct StoredStates {
+    let ids: [Int64]
+    let checked: [Int64]
+    let leaked: [Int64]
+    let late: [Int64]
+    let errors: [Int64]
+    /// The elements all five arrays hold.
+    let count: Int
+
+    init(row: any SQLRow, from first: Int32) {
+        ids = PostgresArray.integers(row.string(at: first) ?? "")
+        checked = PostgresArray.integers(row.string(at: first + 1) ?? "")
+        leaked = PostgresArray.integers(row.string(at: first + 2) ?? "")
+        late = PostgresArray.integers(row.string(at: first + 3) ?? "")
+        errors = PostgresArray.integers(row.string(at: first + 4) ?? "")
+        count = min(ids.count, checked.count, leaked.count, late.count, errors.count)
+    }
+
+    /// The counts of element `index`, not named.
+    func counts(at index: Int) -> KeyCounts {
+        KeyCounts(checked: Int(checked[index]), leaked: Int(leaked[index]), lateRelease: Int(late[index]), errors: Int(errors[index]))
     }
 }

@@ -30,37 +30,51 @@ extension ProjectHistory {
     /// The counts of the filter's keys at each of `commitIDs` (commits with usable runs), as
     /// `keyCounts(commitID:…)` gives them commit by commit (in key order), in one index range a
     /// key; a commit that also holds a suspect run adds up its usable checks.
+    ///
+    /// On PostgreSQL the keys' slices of their blocks as stored (`StateArrays.keySlices`), added
+    /// up by key and commit here, and the keys' names read apart, once a key (`keyNames`):
+    /// unnested in SQL and joined to their names, a 1,000-commit trend's ~2,000 states took 27 ms
+    /// at 10M checks, the planner looking the names up a state at a time.
     func keyCounts(_ filter: KeyFilter, environment: String, at commitIDs: [Int64]) throws -> [Int64: [KeyCounts]] {
         guard let low = commitIDs.min(), let high = commitIDs.max() else { return [:] }
         let wanted = Set(commitIDs)
         let suspect = try suspectCommits(among: wanted, environment: environment)
+        let values: [SQLValue] = [.integer(filter.id), .text(environment), .integer(low), .integer(high)]
         var result: [Int64: [KeyCounts]] = [:]
-        var positions: [Int64: [KeyIDs: Int]] = [:]
-        try db.query("""
-            SELECT ls.commit_id, k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
-                   ls.late_release_count, ls.error_count
-            FROM leak_keys k
-                 JOIN \(statesOfKeys("SELECT k.id FROM leak_keys k WHERE \(filter.keyCondition)",
-                                    environment: "(SELECT id FROM environments WHERE name = ?2)", from: "?3", through: "?4",
-                                    merged: statesComeMerged)) ls
-                      ON ls.key_id = k.id
-                 JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
-            WHERE \(filter.keyCondition) AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
-              AND ls.commit_id BETWEEN ?3 AND ?4
-            """, [.integer(filter.id), .text(environment), .integer(low), .integer(high)]) { row in
-            let commitID = row.int64(at: 0)
-            guard wanted.contains(commitID) else { return }
-            let counts = KeyCounts(row: row, from: 1)
-            // As stored (`statesComeMerged` false), a key's state at a commit may come in parts.
-            if !statesComeMerged, let index = positions[commitID]?[counts.ids] {
-                result[commitID]![index].add(counts)
-                return
+        if statesComeMerged {
+            try db.query("""
+                SELECT ls.commit_id, k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
+                       ls.late_release_count, ls.error_count
+                FROM leak_keys k JOIN leak_states ls ON ls.key_id = k.id
+                     JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
+                WHERE \(filter.keyCondition) AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
+                  AND ls.commit_id BETWEEN ?3 AND ?4
+                """, values) { row in
+                let commitID = row.int64(at: 0)
+                if wanted.contains(commitID) { result[commitID, default: []].append(KeyCounts(row: row, from: 1)) }
             }
-            if !statesComeMerged { positions[commitID, default: [:]][counts.ids] = result[commitID]?.count ?? 0 }
-            result[commitID, default: []].append(counts)
+        } else {
+            let names = try keyNames(where: filter.keyCondition, [.integer(filter.id)])
+            var counts: [Int64: [Int64: KeyCounts]] = [:]
+            try db.query("""
+                SELECT s.key_id, s.commit_ids, s.checked, s.leaked, s.late, s.errors
+                FROM \(StateArrays.keySlices("SELECT k.id FROM leak_keys k WHERE \(filter.keyCondition)",
+                                             environment: "(SELECT id FROM environments WHERE name = ?2)", from: "?3", through: "?4")) s
+                """, values) { row in
+                let keyID = row.int64(at: 0)
+                let slice = StoredStates(row: row, from: 1)
+                // A slice also holds the key's states of its block outside the range.
+                for index in 0..<slice.count where wanted.contains(slice.ids[index]) {
+                    counts[slice.ids[index], default: [:]][keyID, default: .zero]
+                        .add(slice.counts(at: index))
+                }
+            }
+            for (commitID, keys) in counts {
+                result[commitID] = keys.compactMap { keyID, counts in names[keyID].map { counts.named($0) } }
+            }
         }
         for commitID in result.keys {
-            result[commitID]?.sort { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
+            result[commitID]?.sort(by: KeyCounts.inKeyOrder)
         }
         // A commit with a suspect run counts its usable runs alone, as
         // `keyCounts(commitID:environment:)` does: a suspect run adds no state, so the range's
@@ -176,7 +190,7 @@ extension ProjectHistory {
             """, [.integer(commitID), .text(environment)] + (typeID.map { [SQLValue.integer($0)] } ?? [])) { row in
             result.append(keyCounts(row: row))
         }
-        return result.sorted { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
+        return result.sorted(by: KeyCounts.inKeyOrder)
     }
 
     /// A diff's two sides' counts (`includingSuspect` at the head, the usable runs at the base) of
@@ -195,7 +209,6 @@ extension ProjectHistory {
     /// states once a snapshot and picks its telling ones while reading (`LeakStatesTable`): there
     /// the four reads cost a few blob seeks.
     func tellingCounts(head: Int64?, base: Int64?, environment: String) throws -> (head: [KeyCounts], base: [KeyCounts]) {
-        let inKeyOrder = { (a: KeyCounts, b: KeyCounts) in (a.scenarioID, a.typeID) < (b.scenarioID, b.typeID) }
         if db is PostgresConnection, let head {
             let isTelling = { (counts: KeyCounts) in counts.leaked > 0 || counts.lateRelease > 0 }
             let headSuspect = try runCounts(commitID: head, environment: environment).suspect > 0
@@ -203,12 +216,12 @@ extension ProjectHistory {
             let states = try stateArrays(at: [base, headSuspect ? nil : head].compactMap { $0 }, environment: environment)
             let baseStates = base.flatMap { states[$0] } ?? [:]
             let tellingIDs = Set(states.values.flatMap { $0.filter { isTelling($0.value) }.keys })
-            let names = try keyNames(headCounts == nil ? tellingIDs : tellingIDs.union(baseStates.keys))
+            let names = try keyNames(of: headCounts == nil ? tellingIDs : tellingIDs.union(baseStates.keys))
             let baseCounts = baseStates.compactMap { keyID, counts in names[keyID].map { counts.named($0) } }
             let telling = Set(tellingIDs.compactMap { names[$0]?.ids }).union((headCounts ?? []).filter(isTelling).map(\.ids))
             let headSide = headCounts ?? (states[head] ?? [:]).compactMap { keyID, counts in names[keyID].map { counts.named($0) } }
-            return (headSide.filter { telling.contains($0.ids) }.sorted(by: inKeyOrder),
-                    baseCounts.filter { telling.contains($0.ids) }.sorted(by: inKeyOrder))
+            return (headSide.filter { telling.contains($0.ids) }.sorted(by: KeyCounts.inKeyOrder),
+                    baseCounts.filter { telling.contains($0.ids) }.sorted(by: KeyCounts.inKeyOrder))
         }
         let headTelling = try head.map {
             try keyCounts(commitID: $0, environment: environment, includingSuspect: true, having: .leakedOrLate)
@@ -221,7 +234,7 @@ extension ProjectHistory {
         let baseOthers = try base.map {
             try keyCounts(commitID: $0, environment: environment, keys: tellingAtHead.subtracting(tellingAtBase))
         } ?? []
-        return ((headTelling + headOthers).sorted(by: inKeyOrder), (baseTelling + baseOthers).sorted(by: inKeyOrder))
+        return ((headTelling + headOthers).sorted(by: KeyCounts.inKeyOrder), (baseTelling + baseOthers).sorted(by: KeyCounts.inKeyOrder))
     }
 
     /// The usable runs' counts of each key at each of `commitIDs` on PostgreSQL, by key id and not
@@ -234,33 +247,32 @@ extension ProjectHistory {
             SELECT a.commit_id, a.key_ids, a.checked, a.leaked, a.late, a.errors FROM state_arrays a
             WHERE a.commit_id = ANY(CAST(?1 AS BIGINT[])) AND a.environment_id = (SELECT id FROM environments WHERE name = ?2)
             """, [.text(PostgresArray.literal(integers: commitIDs)), .text(environment)]) { row in
-            // Key ids, then checked, leaked, late and errors: arrays of one length.
-            let keyIDs = PostgresArray.integers(row.string(at: 1) ?? "")
-            let columns = (2...5).map { PostgresArray.integers(row.string(at: $0) ?? "") }
             let commitID = row.int64(at: 0)
-            for index in 0..<(columns.map(\.count) + [keyIDs.count]).min()! {
-                let counts = KeyCounts(scenarioID: 0, typeID: 0, scenario: "", type: "", checked: Int(columns[0][index]),
-                                       leaked: Int(columns[1][index]), lateRelease: Int(columns[2][index]), errors: Int(columns[3][index]))
-                if states[commitID]?[keyIDs[index]] == nil {
-                    states[commitID, default: [:]][keyIDs[index]] = counts
-                } else {
-                    states[commitID]![keyIDs[index]]!.add(counts)
-                }
+            let run = StoredStates(row: row, from: 1)
+            for index in 0..<run.count {
+                states[commitID, default: [:]][run.ids[index], default: .zero]
+                    .add(run.counts(at: index))
             }
         }
         return states
     }
 
-    /// Each key's ids and names by its id in `leak_keys` (remembered for the snapshot, as
-    /// `keyCounts(row:)` does).
-    private func keyNames(_ keyIDs: Set<Int64>) throws -> [Int64: KeyCounts] {
+    /// Each key's ids and names by its id in `leak_keys`, counts zero (`KeyCounts.named(_:)`
+    /// puts them on counts read by key id).
+    private func keyNames(of keyIDs: Set<Int64>) throws -> [Int64: KeyCounts] {
         guard !keyIDs.isEmpty else { return [:] }
+        return try keyNames(where: "k.id = ANY(CAST(?1 AS BIGINT[]))", [.text(PostgresArray.literal(integers: keyIDs))])
+    }
+
+    /// `keyNames(of:)` of the keys of `leak_keys k` that `condition` picks, its values `values`
+    /// (remembered for the snapshot, as `keyCounts(row:)` does).
+    private func keyNames(where condition: String, _ values: [SQLValue]) throws -> [Int64: KeyCounts] {
         var names: [Int64: KeyCounts] = [:]
         try db.query("""
             SELECT k.id, k.scenario_id, k.type_id, s.name, t.name
             FROM leak_keys k JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
-            WHERE k.id = ANY(CAST(?1 AS BIGINT[]))
-            """, [.text(PostgresArray.literal(integers: keyIDs))]) { row in
+            WHERE \(condition)
+            """, values) { row in
             let named = KeyCounts(scenarioID: row.int64(at: 1), typeID: row.int64(at: 2), scenario: row.string(at: 3) ?? "",
                                   type: row.string(at: 4) ?? "", checked: 0, leaked: 0, lateRelease: 0, errors: 0)
             memo.keyIDs[named.ids] = .some(row.int64(at: 0))
@@ -274,11 +286,9 @@ extension ProjectHistory {
     /// `leak_states` as a read of keys' histories names it: the table itself where it answers
     /// by key (SQLite's virtual table, or its rows before migration 14); on PostgreSQL, where it
     /// is a view by commit, the states of `keys` (SQL yielding their ids) in `environment` at
-    /// commits `low` through `high` from the keys' blocks (`StateArrays.keyStates`; `merged`
-    /// false: as stored, which a read of whether a key leaked does not mind). The statement
-    /// keeps its own conditions on `ls`: the relation holds no other rows.
-    func statesOfKeys(_ keys: String, environment: String, from low: String, through high: String, merged: Bool = true) -> String {
-        db is PostgresConnection
-            ? StateArrays.keyStates(keys, environment: environment, from: low, through: high, merged: merged) : "leak_states"
+    /// commits `low` through `high` from the keys' blocks (`StateArrays.keyStates`). The
+    /// statement keeps its own conditions on `ls`: the relation holds no other rows.
+    func statesOfKeys(_ keys: String, environment: String, from low: String, through high: String) -> String {
+        db is PostgresConnection ? StateArrays.keyStates(keys, environment: environment, from: low, through: high) : "leak_states"
     }
 }

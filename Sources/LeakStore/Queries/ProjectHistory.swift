@@ -110,7 +110,7 @@ struct ProjectHistory {
                 WHERE ls.commit_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)\(ofType)
                 """, values) { result.append(keyCounts(row: $0)) }
             // In key order, as the suspect runs' merge below gives them.
-            result.sort { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
+            result.sort(by: KeyCounts.inKeyOrder)
         }
         guard includingSuspect, runs.suspect > 0 else { return result }
         // Counted with FILTER, not `sum(outcome = …)`: PostgreSQL's `sum(boolean)` is an aggregate
@@ -130,7 +130,7 @@ struct ProjectHistory {
             merged[counts.ids, default: KeyCounts(scenarioID: counts.scenarioID, typeID: counts.typeID, scenario: counts.scenario,
                                                   type: counts.type, checked: 0, leaked: 0, lateRelease: 0, errors: 0)].add(counts)
         }
-        return merged.values.sorted { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
+        return merged.values.sorted(by: KeyCounts.inKeyOrder)
     }
 
     /// The counts of `keys` at the commit, as `keyCounts(commitID:environment:includingSuspect:)`
@@ -156,7 +156,7 @@ struct ProjectHistory {
                 if keys.contains(counts.ids) { result.append(counts) }
             }
         }
-        return result.sorted { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
+        return result.sorted(by: KeyCounts.inKeyOrder)
     }
 
     /// The counts of a row of a key-count statement whose ninth column is the key's id in
@@ -214,14 +214,11 @@ struct ProjectHistory {
                 var read: [(id: Int64, leaking: Bool, counts: [ColumnCounts])] = []
                 try db.query(keyStatesStatement(leakingOnly: leakingOnly), [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
                     let id = row.int64(at: 0)
-                    // Commits, then checked, leaked, late and errors: arrays of one length.
-                    let commits = PostgresArray.integers(row.string(at: 1) ?? "")
-                    let checked = PostgresArray.integers(row.string(at: 2) ?? ""), leaked = PostgresArray.integers(row.string(at: 3) ?? "")
-                    let late = PostgresArray.integers(row.string(at: 4) ?? ""), errors = PostgresArray.integers(row.string(at: 5) ?? "")
-                    let length = min(commits.count, checked.count, leaked.count, late.count, errors.count)
+                    let slice = StoredStates(row: row, from: 1)
+                    let commits = slice.ids
                     let inRange = { (index: Int) in commits[index] >= low && commits[index] <= high }
                     // A key with a state in the range is read, also at a commit not asked about.
-                    guard let first = (0..<length).first(where: inRange) else { return }
+                    guard let first = (0..<slice.count).first(where: inRange) else { return }
                     let slot: Int
                     if let known = slots[id] {
                         slot = known
@@ -231,12 +228,12 @@ struct ProjectHistory {
                         read.append((id, false, []))
                     }
                     var hint = 0
-                    for index in first..<length where inRange(index) {
-                        if leaked[index] > 0 { read[slot].leaking = true }
+                    for index in first..<slice.count where inRange(index) {
+                        if slice.leaked[index] > 0 { read[slot].leaking = true }
                         guard let column = grid.column(of: commits[index], from: hint) else { continue }
                         hint = column
-                        read[slot].counts.append(ColumnCounts(column: column, checked: checked[index], leaked: leaked[index],
-                                                              late: late[index], errors: errors[index]))
+                        read[slot].counts.append(ColumnCounts(column: column, checked: slice.checked[index], leaked: slice.leaked[index],
+                                                              late: slice.late[index], errors: slice.errors[index]))
                     }
                 }
                 for key in read where !leakingOnly || key.leaking {

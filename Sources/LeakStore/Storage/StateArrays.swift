@@ -145,26 +145,18 @@ enum StateArrays {
 
     /// The states of the keys `keys` yields (SQL: one column of key ids; a subquery or a `VALUES`
     /// list) in the environment `environment` (an SQL expression) at commits `low` through `high`
-    /// (SQL expressions), merged where several runs stored one (`merged`; else as stored, a
-    /// commit's state in several rows, for a reader that adds them up): a relation with the columns of
+    /// (SQL expressions), merged where several runs stored one: a relation with the columns of
     /// `leak_states` but for the passing site and wait, which no read by key asks for. Read from
     /// each key's slice (`key_starts`) of the blocks of its group that reach the range (unnesting
     /// every array of a block cost ~0.4 µs a state, eight times the states wanted: a diff's key
     /// histories at 1M checks took 30 ms; an element read by subscript decompressed its array
-    /// again each time), and from the states not settled yet (`unsettled_key_states`). A diff's
-    /// reads take the slices themselves (`keySlices`).
-    static func keyStates(_ keys: String, environment: String, from low: String, through high: String,
-                          merged: Bool = true) -> String {
-        let (select, groupBy) = merged ? ("""
-            SELECT u.key_id, u.environment_id, u.commit_id, CAST(sum(u.checked) AS INTEGER) AS checked_count,
-                   CAST(sum(u.leaked) AS INTEGER) AS leaked_count, CAST(sum(u.late) AS INTEGER) AS late_release_count,
-                   CAST(sum(u.errors) AS INTEGER) AS error_count
-            """, "GROUP BY u.key_id, u.environment_id, u.commit_id") : ("""
-            SELECT u.key_id, u.environment_id, u.commit_id, u.checked AS checked_count, u.leaked AS leaked_count,
-                   u.late AS late_release_count, u.errors AS error_count
-            """, "")
-        return """
-        (\(select)
+    /// again each time), and from the states not settled yet (`unsettled_key_states`). Reads of
+    /// many states take the slices themselves (`keySlices`).
+    static func keyStates(_ keys: String, environment: String, from low: String, through high: String) -> String {
+        """
+        (SELECT u.key_id, u.environment_id, u.commit_id, CAST(sum(u.checked) AS INTEGER) AS checked_count,
+                CAST(sum(u.leaked) AS INTEGER) AS leaked_count, CAST(sum(u.late) AS INTEGER) AS late_release_count,
+                CAST(sum(u.errors) AS INTEGER) AS error_count
          FROM (SELECT w.id AS key_id, b.environment_id, s.commit_id, s.checked, s.leaked, s.late, s.errors
                FROM \(blockSlices(keys, environment: environment, from: low, through: high))
                     CROSS JOIN LATERAL unnest(b.commit_ids[p.first:p.last], b.checked[p.first:p.last], b.leaked[p.first:p.last],
@@ -176,7 +168,7 @@ enum StateArrays {
                FROM (\(keys)) AS w(id)
                     JOIN unsettled_key_states n ON n.key_id = w.id AND n.environment_id = \(environment)
                                                 AND n.commit_id BETWEEN \(low) AND \(high)) AS u
-         \(groupBy))
+         GROUP BY u.key_id, u.environment_id, u.commit_id)
         """
     }
 
