@@ -198,30 +198,31 @@ extension ProjectHistory {
     /// then the other side's counts of them, in key order.
     ///
     /// On PostgreSQL the usable runs' states of both commits — all of a side's counts but a head's
-    /// suspect runs' — are their rows of `state_arrays` (one a run), read as they are and added up
-    /// by key here (`stateArrays`), then named (`keyNames`): two statements. A head with a suspect
-    /// run takes every key's counts (`keyCounts(commitID:environment:typeID:includingSuspect:)`,
-    /// which its column of the key states along the lines reads anyway), and the base's keys are
-    /// all named to be matched with them. Four statements — each side's telling keys, then the
-    /// other's counts of them, each unnesting and grouping a commit's few hundred states in the
-    /// `leak_states` view again — were ~4.5 ms of a 21 ms diff; one statement doing it all in SQL
-    /// (a window over both commits' grouped states) still 3.2 ms. SQLite reads a commit's packed
-    /// states once a snapshot and picks its telling ones while reading (`LeakStatesTable`): there
-    /// the four reads cost a few blob seeks.
+    /// suspect runs' — are their rows of `state_arrays` (one a run), read as they are, and the
+    /// telling keys' counts added up by key here (`stateArrays`), then named (`keyNames`): two
+    /// statements. A head with a suspect run takes every key's counts
+    /// (`keyCounts(commitID:environment:typeID:includingSuspect:)`, which its column of the key
+    /// states along the lines reads anyway), and the base keeps its counts of the keys telling
+    /// there too. Four statements — each side's telling keys, then the other's counts of them, each
+    /// unnesting and grouping a commit's few hundred states in the `leak_states` view again — were
+    /// ~4.5 ms of a 21 ms diff; one statement doing it all in SQL (a window over both commits'
+    /// grouped states) still 3.2 ms. SQLite reads a commit's packed states once a snapshot and picks
+    /// its telling ones while reading (`LeakStatesTable`): there the four reads cost a few blob
+    /// seeks.
     func tellingCounts(head: Int64?, base: Int64?, environment: String) throws -> (head: [KeyCounts], base: [KeyCounts]) {
         if db is PostgresConnection, let head {
             let isTelling = { (counts: KeyCounts) in counts.leaked > 0 || counts.lateRelease > 0 }
             let headSuspect = try runCounts(commitID: head, environment: environment).suspect > 0
             let headCounts = headSuspect ? try keyCounts(commitID: head, environment: environment, includingSuspect: true) : nil
-            let states = try stateArrays(at: [base, headSuspect ? nil : head].compactMap { $0 }, environment: environment)
-            let baseStates = base.flatMap { states[$0] } ?? [:]
-            let tellingIDs = Set(states.values.flatMap { $0.filter { isTelling($0.value) }.keys })
-            let names = try keyNames(of: headCounts == nil ? tellingIDs : tellingIDs.union(baseStates.keys))
-            let baseCounts = baseStates.compactMap { keyID, counts in names[keyID].map { counts.named($0) } }
-            let telling = Set(tellingIDs.compactMap { names[$0]?.ids }).union((headCounts ?? []).filter(isTelling).map(\.ids))
-            let headSide = headCounts ?? (states[head] ?? [:]).compactMap { keyID, counts in names[keyID].map { counts.named($0) } }
+            let tellingAtHead = Set((headCounts ?? []).filter(isTelling).map(\.ids))
+            let states = try stateArrays(at: [base, headSuspect ? nil : head].compactMap { $0 }, environment: environment,
+                                         alsoKeeping: Set(try keyIDs(of: tellingAtHead).values))
+            let names = try keyNames(of: Set(states.values.flatMap(\.keys)))
+            let named = { (counts: [Int64: KeyCounts]) in counts.compactMap { keyID, counts in names[keyID].map { counts.named($0) } } }
+            let telling = Set(names.values.map(\.ids)).union(tellingAtHead)
+            let headSide = headCounts ?? named(states[head] ?? [:])
             return (headSide.filter { telling.contains($0.ids) }.sorted(by: KeyCounts.inKeyOrder),
-                    baseCounts.filter { telling.contains($0.ids) }.sorted(by: KeyCounts.inKeyOrder))
+                    named(base.flatMap { states[$0] } ?? [:]).sorted(by: KeyCounts.inKeyOrder))
         }
         let headTelling = try head.map {
             try keyCounts(commitID: $0, environment: environment, includingSuspect: true, having: .leakedOrLate)
@@ -237,21 +238,34 @@ extension ProjectHistory {
         return ((headTelling + headOthers).sorted(by: KeyCounts.inKeyOrder), (baseTelling + baseOthers).sorted(by: KeyCounts.inKeyOrder))
     }
 
-    /// The usable runs' counts of each key at each of `commitIDs` on PostgreSQL, by key id and not
-    /// named yet (`keyNames`): the commits' rows of `state_arrays`, one a run, added up by key as
-    /// the `leak_states` view adds them (`KeyCounts.add`).
-    private func stateArrays(at commitIDs: [Int64], environment: String) throws -> [Int64: [Int64: KeyCounts]] {
+    /// The usable runs' counts at each of `commitIDs` on PostgreSQL of each key telling (leaked,
+    /// flaky or late) at one of them or in `alsoKeeping`, by key id and not named yet
+    /// (`keyNames`): the commits' rows of `state_arrays`, one a run, added up by key as the
+    /// `leak_states` view adds them (`KeyCounts.add`). The other keys are passed over: a commit
+    /// with a 100,000-check run put every key of it in a dictionary, ~90 ms of the server's CPU
+    /// for a diff that shows a few hundred.
+    private func stateArrays(at commitIDs: [Int64], environment: String, alsoKeeping kept: Set<Int64>) throws
+        -> [Int64: [Int64: KeyCounts]]
+    {
         guard !commitIDs.isEmpty else { return [:] }
-        var states: [Int64: [Int64: KeyCounts]] = [:]
+        var runs: [(commitID: Int64, states: StoredStates)] = []
         try db.query("""
             SELECT a.commit_id, a.key_ids, a.checked, a.leaked, a.late, a.errors FROM state_arrays a
             WHERE a.commit_id = ANY(CAST(?1 AS BIGINT[])) AND a.environment_id = (SELECT id FROM environments WHERE name = ?2)
             """, [.text(PostgresArray.literal(integers: commitIDs)), .text(environment)]) { row in
-            let commitID = row.int64(at: 0)
-            let run = StoredStates(row: row, from: 1)
-            for index in 0..<run.count {
-                states[commitID, default: [:]][run.ids[index], default: .zero]
-                    .add(run.counts(at: index))
+            runs.append((row.int64(at: 0), StoredStates(row: row, from: 1)))
+        }
+        // A key whose counts add up to a leak or a late release has one in a run's row.
+        var keeping = kept
+        for run in runs {
+            for index in 0..<run.states.count where run.states.leaked[index] > 0 || run.states.late[index] > 0 {
+                keeping.insert(run.states.ids[index])
+            }
+        }
+        var states: [Int64: [Int64: KeyCounts]] = [:]
+        for run in runs {
+            for index in 0..<run.states.count where keeping.contains(run.states.ids[index]) {
+                states[run.commitID, default: [:]][run.states.ids[index], default: .zero].add(run.states.counts(at: index))
             }
         }
         return states

@@ -390,7 +390,7 @@ struct ProjectHistory {
 
     /// The `leak_keys` id of each of `keys` that has one, read once a snapshot (`Memo.keyIDs`) as
     /// the writers read keys back (`WriteSession.lookUpKeys`).
-    private func keyIDs(of keys: Set<KeyIDs>) throws -> [KeyIDs: Int64] {
+    func keyIDs(of keys: Set<KeyIDs>) throws -> [KeyIDs: Int64] {
         let unknown = keys.filter { memo.keyIDs[$0] == nil }
         if !unknown.isEmpty {
             var found: [KeyIDs: Int64] = [:]
