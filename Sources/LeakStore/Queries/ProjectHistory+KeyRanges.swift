@@ -63,7 +63,7 @@ extension ProjectHistory {
                 """, values) { row in
                 let keyID = row.int64(at: 0)
                 let slice = StoredStates(row: row, from: 1)
-                // A slice also holds the key's states of its block outside the range.
+                // A slice holds the key's states at every commit of the range, not only those asked about.
                 for index in 0..<slice.count where wanted.contains(slice.ids[index]) {
                     counts[slice.ids[index], default: [:]][keyID, default: .zero]
                         .add(slice.counts(at: index))
@@ -74,7 +74,7 @@ extension ProjectHistory {
             }
         }
         for commitID in result.keys {
-            result[commitID]?.sort(by: KeyCounts.inKeyOrder)
+            result[commitID] = result[commitID]?.inKeyOrder()
         }
         // A commit with a suspect run counts its usable runs alone, as
         // `keyCounts(commitID:environment:)` does: a suspect run adds no state, so the range's
@@ -190,7 +190,7 @@ extension ProjectHistory {
             """, [.integer(commitID), .text(environment)] + (typeID.map { [SQLValue.integer($0)] } ?? [])) { row in
             result.append(keyCounts(row: row))
         }
-        return result.sorted(by: KeyCounts.inKeyOrder)
+        return result.inKeyOrder()
     }
 
     /// A diff's two sides' counts (`includingSuspect` at the head, the usable runs at the base) of
@@ -221,8 +221,8 @@ extension ProjectHistory {
             let named = { (counts: [Int64: KeyCounts]) in counts.compactMap { keyID, counts in names[keyID].map { counts.named($0) } } }
             let telling = Set(names.values.map(\.ids)).union(tellingAtHead)
             let headSide = headCounts ?? named(states[head] ?? [:])
-            return (headSide.filter { telling.contains($0.ids) }.sorted(by: KeyCounts.inKeyOrder),
-                    named(base.flatMap { states[$0] } ?? [:]).sorted(by: KeyCounts.inKeyOrder))
+            return (headSide.filter { telling.contains($0.ids) }.inKeyOrder(),
+                    named(base.flatMap { states[$0] } ?? [:]).inKeyOrder())
         }
         let headTelling = try head.map {
             try keyCounts(commitID: $0, environment: environment, includingSuspect: true, having: .leakedOrLate)
@@ -235,7 +235,7 @@ extension ProjectHistory {
         let baseOthers = try base.map {
             try keyCounts(commitID: $0, environment: environment, keys: tellingAtHead.subtracting(tellingAtBase))
         } ?? []
-        return ((headTelling + headOthers).sorted(by: KeyCounts.inKeyOrder), (baseTelling + baseOthers).sorted(by: KeyCounts.inKeyOrder))
+        return ((headTelling + headOthers).inKeyOrder(), (baseTelling + baseOthers).inKeyOrder())
     }
 
     /// The usable runs' counts at each of `commitIDs` on PostgreSQL of each key telling (leaked,

@@ -110,7 +110,7 @@ struct ProjectHistory {
                 WHERE ls.commit_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)\(ofType)
                 """, values) { result.append(keyCounts(row: $0)) }
             // In key order, as the suspect runs' merge below gives them.
-            result.sort(by: KeyCounts.inKeyOrder)
+            result = result.inKeyOrder()
         }
         guard includingSuspect, runs.suspect > 0 else { return result }
         // Counted with FILTER, not `sum(outcome = …)`: PostgreSQL's `sum(boolean)` is an aggregate
@@ -130,7 +130,7 @@ struct ProjectHistory {
             merged[counts.ids, default: KeyCounts(scenarioID: counts.scenarioID, typeID: counts.typeID, scenario: counts.scenario,
                                                   type: counts.type, checked: 0, leaked: 0, lateRelease: 0, errors: 0)].add(counts)
         }
-        return merged.values.sorted(by: KeyCounts.inKeyOrder)
+        return merged.values.inKeyOrder()
     }
 
     /// The counts of `keys` at the commit, as `keyCounts(commitID:environment:includingSuspect:)`
@@ -156,7 +156,7 @@ struct ProjectHistory {
                 if keys.contains(counts.ids) { result.append(counts) }
             }
         }
-        return result.sorted(by: KeyCounts.inKeyOrder)
+        return result.inKeyOrder()
     }
 
     /// The counts of a row of a key-count statement whose ninth column is the key's id in
@@ -216,9 +216,9 @@ struct ProjectHistory {
                     let id = row.int64(at: 0)
                     let slice = StoredStates(row: row, from: 1)
                     let commits = slice.ids
-                    let inRange = { (index: Int) in commits[index] >= low && commits[index] <= high }
-                    // A key with a state in the range is read, also at a commit not asked about.
-                    guard let first = (0..<slice.count).first(where: inRange) else { return }
+                    // A slice holds the key's states in the range (`StateArrays.keySlices`): the
+                    // key is read, also where they fall at commits not asked about.
+                    guard slice.count > 0 else { return }
                     let slot: Int
                     if let known = slots[id] {
                         slot = known
@@ -228,7 +228,7 @@ struct ProjectHistory {
                         read.append((id, false, []))
                     }
                     var hint = 0
-                    for index in first..<slice.count where inRange(index) {
+                    for index in 0..<slice.count {
                         if slice.leaked[index] > 0 { read[slot].leaking = true }
                         guard let column = grid.column(of: commits[index], from: hint) else { continue }
                         hint = column

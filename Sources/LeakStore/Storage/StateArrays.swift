@@ -176,13 +176,13 @@ enum StateArrays {
     /// may fall at commits `low` through `high`, not unnested: a row a key and block (its slice),
     /// and a row a key for its states not settled yet, each with the columns `key_id`,
     /// `commit_ids`, `checked`, `leaked`, `late` and `errors` (arrays of the same length, in
-    /// commit order within a row; a commit may recur in another row). A slice also holds the
-    /// key's states of its block outside the range: the reader passes over them. Unnesting
+    /// commit order within a row; a commit may recur in another row), each only its states in
+    /// the range (`blockSlices`). Unnesting
     /// was ~0.7 µs a state, most of a diff's key reads at 10M checks (~5,000 states); an array
     /// goes out as one value (`PostgresArray.integers` reads it back).
     ///
-    /// `leakingOnly`: only the rows of keys with a leak stored in one of their rows (in the range
-    /// or not: the reader looks again), the rest taken once and passed over here. A head whose
+    /// `leakingOnly`: only the rows of keys with a leak stored in one of their rows, the rest
+    /// taken once and passed over here. A head whose
     /// 107 keys leaked, 15 of them ever before along its lines, read 1,906 slices (~75,000
     /// states, two megabytes of text) to keep 270 of them: 22–38 ms in `psql`, 14.6 so.
     static func keySlices(_ keys: String, environment: String, from low: String, through high: String,
@@ -200,6 +200,7 @@ enum StateArrays {
         (SELECT w.id AS key_id, b.commit_ids[p.first:p.last] AS commit_ids, b.checked[p.first:p.last] AS checked,
                 b.leaked[p.first:p.last] AS leaked, b.late[p.first:p.last] AS late, b.errors[p.first:p.last] AS errors
          FROM \(blockSlices(keys, environment: environment, from: low, through: high))
+         WHERE p.last >= p.first
          UNION ALL
          SELECT n.key_id, array_agg(n.commit_id ORDER BY n.commit_id), array_agg(n.checked ORDER BY n.commit_id),
                 array_agg(n.leaked ORDER BY n.commit_id), array_agg(n.late ORDER BY n.commit_id),
@@ -219,28 +220,46 @@ enum StateArrays {
     static let narrowSpan = 256 * CommitOrder.spacing
 
     /// Each key `w.id` of `keys` joined to the blocks `b` of its group in `environment` that reach
-    /// commits `low` through `high` and hold states of it, with its slice's bounds `p.first` and
-    /// `p.last`: the FROM of `keyStates` and `keySlices`. The narrow blocks by a range of their
-    /// last commit bounded on both sides (`last_commit_id >= low` alone read every block of the
-    /// group up to the newest: 361 for 15 at 10M checks), the wide ones on their own index.
+    /// commits `low` through `high` and hold states of it there, with the bounds `p.first` and
+    /// `p.last` of its slice's states in the range: the FROM of `keyStates` and `keySlices`. The
+    /// narrow blocks by a range of their last commit bounded on both sides (`last_commit_id >=
+    /// low` alone read every block of the group up to the newest: 361 for 15 at 10M checks), the
+    /// wide ones on their own index.
+    ///
+    /// A slice reaching past the range is cut down to it by its commit ids, which are in order
+    /// (`width_bucket` finds the ends by bisection): a block spans a settling batch's few dozen
+    /// commits, and a read of a few of them (a suspect head's 155 keys looked for at the base's 8
+    /// nearest commits) sent out 15,030 states to use 2,120, 10.8 ms of a diff, most of it
+    /// writing them as text. The bounds are worked out once a slice (`OFFSET 0`: inlined, each use
+    /// of them sliced the block's array again).
     private static func blockSlices(_ keys: String, environment: String, from low: String, through high: String) -> String {
         """
         (\(keys)) AS w(id)
                     CROSS JOIN LATERAL (
-                        SELECT n.key_starts, n.commit_ids, n.checked, n.leaked, n.late, n.errors, n.environment_id
+                        SELECT n.first_commit_id, n.last_commit_id, n.key_starts, n.commit_ids, n.checked, n.leaked, n.late,
+                               n.errors, n.environment_id
                         FROM key_state_blocks n
                         WHERE n.key_group = w.id / \(keyGroup) AND n.environment_id = \(environment)
                           AND n.last_commit_id BETWEEN \(low) AND CAST(\(high) AS BIGINT) + \(narrowSpan)
                           AND n.first_commit_id <= \(high) AND \(holdsKey("n", "w.id"))
                         UNION ALL
-                        SELECT o.key_starts, o.commit_ids, o.checked, o.leaked, o.late, o.errors, o.environment_id
+                        SELECT o.first_commit_id, o.last_commit_id, o.key_starts, o.commit_ids, o.checked, o.leaked, o.late,
+                               o.errors, o.environment_id
                         FROM key_state_blocks o
                         WHERE o.key_group = w.id / \(keyGroup) AND o.environment_id = \(environment)
                           AND o.last_commit_id > CAST(\(high) AS BIGINT) + \(narrowSpan)
                           AND o.last_commit_id - o.first_commit_id > \(narrowSpan)
                           AND o.first_commit_id <= \(high) AND \(holdsKey("o", "w.id"))) AS b
                     CROSS JOIN LATERAL (SELECT b.key_starts[w.id % \(keyGroup) + 1] AS first,
-                                               b.key_starts[w.id % \(keyGroup) + 2] - 1 AS last) AS p
+                                               b.key_starts[w.id % \(keyGroup) + 2] - 1 AS last) AS whole
+                    CROSS JOIN LATERAL (
+                        SELECT CASE WHEN b.first_commit_id >= \(low) THEN whole.first
+                                    ELSE whole.first + width_bucket(CAST(\(low) AS BIGINT) - 1, b.commit_ids[whole.first:whole.last])
+                               END AS first,
+                               CASE WHEN b.last_commit_id <= \(high) THEN whole.last
+                                    ELSE whole.first - 1 + width_bucket(CAST(\(high) AS BIGINT), b.commit_ids[whole.first:whole.last])
+                               END AS last
+                        OFFSET 0) AS p
         """
     }
 
