@@ -14,6 +14,8 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
     private var arrayInserts: [String: String] = [:]
     /// The commit graph this connection's reads learned (`CommitGraph`), kept between them.
     var commitGraph = CommitGraph()
+    /// The leak keys' names this connection's reads learned (`KeyNameMemory`), kept between them.
+    var keyNames = KeyNameMemory()
 
     /// Connects to `url` (libpq's `postgres://user@host:port/db?…` form).
     /// - Throws: `PostgresError` with `connectionLost` when the server cannot be reached.
@@ -56,6 +58,7 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
         prepared.removeAll()
         arrayInserts.removeAll()
         commitGraph.forget()
+        keyNames.forget()
         PQreset(handle)
         return isConnected && (try? configureSession()) != nil
     }

@@ -216,7 +216,7 @@ extension ProjectHistory {
             let headCounts = headSuspect ? try keyCounts(commitID: head, environment: environment, includingSuspect: true) : nil
             let tellingAtHead = Set((headCounts ?? []).filter(isTelling).map(\.ids))
             let states = try stateArrays(at: [base, headSuspect ? nil : head].compactMap { $0 }, environment: environment,
-                                         alsoKeeping: Set(try keyIDs(of: tellingAtHead).values))
+                                         keeping: .telling(alsoKeeping: Set(try keyIDs(of: tellingAtHead).values)))
             let names = try keyNames(of: Set(states.values.flatMap(\.keys)))
             let named = { (counts: [Int64: KeyCounts]) in counts.compactMap { keyID, counts in names[keyID].map { counts.named($0) } } }
             let telling = Set(names.values.map(\.ids)).union(tellingAtHead)
@@ -238,15 +238,20 @@ extension ProjectHistory {
         return ((headTelling + headOthers).inKeyOrder(), (baseTelling + baseOthers).inKeyOrder())
     }
 
-    /// The usable runs' counts at each of `commitIDs` on PostgreSQL of each key telling (leaked,
-    /// flaky or late) at one of them or in `alsoKeeping`, by key id and not named yet
-    /// (`keyNames`): the commits' rows of `state_arrays`, one a run, added up by key as the
-    /// `leak_states` view adds them (`KeyCounts.add`). The other keys are passed over: a commit
-    /// with a 100,000-check run put every key of it in a dictionary, ~90 ms of the server's CPU
-    /// for a diff that shows a few hundred.
-    private func stateArrays(at commitIDs: [Int64], environment: String, alsoKeeping kept: Set<Int64>) throws
-        -> [Int64: [Int64: KeyCounts]]
-    {
+    /// Which keys' counts `stateArrays` keeps.
+    enum KeptKeys {
+        /// Each key telling (leaked, flaky or late) at one of the commits, and these.
+        case telling(alsoKeeping: Set<Int64>)
+        /// Every key.
+        case every
+    }
+
+    /// The usable runs' counts at each of `commitIDs` on PostgreSQL of the keys `kept` says, by
+    /// key id and not named yet (`keyNames`): the commits' rows of `state_arrays`, one a run,
+    /// added up by key as the `leak_states` view adds them (`KeyCounts.add`). Keeping only the
+    /// telling keys passes the others over: a commit with a 100,000-check run put every key of
+    /// it in a dictionary, ~90 ms of the server's CPU for a diff that shows a few hundred.
+    func stateArrays(at commitIDs: [Int64], environment: String, keeping kept: KeptKeys) throws -> [Int64: [Int64: KeyCounts]] {
         guard !commitIDs.isEmpty else { return [:] }
         var runs: [(commitID: Int64, states: StoredStates)] = []
         try db.query("""
@@ -255,14 +260,22 @@ extension ProjectHistory {
             """, [.text(PostgresArray.literal(integers: commitIDs)), .text(environment)]) { row in
             runs.append((row.int64(at: 0), StoredStates(row: row, from: 1)))
         }
+        var states: [Int64: [Int64: KeyCounts]] = [:]
+        guard case .telling(let also) = kept else {
+            for run in runs {
+                for index in 0..<run.states.count {
+                    states[run.commitID, default: [:]][run.states.ids[index], default: .zero].add(run.states.counts(at: index))
+                }
+            }
+            return states
+        }
         // A key whose counts add up to a leak or a late release has one in a run's row.
-        var keeping = kept
+        var keeping = also
         for run in runs {
             for index in 0..<run.states.count where run.states.leaked[index] > 0 || run.states.late[index] > 0 {
                 keeping.insert(run.states.ids[index])
             }
         }
-        var states: [Int64: [Int64: KeyCounts]] = [:]
         for run in runs {
             for index in 0..<run.states.count where keeping.contains(run.states.ids[index]) {
                 states[run.commitID, default: [:]][run.states.ids[index], default: .zero].add(run.states.counts(at: index))
@@ -272,14 +285,27 @@ extension ProjectHistory {
     }
 
     /// Each key's ids and names by its id in `leak_keys`, counts zero (`KeyCounts.named(_:)`
-    /// puts them on counts read by key id).
-    private func keyNames(of keyIDs: Set<Int64>) throws -> [Int64: KeyCounts] {
-        guard !keyIDs.isEmpty else { return [:] }
-        return try keyNames(where: "k.id = ANY(CAST(?1 AS BIGINT[]))", [.text(PostgresArray.literal(integers: keyIDs))])
+    /// puts them on counts read by key id): those the connection knows from its earlier reads
+    /// (`KeyNameMemory`), the others read.
+    func keyNames(of keyIDs: Set<Int64>) throws -> [Int64: KeyCounts] {
+        guard !keyIDs.isEmpty, let postgres = db as? PostgresConnection else { return [:] }
+        var names: [Int64: KeyCounts] = [:]
+        var unknown: [Int64] = []
+        for id in keyIDs {
+            if let named = postgres.keyNames.names[id] {
+                memo.keyIDs[named.ids] = .some(id)
+                names[id] = named
+            } else {
+                unknown.append(id)
+            }
+        }
+        guard !unknown.isEmpty else { return names }
+        return try names.merging(keyNames(where: "k.id = ANY(CAST(?1 AS BIGINT[]))", [.text(PostgresArray.literal(integers: unknown))]),
+                                 uniquingKeysWith: { known, _ in known })
     }
 
     /// `keyNames(of:)` of the keys of `leak_keys k` that `condition` picks, its values `values`
-    /// (remembered for the snapshot, as `keyCounts(row:)` does).
+    /// (remembered for the snapshot, as `keyCounts(row:)` does, and by the connection).
     private func keyNames(where condition: String, _ values: [SQLValue]) throws -> [Int64: KeyCounts] {
         var names: [Int64: KeyCounts] = [:]
         try db.query("""
@@ -291,6 +317,9 @@ extension ProjectHistory {
                                   type: row.string(at: 4) ?? "", checked: 0, leaked: 0, lateRelease: 0, errors: 0)
             memo.keyIDs[named.ids] = .some(row.int64(at: 0))
             names[row.int64(at: 0)] = named
+        }
+        if let postgres = db as? PostgresConnection {
+            for (id, named) in names { postgres.keyNames.learn(named, id: id) }
         }
         return names
     }
