@@ -252,14 +252,7 @@ extension ProjectHistory {
     /// telling keys passes the others over: a commit with a 100,000-check run put every key of
     /// it in a dictionary, ~90 ms of the server's CPU for a diff that shows a few hundred.
     func stateArrays(at commitIDs: [Int64], environment: String, keeping kept: KeptKeys) throws -> [Int64: [Int64: KeyCounts]] {
-        guard !commitIDs.isEmpty else { return [:] }
-        var runs: [(commitID: Int64, states: StoredStates)] = []
-        try db.query("""
-            SELECT a.commit_id, a.key_ids, a.checked, a.leaked, a.late, a.errors FROM state_arrays a
-            WHERE a.commit_id = ANY(CAST(?1 AS BIGINT[])) AND a.environment_id = (SELECT id FROM environments WHERE name = ?2)
-            """, [.text(PostgresArray.literal(integers: commitIDs)), .text(environment)]) { row in
-            runs.append((row.int64(at: 0), StoredStates(row: row, from: 1)))
-        }
+        let runs = try storedStates(at: commitIDs, environment: environment, atMost: nil) ?? []
         var states: [Int64: [Int64: KeyCounts]] = [:]
         guard case .telling(let also) = kept else {
             for run in runs {
@@ -282,6 +275,31 @@ extension ProjectHistory {
             }
         }
         return states
+    }
+
+    /// The rows of `state_arrays` at `commitIDs` in the environment (one a usable run), in
+    /// commit order; nil when one holds more than `limit` states (their arrays are not sent).
+    func storedStates(at commitIDs: [Int64], environment: String, atMost limit: Int?) throws
+        -> [(commitID: Int64, states: StoredStates)]?
+    {
+        guard !commitIDs.isEmpty else { return [] }
+        var runs: [(commitID: Int64, states: StoredStates)] = []
+        var tooLarge = false
+        try db.query("""
+            SELECT a.commit_id, CASE WHEN a.state_count <= ?3 THEN 1 ELSE 0 END, CASE WHEN a.state_count <= ?3 THEN a.key_ids END,
+                   CASE WHEN a.state_count <= ?3 THEN a.checked END, CASE WHEN a.state_count <= ?3 THEN a.leaked END,
+                   CASE WHEN a.state_count <= ?3 THEN a.late END, CASE WHEN a.state_count <= ?3 THEN a.errors END
+            FROM state_arrays a
+            WHERE a.commit_id = ANY(CAST(?1 AS BIGINT[])) AND a.environment_id = (SELECT id FROM environments WHERE name = ?2)
+            ORDER BY a.commit_id
+            """, [.text(PostgresArray.literal(integers: commitIDs)), .text(environment), .integer(Int64(limit ?? Int(Int32.max)))]) { row in
+            guard row.int(at: 1) == 1 else {
+                tooLarge = true
+                return
+            }
+            runs.append((row.int64(at: 0), StoredStates(row: row, from: 2)))
+        }
+        return tooLarge ? nil : runs
     }
 
     /// Each key's ids and names by its id in `leak_keys`, counts zero (`KeyCounts.named(_:)`
