@@ -116,28 +116,43 @@ struct ProjectHistory {
                      JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
                 WHERE ls.commit_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)\(ofType)
                 """, values) { result.append(keyCounts(row: $0)) }
-            // In key order, as the suspect runs' merge below gives them.
             result = result.inKeyOrder()
         }
         guard includingSuspect, runs.suspect > 0 else { return result }
-        // Counted with FILTER, not `sum(outcome = …)`: PostgreSQL's `sum(boolean)` is an aggregate
-        // written in SQL (`0001_pg_initial.sql`), a function call a row and column — a broken run's
-        // 308 checks took 2.9 ms, 1.4 ms so.
-        try db.query("""
-            SELECT k.scenario_id, k.type_id, s.name, t.name, count(*), count(*) FILTER (WHERE k.outcome = 'leaked'),
-                   count(*) FILTER (WHERE k.outcome = 'lateRelease'), count(*) FILTER (WHERE k.outcome = 'error')
-            FROM runs r JOIN checks k ON k.run_id = r.id
-                 JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
-            WHERE r.commit_id = ?1 AND r.environment = ?2 AND r.suspect = 1\(ofType)
-            GROUP BY k.scenario_id, k.type_id, s.name, t.name
-            """, values) { result.append(KeyCounts(row: $0)) }
-        // Both halves in key order, each key once with its counts added up.
-        var merged: [KeyIDs: KeyCounts] = [:]
-        for counts in result {
+        // Both halves, each key once with its counts added up. The suspect runs' checks come by
+        // key without names, which the usable runs' counts have for the keys they checked (a
+        // broken run's 300 keys joined to their names again were ~0.5 ms of a diff); a key only
+        // a suspect run checked has the statement read them with their names.
+        var merged = Dictionary(result.map { ($0.ids, $0) }, uniquingKeysWith: { first, _ in first })
+        var suspect: [KeyCounts] = []
+        try db.query(Self.suspectCounts(named: false, ofType: ofType), values) { row in
+            suspect.append(KeyCounts(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1), scenario: "", type: "",
+                                     checked: row.int(at: 2), leaked: row.int(at: 3), lateRelease: row.int(at: 4), errors: row.int(at: 5)))
+        }
+        if !suspect.allSatisfy({ merged[$0.ids] != nil }) {
+            suspect = []
+            try db.query(Self.suspectCounts(named: true, ofType: ofType), values) { suspect.append(KeyCounts(row: $0)) }
+        }
+        for counts in suspect {
             merged[counts.ids, default: KeyCounts(scenarioID: counts.scenarioID, typeID: counts.typeID, scenario: counts.scenario,
                                                   type: counts.type, checked: 0, leaked: 0, lateRelease: 0, errors: 0)].add(counts)
         }
         return merged.values.inKeyOrder()
+    }
+
+    /// The counts of the suspect runs' checks at commit `?1` in environment `?2` by key (of type
+    /// `?3` where `ofType` says so): scenario id, type id, then with `named` their names, then
+    /// the checked, leaked, late and error counts. Counted with FILTER, not `sum(outcome = …)`:
+    /// PostgreSQL's `sum(boolean)` is an aggregate written in SQL (`0001_pg_initial.sql`), a
+    /// function call a row and column — a broken run's 308 checks took 2.9 ms, 1.4 ms so.
+    private static func suspectCounts(named: Bool, ofType: String) -> String {
+        """
+        SELECT k.scenario_id, k.type_id,\(named ? " s.name, t.name," : "") count(*), count(*) FILTER (WHERE k.outcome = 'leaked'),
+               count(*) FILTER (WHERE k.outcome = 'lateRelease'), count(*) FILTER (WHERE k.outcome = 'error')
+        FROM runs r JOIN checks k ON k.run_id = r.id\(named ? " JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id" : "")
+        WHERE r.commit_id = ?1 AND r.environment = ?2 AND r.suspect = 1\(ofType)
+        GROUP BY k.scenario_id, k.type_id\(named ? ", s.name, t.name" : "")
+        """
     }
 
     /// The counts of `keys` at the commit, as `keyCounts(commitID:environment:includingSuspect:)`
@@ -305,7 +320,7 @@ struct ProjectHistory {
     /// How many keys a commit of a read of keys' states must be asked about for the read to
     /// take the commits' rows of `state_arrays` (a few hundred states each) rather than the keys'
     /// slices of their blocks (a few dozen states each, but a lookup of its own).
-    static let keysForCommitRead = 8
+    static let keysForCommitRead = 4
 
     /// The usable runs' counts of `keys` at each of `commitIDs` (PostgreSQL), by key and column
     /// of `commitIDs` (ascending), from the commits' rows of `state_arrays` as stored; nil when
