@@ -177,14 +177,14 @@ enum StateArrays {
     /// and a row a key for its states not settled yet, each with the columns `key_id`,
     /// `commit_ids`, `checked`, `leaked`, `late` and `errors` (arrays of the same length, in
     /// commit order within a row; a commit may recur in another row), each only its states in
-    /// the range (`blockSlices`). Unnesting
-    /// was ~0.7 µs a state, most of a diff's key reads at 10M checks (~5,000 states); an array
-    /// goes out as one value (`PostgresArray.integers` reads it back).
+    /// the range (`blockSlices`). Unnesting was ~0.7 µs a state, most of a diff's key reads at
+    /// 10M checks (~5,000 states); an array goes out as one value (`PostgresArray.integers` reads
+    /// it back).
     ///
     /// `leakingOnly`: only the rows of keys with a leak stored in one of their rows, the rest
-    /// taken once and passed over here. A head whose
-    /// 107 keys leaked, 15 of them ever before along its lines, read 1,906 slices (~75,000
-    /// states, two megabytes of text) to keep 270 of them: 22–38 ms in `psql`, 14.6 so.
+    /// taken once and passed over here. A head whose 107 keys leaked, 15 of them ever before
+    /// along its lines, read 1,906 slices (~75,000 states, two megabytes of text) to keep 270 of
+    /// them: 22–38 ms in `psql`, 14.6 so.
     static func keySlices(_ keys: String, environment: String, from low: String, through high: String,
                           leakingOnly: Bool = false) -> String {
         let slices = everyKeySlice(keys, environment: environment, from: low, through: high)
