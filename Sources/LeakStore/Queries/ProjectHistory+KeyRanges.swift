@@ -253,24 +253,20 @@ extension ProjectHistory {
     /// it in a dictionary, ~90 ms of the server's CPU for a diff that shows a few hundred.
     func stateArrays(at commitIDs: [Int64], environment: String, keeping kept: KeptKeys) throws -> [Int64: [Int64: KeyCounts]] {
         let runs = try storedStates(at: commitIDs, environment: environment, atMost: nil) ?? []
-        var states: [Int64: [Int64: KeyCounts]] = [:]
-        guard case .telling(let also) = kept else {
+        // The keys kept, nil for every key. A key whose counts add up to a leak or a late release
+        // has one in a run's row.
+        var keeping: Set<Int64>?
+        if case .telling(let also) = kept {
+            keeping = also
             for run in runs {
-                for index in 0..<run.states.count {
-                    states[run.commitID, default: [:]][run.states.ids[index], default: .zero].add(run.states.counts(at: index))
+                for index in 0..<run.states.count where run.states.leaked[index] > 0 || run.states.late[index] > 0 {
+                    keeping?.insert(run.states.ids[index])
                 }
             }
-            return states
         }
-        // A key whose counts add up to a leak or a late release has one in a run's row.
-        var keeping = also
+        var states: [Int64: [Int64: KeyCounts]] = [:]
         for run in runs {
-            for index in 0..<run.states.count where run.states.leaked[index] > 0 || run.states.late[index] > 0 {
-                keeping.insert(run.states.ids[index])
-            }
-        }
-        for run in runs {
-            for index in 0..<run.states.count where keeping.contains(run.states.ids[index]) {
+            for index in 0..<run.states.count where keeping?.contains(run.states.ids[index]) ?? true {
                 states[run.commitID, default: [:]][run.states.ids[index], default: .zero].add(run.states.counts(at: index))
             }
         }
@@ -303,14 +299,15 @@ extension ProjectHistory {
     }
 
     /// Each key's ids and names by its id in `leak_keys`, counts zero (`KeyCounts.named(_:)`
-    /// puts them on counts read by key id): those the connection knows from its earlier reads
-    /// (`KeyNameMemory`), the others read.
+    /// puts them on counts read by key id), on PostgreSQL: those the connection knows from its
+    /// earlier reads (`KeyNameMemory`), the others read.
     func keyNames(of keyIDs: Set<Int64>) throws -> [Int64: KeyCounts] {
-        guard !keyIDs.isEmpty, let postgres = db as? PostgresConnection else { return [:] }
+        guard !keyIDs.isEmpty else { return [:] }
+        let known = (db as? PostgresConnection)?.keyNames.names ?? [:]
         var names: [Int64: KeyCounts] = [:]
         var unknown: [Int64] = []
         for id in keyIDs {
-            if let named = postgres.keyNames.names[id] {
+            if let named = known[id] {
                 memo.keyIDs[named.ids] = .some(id)
                 names[id] = named
             } else {
