@@ -83,6 +83,46 @@ struct CommitGraphTests {
         #expect(try Self.line(try database.open()) == ["5", "4", "6", "2"], "a server that never walked it")
     }
 
+    /// That a commit has a usable run is kept; that it has none is not: a commit walked through
+    /// with only a suspect run is listed once a usable run reaches it.
+    @Test(arguments: TestEngine.all)
+    func aCommitWalkedThroughWithoutAUsableRunIsListedOnceItHasOne(_ engine: TestEngine) throws {
+        let (database, store) = try Self.mainWithoutThree(engine)
+        var broken = LeakStoreTests.run(key: "r6", outcomes: Array(repeating: .leaked, count: RunTally.suspectMinimumChecks))
+        (broken.commit, broken.parents, broken.branch) = (Self.sha(6), [Self.sha(5)], "main")
+        #expect(try store.ingest(broken).suspect)
+        _ = try store.ingest(Self.run(7, parents: [6]))
+        #expect(try Self.line(store) == ["7", "5", "4", "2", "1"], "6 has only a suspect run")
+
+        var rerun = Self.run(6, parents: [5])
+        rerun.runKey = "r6-again"
+        _ = try store.ingest(rerun)
+        for answering in [store, try database.open()] {
+            #expect(try Self.line(answering) == ["7", "6", "5", "4", "2", "1"])
+        }
+    }
+
+    /// When a commit's first usable run started is read in each snapshot, not kept with the
+    /// commit's usable run: a run published later that started earlier moves the trend's time.
+    @Test(arguments: TestEngine.all)
+    func aTrendTellsWhenTheFirstRunStartedAfterAnEarlierRunArrives(_ engine: TestEngine) throws {
+        let (database, store) = try Self.mainWithoutThree(engine)
+        let at = { (store: LeakStore) in
+            try store.trend(project: "app", type: "App.Model", branch: "main", environment: "linux", limit: 50,
+                            fingerprints: false).first { $0.commit == Self.sha(4) }?.at
+        }
+        let before = try at(store)
+        #expect(before != nil && before != "")
+
+        var earlier = Self.run(4, parents: [3])
+        earlier.runKey = "r4-earlier"
+        earlier.startedAt = Date(timeIntervalSince1970: 1_700_000_000)
+        _ = try store.ingest(earlier)
+        for answering in [store, try database.open()] {
+            #expect(try at(answering)?.hasPrefix("2023-11-14T22:13:20") == true)
+        }
+    }
+
     @Test func aGraphPastItsCapacityStartsOver() {
         var graph = CommitGraph()
         for id in 0..<Int64(CommitGraph.capacity) { graph.learn(firstParent: id + 1, of: id) }

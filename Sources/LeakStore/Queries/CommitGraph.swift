@@ -16,8 +16,13 @@
 ///   with the older id it took when it began, changes it; `ProjectHistory.lineStep` reads both
 ///   again beside the commits' runs and walks from the SQL where either changed.
 ///
-/// What is never kept: anything about runs (a commit's first usable run, its run counts), which
-/// every upload may change.
+/// - **Kept as learned, one way:** that a commit has a usable (non-suspect) run in an
+///   environment. A run is stored whole at its publish, when it reaches its commit with its
+///   environment and its suspect flag, and none of them changes after; only pending runs (at
+///   their placeholder commits) are deleted. A commit learned without one is asked again.
+///
+/// What is never kept: what more runs can change — when a commit's first usable run started (a
+/// run published late may have started earlier), its run counts.
 struct CommitGraph {
     /// A walk's step from a commit the server knows no first parent of.
     struct Fallback: Hashable {
@@ -31,12 +36,15 @@ struct CommitGraph {
     private(set) var firstParents: [Int64: Int64] = [:]
     /// The branch's previous commit by id, as last read (nil: none).
     private(set) var fallbacks: [Fallback: Int64?] = [:]
+    /// The commits known to have a usable run, by environment.
+    private(set) var usable: [String: Set<Int64>] = [:]
+    private var usableCount = 0
 
     /// How many facts a connection keeps: past it, all are forgotten and learned again (a fact is
     /// ~100 bytes; a server that answered the bench's 5,000 reads at 10M checks grew by 1.6 MB).
     static let capacity = 100_000
 
-    var isEmpty: Bool { shas.isEmpty && fallbacks.isEmpty }
+    var isEmpty: Bool { shas.isEmpty && fallbacks.isEmpty && usable.isEmpty }
 
     mutating func learn(sha: String, of commit: Int64) {
         guard !sha.isEmpty, !sha.hasPrefix(PendingUpload.placeholderPrefix) else { return }
@@ -55,15 +63,22 @@ struct CommitGraph {
         fallbacks[fallback] = .some(previous)
     }
 
+    mutating func learn(usableRunAt commit: Int64, environment: String) {
+        makeRoom()
+        if usable[environment, default: []].insert(commit).inserted { usableCount += 1 }
+    }
+
     /// Forgets everything: past `capacity`, or when the connection was reset (its database may
     /// not be the same one).
     mutating func forget() {
         shas = [:]
         firstParents = [:]
         fallbacks = [:]
+        usable = [:]
+        usableCount = 0
     }
 
     private mutating func makeRoom() {
-        if shas.count + firstParents.count + fallbacks.count >= Self.capacity { forget() }
+        if shas.count + firstParents.count + fallbacks.count + usableCount >= Self.capacity { forget() }
     }
 }

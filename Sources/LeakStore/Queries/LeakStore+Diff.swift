@@ -262,7 +262,7 @@ extension LeakStore {
         guard diff.entries.contains(where: { leakingCategories.contains($0.category) }) else { return }
         let headSha = try history.commitPoint(headID, environment: environment).sha
         var line = try history.firstParentLine(from: headID, branch: nil, environment: environment, limit: Self.firstSeenCommits)
-        if line.first?.id != headID { line.insert(BranchCommit(id: headID, sha: headSha, at: ""), at: 0) }
+        if line.first?.id != headID { line.insert(BranchCommit(id: headID, sha: headSha, at: nil), at: 0) }
         let leaking = diff.entries.indices.filter { leakingCategories.contains(diff.entries[$0].category) }
         let since = try history.leakingSince(Set(leaking.map { ids[$0] }), along: line, environment: environment,
                                              allRunsAt: headID)

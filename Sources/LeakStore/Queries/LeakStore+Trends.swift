@@ -28,7 +28,12 @@ extension LeakStore {
                     result[type] = []
                     continue
                 }
-                if line == nil { line = try history.branchCommits(branch, environment: environment, limit: limit).reversed() }
+                if line == nil {
+                    var commits = try history.branchCommits(branch, environment: environment, limit: limit).reversed() as [BranchCommit]
+                    let times = try history.firstRunTimes(of: commits.filter { $0.at == nil }.map(\.id), environment: environment)
+                    for index in commits.indices where commits[index].at == nil { commits[index].at = times[commits[index].id] }
+                    line = commits
+                }
                 let commits = line ?? []
                 let countsAt = try history.keyCounts(.type(typeID), environment: environment, at: commits.map(\.id))
                 // The fingerprints of each leaking commit, only when asked for.
@@ -40,7 +45,7 @@ extension LeakStore {
                     let leaking = counts.filter { $0.leaked > 0 }
                     let fingerprints = fingerprintsAt[commit.id] ?? []
                     return TrendPoint(
-                        commit: commit.sha, at: commit.at, leakedKeys: leaking.count, checkedKeys: counts.count,
+                        commit: commit.sha, at: commit.at ?? "", leakedKeys: leaking.count, checkedKeys: counts.count,
                         scenarios: leaking.map(\.scenario).sorted(), fingerprints: fingerprints)
                 }
             }

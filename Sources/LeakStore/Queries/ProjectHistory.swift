@@ -644,14 +644,14 @@ struct ProjectHistory {
                                         fetching: min(first << min(fetches, 20), limit - result.count)) { fetches += 1 }
                 let chainEnds = step.parent == nil || depth == budget
                 // A commit without usable data, inside the chain: walked through, not counted.
-                if step.at == nil, !chainEnds, let parent = step.parent {
+                if !step.usable, !chainEnds, let parent = step.parent {
                     current = parent
                     depth += 1
                     continue
                 }
                 rows += 1
-                if let at = step.at, result.count < limit, listed.insert(current).inserted {
-                    result.append(BranchCommit(id: current, sha: step.sha, at: at))
+                if step.usable, result.count < limit, listed.insert(current).inserted {
+                    result.append(BranchCommit(id: current, sha: step.sha, at: step.at))
                     seen.insert(current)
                 }
                 if chainEnds { end = (current, depth, step.parent != nil) }
@@ -669,11 +669,13 @@ struct ProjectHistory {
         return result
     }
 
-    /// One commit as a first-parent walk sees it in one environment: its sha, when its first
-    /// usable run started (nil: no usable run there), and its first parent's id when the server
-    /// has that commit.
+    /// One commit as a first-parent walk sees it in one environment: its sha, whether it has a
+    /// usable run there, when the first one started (nil where the walk knew it has one from
+    /// `CommitGraph` and did not read the time), and its first parent's id when the server has
+    /// that commit.
     struct LineStep {
         var sha: String
+        var usable: Bool
         var at: String?
         var parent: Int64?
     }
@@ -735,11 +737,13 @@ struct ProjectHistory {
         for (index, commit) in way.prefix(count).enumerated() {
             guard let id = commit.id else { break }
             let next = index + 1 < way.count ? way[index + 1] : nil
-            steps[id] = LineStep(sha: commit.sha, at: commit.at, parent: next?.isParent == true ? next?.id : nil)
+            steps[id] = LineStep(sha: commit.sha, usable: commit.at != nil, at: commit.at,
+                                 parent: next?.isParent == true ? next?.id : nil)
+            if let postgres, commit.at != nil { postgres.commitGraph.learn(usableRunAt: id, environment: environment) }
             if let branch, let next, !next.isParent { memo.previousOnBranch[branch, default: [:]][id] = .some(next.id) }
         }
         // A commit the snapshot does not hold ends the walk.
-        let step = steps[commitID] ?? LineStep(sha: "", at: nil, parent: nil)
+        let step = steps[commitID] ?? LineStep(sha: "", usable: false, at: nil, parent: nil)
         steps[commitID] = step
         memo.lineSteps[environment, default: [:]].merge(steps) { known, _ in known }
         return step
@@ -783,20 +787,27 @@ struct ProjectHistory {
         let known = toParent.count + (ends ? 1 : 0)
         guard known > 0 else { return nil }
         let isFallback = { (index: Int) in index == toParent.count || !toParent[index] }
+        // Asked of the snapshot: whether a commit has a usable run, unless the graph knows it has,
+        // and at a fallback whether it changed. Nothing at all where the graph knows every step.
+        let knownUsable = way.map((graph.usable[environment] ?? []).contains)
+        let asked = (0..<known).filter { !knownUsable[$0] || isFallback($0) }
         var at = [String?](repeating: nil, count: way.count)
         var now = [(parent: Int64?, previous: Int64?)](repeating: (nil, nil), count: way.count)
-        try db.query("""
-            SELECT i.n, \(Self.firstUsableRun(of: "i.id", environment: "?1")),
-                   CASE WHEN i.fallback = 1 THEN \(Self.parentOf("i.id", position: "0", project: "?4")) END,
-                   CASE WHEN i.fallback = 1 THEN \(Self.previousOnBranch(of: "i.id", project: "?4", branch: "?5")) END
-            FROM unnest(CAST(?2 AS BIGINT[]), CAST(?3 AS INTEGER[])) WITH ORDINALITY AS i(id, fallback, n)
-            """, [.text(environment), .text(PostgresArray.literal(integers: way)),
-                  .text(PostgresArray.literal(integers: way.indices.map { $0 < known && isFallback($0) ? 1 : 0 })),
-                  .integer(projectID), .text(branch)]) { row in
-            let index = row.int(at: 0) - 1
-            guard way.indices.contains(index) else { return }
-            at[index] = row.string(at: 1)
-            now[index] = (row.isNull(at: 2) ? nil : row.int64(at: 2), row.isNull(at: 3) ? nil : row.int64(at: 3))
+        if !asked.isEmpty {
+            try db.query("""
+                SELECT i.n, CASE WHEN i.runs = 1 THEN \(Self.firstUsableRun(of: "i.id", environment: "?1")) END,
+                       CASE WHEN i.fallback = 1 THEN \(Self.parentOf("i.id", position: "0", project: "?4")) END,
+                       CASE WHEN i.fallback = 1 THEN \(Self.previousOnBranch(of: "i.id", project: "?4", branch: "?5")) END
+                FROM unnest(CAST(?2 AS BIGINT[]), CAST(?3 AS INTEGER[]), CAST(?6 AS INTEGER[])) WITH ORDINALITY AS i(id, fallback, runs, n)
+                """, [.text(environment), .text(PostgresArray.literal(integers: asked.map { way[$0] })),
+                      .text(PostgresArray.literal(integers: asked.map { isFallback($0) ? 1 : 0 })),
+                      .integer(projectID), .text(branch),
+                      .text(PostgresArray.literal(integers: asked.map { knownUsable[$0] ? 0 : 1 }))]) { row in
+                let n = row.int(at: 0) - 1
+                guard asked.indices.contains(n) else { return }
+                at[asked[n]] = row.string(at: 1)
+                now[asked[n]] = (row.isNull(at: 2) ? nil : row.int64(at: 2), row.isNull(at: 3) ? nil : row.int64(at: 3))
+            }
         }
         var steps: [Int64: LineStep] = [:]
         /// The first commit whose fallback changed, and what it is now.
@@ -811,9 +822,13 @@ struct ProjectHistory {
                 }
                 if let branch { memo.previousOnBranch[branch, default: [:]][commit] = .some(next) }
             }
-            steps[commit] = LineStep(sha: graph.shas[commit] ?? "", at: at[index], parent: isFallback(index) ? nil : next)
+            steps[commit] = LineStep(sha: graph.shas[commit] ?? "", usable: knownUsable[index] || at[index] != nil,
+                                     at: at[index], parent: isFallback(index) ? nil : next)
         }
         // Learned once the walk no longer reads `graph`, which would otherwise be copied.
+        for index in asked where at[index] != nil {
+            connection.commitGraph.learn(usableRunAt: way[index], environment: environment)
+        }
         if let changed {
             if let parent = changed.now.parent {
                 connection.commitGraph.learn(firstParent: parent, of: changed.commit)
@@ -848,6 +863,29 @@ struct ProjectHistory {
     private static func firstUsableRun(of commit: String, environment: String) -> String {
         "(SELECT min(r.started_at) FROM runs r WHERE r.commit_id = \(commit) AND r.environment = \(environment) AND r.suspect = 0)"
     }
+
+    /// When each commit's first usable run in the environment started, for those that have one:
+    /// the times a walk did not read (`BranchCommit.at`). On PostgreSQL one statement (an array
+    /// of ids), elsewhere `idBatch` commits a statement.
+    func firstRunTimes(of commitIDs: [Int64], environment: String) throws -> [Int64: String] {
+        var times: [Int64: String] = [:]
+        guard !commitIDs.isEmpty else { return times }
+        let row = { (row: any SQLRow) in
+            if let at = row.string(at: 1) { times[row.int64(at: 0)] = at }
+        }
+        guard db is PostgresConnection else {
+            try inIDBatches(commitIDs, Self.firstRunTimesSQL, after: [.text(environment)], row: row)
+            return times
+        }
+        try db.query("""
+            SELECT i.id, \(Self.firstUsableRun(of: "i.id", environment: "?1")) FROM unnest(CAST(?2 AS BIGINT[])) AS i(id)
+            """, [.text(environment), .text(PostgresArray.literal(integers: commitIDs))], row: row)
+        return times
+    }
+
+    private static let firstRunTimesSQL = """
+        SELECT c.id, \(firstUsableRun(of: "c.id", environment: "?1")) FROM commits c WHERE c.id IN (\(idSlots(from: 2)))
+        """
 
     /// The commit's parent at `position` (0: the first parent), when the server knows it.
     func parent(of commitID: Int64, position: Int) throws -> Int64? {
@@ -1040,8 +1078,9 @@ struct ProjectHistory {
 struct BranchCommit: Sendable {
     var id: Int64
     var sha: String
-    /// When its first usable run started, ISO 8601.
-    var at: String
+    /// When its first usable run started, ISO 8601; nil where the walk knew the commit has one
+    /// and did not read when (`ProjectHistory.firstRunTimes` reads it).
+    var at: String?
 }
 
 /// A branch merged into a first-parent line: the merge, the branch's tip (the merge's second
