@@ -28,7 +28,40 @@ struct ContentHashTests {
         ]
         let text = RetainPathJSON.text(steps)
         #expect(try JSONDecoder().decode([RetainPathStep].self, from: Data(text.utf8)) == steps)
+        #expect(RetainPathJSON.steps(text) == steps)
         #expect(RetainPathJSON.text([RetainPathStep(holder: "A", property: "b", kind: .strong)])
                 == #"[{"holder":"A","kind":"strong","property":"b"}]"#)
+    }
+
+    /// The reader by hand answers as `JSONDecoder` does: what `JSONEncoder` wrote (slashes
+    /// escaped, another key order), white space, escapes of every kind, a character past the
+    /// first plane as a surrogate pair; what is not a retain path is nothing.
+    @Test func aStoredRetainPathReadsAsJSONDecoderReadsIt() throws {
+        let steps = [
+            RetainPathStep(holder: "App/Module.Holder", property: "a\u{8}b\u{c}c/d", kind: .global),
+            RetainPathStep(holder: "𝄞 Clef", property: "", kind: .unknown),
+        ]
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted]
+        let encoded = String(decoding: try encoder.encode(steps), as: UTF8.self)
+        #expect(encoded.contains("\\/"))
+        let texts = [
+            encoded,
+            #"[ {"kind" : "strong", "property":"x\u00e9\ud834\udd1e", "holder":"A"} ]"#,
+            "[]",
+            #"[{"holder":"A","kind":"strong","property":"b","extra":1}]"#,
+            #"[{"holder":"A","kind":"sideways","property":"b"}]"#,
+            #"[{"holder":"A","kind":"strong"}]"#,
+            #"[{"holder":"A","kind":"strong","property":"b"}"#,
+            #"[{"holder":"A","kind":"strong","property":"\ud834"}]"#,
+            "not json",
+        ]
+        for text in texts {
+            #expect(RetainPathJSON.steps(text) == (try? JSONDecoder().decode([RetainPathStep].self, from: Data(text.utf8))),
+                    "\(text)")
+        }
+        #expect(RetainPathJSON.steps(encoded) == steps)
+        #expect(RetainPathJSON.steps(texts[1]) == [RetainPathStep(holder: "A", property: "xé𝄞", kind: .strong)])
+        #expect(RetainPathJSON.steps("not json") == nil)
     }
 }

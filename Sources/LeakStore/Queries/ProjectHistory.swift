@@ -540,7 +540,7 @@ struct ProjectHistory {
             let observation = {
                 KeyObservation(
                     state: .clean, file: row.string(at: 3) ?? "", line: row.int(at: 4), fingerprint: row.string(at: 5),
-                    retainPath: row.string(at: 6).flatMap { try? JSONDecoder().decode([RetainPathStep].self, from: Data($0.utf8)) },
+                    retainPath: row.string(at: 6).flatMap(RetainPathJSON.steps),
                     message: row.string(at: 7))
             }
             if rank == 0, row.int(at: 9) == 1, beforePass[ids] == nil { beforePass[ids] = observation() }

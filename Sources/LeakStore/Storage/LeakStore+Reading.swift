@@ -61,7 +61,7 @@ extension LeakStore {
                     found.runs[index].leaks.append(CommitSummary.Leak(
                         scenario: row.string(at: 1) ?? "", type: row.string(at: 2) ?? "", file: row.string(at: 3) ?? "",
                         line: row.int(at: 4), fingerprint: row.string(at: 5),
-                        retainPath: row.string(at: 6).flatMap { try? JSONDecoder().decode([RetainPathStep].self, from: Data($0.utf8)) },
+                        retainPath: row.string(at: 6).flatMap(RetainPathJSON.steps),
                         message: row.string(at: 7)))
                 }
             }
