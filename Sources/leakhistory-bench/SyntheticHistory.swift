@@ -87,14 +87,19 @@ struct SyntheticHistory {
         var shape: Shape
         var outcomes: [Int: CheckOutcome]
 
-        /// The run's checks, in key order, as LeakCheck would write them.
+        /// The run's checks, in key order, as LeakCheck would write them: a leak with the retain
+        /// path LeakCheck found (the leaked object held by a closure its owner stores).
         func checks(_ keys: [Key]) -> [CheckRecord] {
             outcomes.keys.sorted().map { index in
                 let key = keys[index]
                 let outcome = outcomes[index]!
+                let retainPath = outcome != .leaked ? nil : [
+                    RetainPathStep(holder: "App.Coordinator\(index % 40)", property: "children[\(index % 3)]", kind: .strong),
+                    RetainPathStep(holder: key.type, property: "onUpdate", kind: .closure),
+                ]
                 return CheckRecord(scenario: key.scenario, file: "Tests/AppTests/Suite\(index % 12).swift", line: 10 + index,
                                    type: key.type, outcome: outcome, waitedMs: outcome == .leaked ? 2_000 : 3, timeoutMs: 2_000,
-                                   fingerprint: outcome == .leaked ? "fp-\(index)" : nil)
+                                   retainPath: retainPath, fingerprint: outcome == .leaked ? "fp-\(index)" : nil)
             }
         }
     }

@@ -153,11 +153,17 @@ extension LeakStore {
             // A key the base did not check takes the state of the nearest ancestor that did.
             let standIns = try history.nearestCheckedStates(standingIn, along: Array(baseLine.prefix(Self.fallbackCommits)),
                                                             environment: environment)
-            for (ids, standIn) in standIns where standIn.position > 0 {
-                baseStateFrom[ids] = baseLine[standIn.position].sha
-                let name = headCounts.first { $0.ids == ids }!
-                baseCounts.removeAll { $0.ids == ids }
-                baseCounts.append(KeyCounts(standingFor: standIn.state, ids: ids, scenario: name.scenario, type: name.type))
+            let fromAncestors = standIns.filter { $0.value.position > 0 }
+            if !fromAncestors.isEmpty {
+                // Each base count a stand-in replaces goes in one pass (a suspect head's 155 stand-ins
+                // each searched the head's and the base's few hundred counts).
+                let namesAtHead = Dictionary(headCounts.map { ($0.ids, $0) }, uniquingKeysWith: { first, _ in first })
+                baseCounts.removeAll { fromAncestors[$0.ids] != nil }
+                for (ids, standIn) in fromAncestors {
+                    baseStateFrom[ids] = baseLine[standIn.position].sha
+                    let name = namesAtHead[ids]!
+                    baseCounts.append(KeyCounts(standingFor: standIn.state, ids: ids, scenario: name.scenario, type: name.type))
+                }
             }
             // Only a key that leaked somewhere along the lines can have intermittent history.
             let (withHistory, lineStates) = try history.leakingKeyStates(judged, environment: environment, at: linesIDs)
