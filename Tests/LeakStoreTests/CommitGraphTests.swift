@@ -132,5 +132,14 @@ struct CommitGraphTests {
         graph.learn(sha: PendingUpload.placeholderPrefix + "0123", of: 8)
         graph.learn(sha: "", of: 9)
         #expect(graph.shas.count == 1, "placeholders and commits a snapshot did not hold are not kept")
+
+        // Usable runs count as facts too, each once.
+        graph.forget()
+        for id in 0..<Int64(CommitGraph.capacity - 1) { graph.learn(usableRunAt: id, environment: "linux") }
+        graph.learn(usableRunAt: 0, environment: "linux")
+        graph.learn(sha: Self.sha(1), of: 7)
+        #expect(graph.usable["linux"]?.count == CommitGraph.capacity - 1 && graph.shas.count == 1)
+        graph.learn(sha: Self.sha(2), of: 8)
+        #expect(graph.usable.isEmpty && graph.shas == [8: Self.sha(2)])
     }
 }
