@@ -74,6 +74,8 @@ extension LeakStore {
                      after: String?, tip: String?, now: Date) throws -> CommitDiff {
         try read { db in
             let history = try ProjectHistory(db, project: project)
+            // Every commit the diff names, in one round trip.
+            try history.readCommits([head] + [base, tip, after].compactMap { $0 }, environment: environment)
             let headID = try history.commitID(head, environment: environment)
             let headRuns = try headID.map { try history.runCounts(commitID: $0, environment: environment) } ?? (usable: 0, suspect: 0)
             let suspectRuns = try headID.map {

@@ -120,6 +120,9 @@ extension ProjectHistory {
         /// Commits' branches and first two parents (nil: not known), as `commitID(_:environment:)` read them.
         var branches: [Int64: String?] = [:]
         var parents: [Int64: [Int64?]] = [:]
+        /// Commits' ids by sha and environment as `commitID(_:environment:)` read them (nil: the
+        /// project has no such commit).
+        var commitIDs: [String: [String: Int64?]] = [:]
 
         struct KeyCountsAt: Hashable {
             var commitID: Int64

@@ -25,22 +25,43 @@ struct ProjectHistory {
     /// The commit's id, and in the same statement what a diff asks of a commit next, kept in the
     /// memo: its branch (`branch(ofCommit:)`), its first two parents (`parent(of:position:)`)
     /// and its runs in `environment` (`runCounts`) — one round trip for up to five (on
-    /// PostgreSQL each is ~0.1–0.2 ms, a diff asked ~25).
+    /// PostgreSQL each is ~0.1–0.2 ms, a diff asked ~25). A commit `readCommits` read is not
+    /// asked again.
     func commitID(_ sha: String, environment: String) throws -> Int64? {
-        var found: Int64?
-        try db.query("""
-            SELECT c.id, c.branch, \(Self.parentOf("c.id", position: "0", project: "?1")),
-                   \(Self.parentOf("c.id", position: "1", project: "?1")), \(Self.runCounts(of: "c.id", environment: "?3"))
-            FROM commits c WHERE c.project_id = ?1 AND c.sha = ?2
-            """, [.integer(projectID), .text(sha.lowercased()), .text(environment)]) { row in
-            let id = row.int64(at: 0)
-            found = id
-            memo.branches[id] = .some(row.string(at: 1))
-            memo.parents[id] = [row.isNull(at: 2) ? nil : row.int64(at: 2), row.isNull(at: 3) ? nil : row.int64(at: 3)]
-            memo.runCounts[environment, default: [:]][id] = (row.int(at: 4), row.int(at: 5))
-        }
-        return found
+        let sha = sha.lowercased()
+        if let known = memo.commitIDs[environment]?[sha] { return known }
+        try readCommits([sha], environment: environment)
+        return memo.commitIDs[environment]?[sha] ?? nil
     }
+
+    /// `commitID(_:environment:)` of several commits (a diff's head, base, tip and the base
+    /// branch's upload after the merge-base) in one statement, `commitBatch` at a time.
+    func readCommits(_ shas: [String], environment: String) throws {
+        let shas = Array(Set(shas.map { $0.lowercased() })).sorted()
+        for start in stride(from: 0, to: shas.count, by: Self.commitBatch) {
+            let batch = shas[start..<min(start + Self.commitBatch, shas.count)]
+            var found: [String: Int64?] = Dictionary(uniqueKeysWithValues: batch.map { ($0, nil) })
+            let padded = Array(batch) + Array(repeating: batch.last!, count: Self.commitBatch - batch.count)
+            try db.query(Self.commitsSQL, [.integer(projectID), .text(environment)] + padded.map(SQLValue.text)) { row in
+                let id = row.int64(at: 0)
+                found[row.string(at: 6) ?? ""] = .some(id)
+                memo.branches[id] = .some(row.string(at: 1))
+                memo.parents[id] = [row.isNull(at: 2) ? nil : row.int64(at: 2), row.isNull(at: 3) ? nil : row.int64(at: 3)]
+                memo.runCounts[environment, default: [:]][id] = (row.int(at: 4), row.int(at: 5))
+            }
+            memo.commitIDs[environment, default: [:]].merge(found) { _, read in read }
+        }
+    }
+
+    /// How many commits one statement of `readCommits` asks about.
+    static let commitBatch = 4
+
+    /// Built once: the same text for every batch (padded to `commitBatch` shas).
+    private static let commitsSQL = """
+        SELECT c.id, c.branch, \(parentOf("c.id", position: "0", project: "?1")),
+               \(parentOf("c.id", position: "1", project: "?1")), \(runCounts(of: "c.id", environment: "?2")), c.sha
+        FROM commits c WHERE c.project_id = ?1 AND c.sha IN (\((3..<(3 + commitBatch)).map { "?\($0)" }.joined(separator: ", ")))
+        """
 
     func branch(ofCommit commitID: Int64) throws -> String? {
         if let known = memo.branches[commitID] { return known }
