@@ -306,11 +306,13 @@ extension ProjectHistory {
     /// earlier reads (`KeyNameMemory`), the others read.
     func keyNames(of keyIDs: Set<Int64>) throws -> [Int64: KeyCounts] {
         guard !keyIDs.isEmpty else { return [:] }
-        let known = (db as? PostgresConnection)?.keyNames.names ?? [:]
+        // Looked up through the connection, not a copy of its memory held across the read below,
+        // whose learning would then copy all of it.
+        let postgres = db as? PostgresConnection
         var names: [Int64: KeyCounts] = [:]
         var unknown: [Int64] = []
         for id in keyIDs {
-            if let named = known[id] {
+            if let named = postgres?.keyNames.names[id] {
                 memo.keyIDs[named.ids] = .some(id)
                 names[id] = named
             } else {
