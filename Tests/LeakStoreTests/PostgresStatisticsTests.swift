@@ -66,7 +66,8 @@ struct PostgresStatisticsTests {
             _ = try store.ingest(LeakStoreTests.run(key: "r\(index)", outcomes: Array(repeating: .deallocated, count: checks),
                                                     names: ("r\(index)", "App.Model")))
         }
-        #expect(try store.read { try $0.scalarInt("SELECT count(*) FROM key_state_blocks") } ?? 0 > 0, "a batch settled")
+        // Settled in the background, by the rounds (`StateBlobs.settlesInBackground`).
+        try waitUntil("a batch settled") { try store.read { try $0.scalarInt("SELECT count(*) FROM key_state_blocks") } ?? 0 > 0 }
         try waitUntil("unsettled_key_states vacuumed") {
             if try lastVacuum() != nil { return true }
             // Another run, for another round, once the settled rows are counted as dead.

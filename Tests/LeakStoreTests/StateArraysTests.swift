@@ -138,6 +138,49 @@ struct StateArraysTests {
         #expect(ColumnCounts.added([]).isEmpty)
     }
 
+    /// Uploads on PostgreSQL leave settling to the background rounds
+    /// (`StateBlobs.settlesInBackground`), which settle once a batch's worth waits; and a big
+    /// run's states, keys of their own, settle a few thousand a statement (`StateArrays.settle`'s
+    /// bound on keys): 32,000 of them at once were 250–410 ms in whichever upload found settling
+    /// due, and the uploads beside a 100,000-check one waited that long.
+    @Test(arguments: TestEngine.postgresOnly)
+    func aBigRunSettlesInTheBackgroundARowAStatement(_ engine: TestEngine) throws {
+        let database = try TestDatabase(engine)
+        let store = try database.open()
+        _ = try store.createProject("app")
+        let checks = 2 * StateBlobs.blobStates + 100
+        func upload(_ name: String) throws {
+            _ = try store.ingest(LeakStoreTests.run(key: name, outcomes: Array(repeating: .deallocated, count: checks),
+                                                    names: (name, "App.\(name)")))
+        }
+        func scalar(_ sql: String) throws -> Int64 { try store.read { try $0.scalarInt(sql) } ?? -1 }
+        try upload("Big")
+        // Less than a batch's worth waits: neither the upload nor a round settled any of it.
+        #expect(try scalar("SELECT count(*) FROM key_state_blocks") == 0)
+        // Stored in slices (rows of a few hundred states): a few thousand keys a statement.
+        var settled: [(blobs: Int, states: Int, full: Bool)] = []
+        repeat {
+            settled.append(try store.write { try StateBlobs.settle(db: $0.connection) })
+        } while settled.last!.full && settled.count < 10
+        #expect(settled.count == 2, "\(settled)")
+        #expect(settled.allSatisfy { $0.states >= StateBlobs.settleKeys / 2 && $0.states <= StateBlobs.settleKeys + StateBlobs.blobStates },
+                "\(settled)")
+        #expect(settled.map(\.states).reduce(0, +) == checks)
+        #expect(try scalar("SELECT count(DISTINCT key_group) FROM key_state_blocks") == Int64((checks + StateArrays.keyGroup - 1) / StateArrays.keyGroup))
+
+        // More than a batch's worth: the rounds the uploads start settle it, in the background.
+        let runs = StateBlobs.settleStates / checks + 1
+        for index in 0..<runs { try upload("More\(index)") }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while try store.read({ try PostgresStatistics.waitingStates($0 as! PostgresConnection) }) >= StateBlobs.settleStates,
+              ContinuousClock.now < deadline {
+            usleep(100_000)
+        }
+        #expect(try store.read { try PostgresStatistics.waitingStates($0 as! PostgresConnection) } < StateBlobs.settleStates)
+        #expect(try scalar("SELECT count(*) FROM state_arrays WHERE settled") > 3)
+        #expect(try scalar("SELECT sum(checked_count) FROM leak_states") == Int64((runs + 1) * checks))
+    }
+
     /// Key reads take their arrays back from PostgreSQL's text form, which this reads as
     /// PostgreSQL prints it.
     @Test(arguments: TestEngine.postgresOnly)

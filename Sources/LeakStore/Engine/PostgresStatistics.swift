@@ -20,6 +20,9 @@ import Synchronization
 /// autovacuum, which comes by a minute or more apart, it grew to 174 MB while it held 12,000
 /// live rows (seeding a million checks); vacuumed this often, its pages are used again.
 ///
+/// The same rounds settle the packed key states (`settleWaitingStates`), which uploads leave to
+/// them on PostgreSQL (`StateBlobs.settlesInBackground`), before that vacuum.
+///
 /// A failed round (a timeout, the database gone) is left to the next one, and to autovacuum.
 final class PostgresStatistics: Sendable {
     /// Checks written between two looks at what changed.
@@ -36,6 +39,8 @@ final class PostgresStatistics: Sendable {
     private let pool: PostgresPool
     private let written = Atomic<Int>(0)
     private let running = Atomic<Bool>(false)
+    /// A round was due while one ran.
+    private let again = Atomic<Bool>(false)
     /// Rounds finished, for tests.
     let rounds = Atomic<Int>(0)
 
@@ -44,17 +49,26 @@ final class PostgresStatistics: Sendable {
     }
 
     /// Counts `checks` written; starts a round in the background when they cross a multiple of
-    /// `checkInterval` and none is running.
+    /// `checkInterval`, or has the running round go round once more (a big run published while
+    /// a round analyzed would otherwise wait for the next uploads to be settled).
     func wrote(_ checks: Int) {
         guard checks > 0 else { return }
         let after = written.add(checks, ordering: .relaxed).newValue
-        guard (after - checks) / Self.checkInterval != after / Self.checkInterval,
-              running.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        guard (after - checks) / Self.checkInterval != after / Self.checkInterval else { return }
+        guard running.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
+            again.store(true, ordering: .releasing)
+            return
+        }
         Thread.detachNewThread { [self] in
-            try? analyzeChangedTables()
-            try? vacuumSettledStates()
-            rounds.add(1, ordering: .relaxed)
-            running.store(false, ordering: .releasing)
+            repeat {
+                again.store(false, ordering: .relaxed)
+                try? analyzeChangedTables()
+                try? settleWaitingStates()
+                try? vacuumSettledStates()
+                rounds.add(1, ordering: .relaxed)
+                running.store(false, ordering: .releasing)
+            } while again.load(ordering: .acquiring)
+                && running.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         }
     }
 
@@ -77,6 +91,31 @@ final class PostgresStatistics: Sendable {
                 }
             }
         }
+    }
+
+    /// Settles the published key states not settled yet (`StateBlobs.settle`), a batch a
+    /// transaction, while a batch's worth (`StateBlobs.settleStates`) or more waits: what an
+    /// upload on SQLite does in its own transaction once that many have come (a big run's, a few
+    /// thousand keys a batch). Servers sharing the database settle the same rows: one waits for
+    /// another's batch and finds its rows settled.
+    func settleWaitingStates() throws {
+        try pool.withConnection { pooled in
+            let db = pooled.connection
+            let begin = "BEGIN; SET LOCAL statement_timeout = \(Int(Self.timeout / .milliseconds(1)))"
+            while try Self.waitingStates(db) >= StateBlobs.settleStates {
+                let settled = try PostgresEngine.transaction(db, begin: begin) { try StateBlobs.settle(db: db) }
+                guard settled.blobs > 0 else { break }
+            }
+        }
+    }
+
+    /// The published key states not settled yet: the rows of `state_arrays` not settled, but
+    /// for a pending upload's (a placeholder commit's), which wait for its publish.
+    static func waitingStates(_ db: PostgresConnection) throws -> Int {
+        Int(try db.scalarInt("""
+            SELECT coalesce(sum(a.state_count), 0) FROM state_arrays a JOIN commits c ON c.id = a.commit_id
+            WHERE NOT a.settled AND NOT \(PendingUpload.isPlaceholder("c"))
+            """) ?? 0)
     }
 
     /// Vacuums `unsettled_key_states` when more than `deadRows` of its rows are dead (settled).
