@@ -62,9 +62,11 @@ final class PostgresStatistics: Sendable {
         Thread.detachNewThread { [self] in
             repeat {
                 again.store(false, ordering: .relaxed)
+                // Settling first: an ANALYZE at 10M checks takes a few hundred milliseconds, and
+                // the states written meanwhile wait in `unsettled_key_states`.
+                let settled = (try? settleWaitingStates()) ?? 0
+                try? vacuumSettledStates(settledNow: settled)
                 try? analyzeChangedTables()
-                try? settleWaitingStates()
-                try? vacuumSettledStates()
                 rounds.add(1, ordering: .relaxed)
                 running.store(false, ordering: .releasing)
             } while again.load(ordering: .acquiring)
@@ -97,15 +99,19 @@ final class PostgresStatistics: Sendable {
     /// transaction, while a batch's worth (`StateBlobs.settleStates`) or more waits: what an
     /// upload on SQLite does in its own transaction once that many have come (a big run's, a few
     /// thousand keys a batch). Servers sharing the database settle the same rows: one waits for
-    /// another's batch and finds its rows settled.
-    func settleWaitingStates() throws {
+    /// another's batch and finds its rows settled. Returns how many states it settled.
+    @discardableResult
+    func settleWaitingStates() throws -> Int {
         try pool.withConnection { pooled in
             let db = pooled.connection
             let begin = "BEGIN; SET LOCAL statement_timeout = \(Int(Self.timeout / .milliseconds(1)))"
+            var states = 0
             while try Self.waitingStates(db) >= StateBlobs.settleStates {
                 let settled = try PostgresEngine.transaction(db, begin: begin) { try StateBlobs.settle(db: db) }
                 guard settled.blobs > 0 else { break }
+                states += settled.states
             }
+            return states
         }
     }
 
@@ -118,11 +124,14 @@ final class PostgresStatistics: Sendable {
             """) ?? 0)
     }
 
-    /// Vacuums `unsettled_key_states` when more than `deadRows` of its rows are dead (settled).
-    func vacuumSettledStates() throws {
+    /// Vacuums `unsettled_key_states` when more than `deadRows` of its rows are dead (settled):
+    /// `settledNow` by this round (its deletes may not be in `pg_stat_user_tables` yet: a backend
+    /// reports them a second or more later, and the table grew to twice its size between the
+    /// rounds that saw them), or as PostgreSQL counts them (another server's).
+    func vacuumSettledStates(settledNow: Int = 0) throws {
         try pool.withConnection { pooled in
             let db = pooled.connection
-            guard try db.scalarInt("""
+            guard try settledNow > Self.deadRows || db.scalarInt("""
                 SELECT n_dead_tup FROM pg_stat_user_tables WHERE schemaname = current_schema() AND relname = 'unsettled_key_states'
                 """) ?? 0 > Int64(Self.deadRows) else { return }
             // VACUUM runs outside a transaction: the timeout is the session's for the statement.
