@@ -106,7 +106,7 @@ enum StateBlobs {
     /// `maxKeys` keys' worth: each key's states of the batch, merged where one commit has
     /// several, become one row of `key_state_blocks` an environment. Returns how many blobs and
     /// states it settled, and whether it stopped at a limit (more may wait). On PostgreSQL, rows
-    /// of `state_arrays` (`StateArrays.settle`: one statement, its keys bounded by its widest row).
+    /// of `state_arrays` (`StateArrays.settle`: one statement, its keys counted by its states at one commit).
     @discardableResult
     static func settle(maxStates: Int = settleStates, maxKeys: Int = settleKeys,
                        db: any SQLConnection) throws -> (blobs: Int, states: Int, full: Bool) {
