@@ -357,8 +357,8 @@ extension LeakStore {
         // Most uploads reach a commit stored already (a suite's shards, its other environments):
         // looked up, it needs nothing written when it has a branch and as many parents, not even
         // its links (`linkParents`). The upsert is for the rest (its RETURNING opens a temporary
-        // b-tree each time), and for engines with other writers at once, whose upsert locks the
-        // row against a publish moving it meanwhile.
+        // b-tree each time). PostgreSQL, a round trip a statement, looks it up in the statement
+        // that upserts it otherwise (`commitWithParents`).
         var found: (id: Int64, hasBranch: Bool, parents: Int)?
         if db.writesAlone {
             try db.query("""
@@ -400,9 +400,21 @@ extension LeakStore {
     /// sha, as `ownParentsLink` gives it), and the rows that named it as a parent pointed at it.
     /// The parts see the database as it was when the statement began: the commit's own new row
     /// is none of its parents', and the rows it inserts are none of its children's.
+    ///
+    /// A commit stored already with a branch and as many parents (most uploads: a suite's shards,
+    /// its other environments) is only read (`found`), as `upsertCommit` does where one writer
+    /// writes: the upsert's update locked the commit's row until the upload's transaction ended,
+    /// so the shards of one commit uploaded at once waited for each other, one at a time. Nothing
+    /// changes such a row after (a real sha is never taken back; only placeholders are deleted).
     private static let commitWithParents = """
-        WITH stored AS (
-            INSERT INTO commits (id, project_id, sha, branch, first_seen) VALUES (\(CommitOrder.nextInSequence), ?1, ?2, ?3, ?4)
+        WITH found AS (
+            SELECT c.id FROM commits c
+            WHERE c.project_id = ?1 AND c.sha = CAST(?2 AS TEXT) AND (c.branch IS NOT NULL OR CAST(?3 AS TEXT) IS NULL)
+              AND (SELECT count(*) FROM commit_parents p WHERE p.commit_id = c.id) >= cardinality(CAST(?5 AS text[]))),
+        stored AS (
+            INSERT INTO commits (id, project_id, sha, branch, first_seen)
+            SELECT \(CommitOrder.nextInSequence), ?1, CAST(?2 AS TEXT), CAST(?3 AS TEXT), CAST(?4 AS TEXT)
+            WHERE NOT EXISTS (SELECT 1 FROM found)
             ON CONFLICT (project_id, sha) DO UPDATE SET branch = coalesce(commits.branch, excluded.branch)
             RETURNING id),
         parents AS (
@@ -416,7 +428,7 @@ extension LeakStore {
             UPDATE commit_parents SET parent_id = stored.id FROM stored
             WHERE commit_parents.parent_sha = ?2 AND (commit_parents.parent_id IS NULL OR commit_parents.parent_id <> stored.id)
               AND EXISTS (SELECT 1 FROM commits c WHERE c.id = commit_parents.commit_id AND c.project_id = ?1))
-        SELECT id FROM stored
+        SELECT id FROM found UNION ALL SELECT id FROM stored
         """
 
     private func insertParents(_ db: any SQLConnection, commitID: Int64, _ parents: [String]) throws {
