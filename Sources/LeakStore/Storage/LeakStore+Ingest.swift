@@ -406,7 +406,7 @@ extension LeakStore {
     /// writes: the upsert's update locked the commit's row until the upload's transaction ended,
     /// so the shards of one commit uploaded at once waited for each other, one at a time. Nothing
     /// changes such a row after (a real sha is never taken back; only placeholders are deleted).
-    private static let commitWithParents = """
+    static let commitWithParents = """
         WITH found AS (
             SELECT c.id FROM commits c
             WHERE c.project_id = ?1 AND c.sha = CAST(?2 AS TEXT) AND (c.branch IS NOT NULL OR CAST(?3 AS TEXT) IS NULL)
