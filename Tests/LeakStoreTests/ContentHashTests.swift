@@ -55,6 +55,7 @@ struct ContentHashTests {
             #"[{"holder":"A","kind":"strong","property":"b"}"#,
             #"[{"holder":"A","kind":"strong","property":"\ud834"}]"#,
             "not json",
+            #"[{"holder":"A\"#, #"[{"holder":"A"#, #"[{"holder":"A\u00"#,
         ]
         for text in texts {
             #expect(RetainPathJSON.steps(text) == (try? JSONDecoder().decode([RetainPathStep].self, from: Data(text.utf8))),

@@ -86,20 +86,21 @@ enum RetainPathJSON {
             return RetainPathStep(holder: holder, property: property, kind: kind)
         }
 
-        /// A string literal; its bytes taken as they are up to the first escape.
+        /// A string literal: runs of bytes taken as they are, between escapes.
         private mutating func string() -> String? {
             skipSpace()
             guard at < bytes.count, bytes[at] == UInt8(ascii: "\"") else { return nil }
             at += 1
-            let start = at
-            while at < bytes.count, bytes[at] != UInt8(ascii: "\""), bytes[at] != UInt8(ascii: "\\") { at += 1 }
-            guard at < bytes.count else { return nil }
-            var out = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<at]), as: UTF8.self)
-            while at < bytes.count, bytes[at] == UInt8(ascii: "\\") {
-                at += 1
+            var out = ""
+            while true {
+                let run = at
+                while at < bytes.count, bytes[at] != UInt8(ascii: "\""), bytes[at] != UInt8(ascii: "\\") { at += 1 }
+                out += String(decoding: UnsafeBufferPointer(rebasing: bytes[run..<at]), as: UTF8.self)
                 guard at < bytes.count else { return nil }
-                let escape = bytes[at]
-                at += 1
+                if bytes[at] == UInt8(ascii: "\"") { break }
+                guard at + 1 < bytes.count else { return nil }
+                let escape = bytes[at + 1]
+                at += 2
                 switch escape {
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.unicodeScalars.append(Unicode.Scalar(escape))
                 case UInt8(ascii: "n"): out += "\n"
@@ -120,11 +121,7 @@ enum RetainPathJSON {
                     out.unicodeScalars.append(character)
                 default: return nil
                 }
-                let run = at
-                while at < bytes.count, bytes[at] != UInt8(ascii: "\""), bytes[at] != UInt8(ascii: "\\") { at += 1 }
-                out += String(decoding: UnsafeBufferPointer(rebasing: bytes[run..<at]), as: UTF8.self)
             }
-            guard at < bytes.count else { return nil }
             at += 1
             skipSpace()
             return out

@@ -38,11 +38,10 @@ struct ProjectHistory {
     /// branch's upload after the merge-base) in one statement, `commitBatch` at a time.
     func readCommits(_ shas: [String], environment: String) throws {
         let shas = Array(Set(shas.map { $0.lowercased() })).sorted()
-        for start in stride(from: 0, to: shas.count, by: Self.commitBatch) {
-            let batch = shas[start..<min(start + Self.commitBatch, shas.count)]
+        for batch in shas.batches(of: Self.commitBatch) {
             var found: [String: Int64?] = Dictionary(uniqueKeysWithValues: batch.map { ($0, nil) })
-            let padded = Array(batch) + Array(repeating: batch.last!, count: Self.commitBatch - batch.count)
-            try db.query(Self.commitsSQL, [.integer(projectID), .text(environment)] + padded.map(SQLValue.text)) { row in
+            try db.query(Self.commitsSQL, [.integer(projectID), .text(environment)]
+                         + batch.padded(to: Self.commitBatch).map(SQLValue.text)) { row in
                 let id = row.int64(at: 0)
                 found[row.string(at: 6) ?? ""] = .some(id)
                 memo.branches[id] = .some(row.string(at: 1))
@@ -472,10 +471,9 @@ struct ProjectHistory {
             return [KeyBatch(keys: Dictionary(uniqueKeysWithValues: sorted.map { ($0.value, $0.key) }),
                              values: [.text(PostgresArray.literal(integers: sorted.map(\.value)))])]
         }
-        return stride(from: 0, to: sorted.count, by: Self.keyBatch).map { start in
-            let chunk = sorted[start..<min(start + Self.keyBatch, sorted.count)]
-            let padded = chunk.map(\.value) + Array(repeating: chunk[chunk.endIndex - 1].value, count: Self.keyBatch - chunk.count)
-            return KeyBatch(keys: Dictionary(uniqueKeysWithValues: chunk.map { ($0.value, $0.key) }), values: padded.map { .integer($0) })
+        return sorted.batches(of: Self.keyBatch).map { chunk in
+            KeyBatch(keys: Dictionary(uniqueKeysWithValues: chunk.map { ($0.value, $0.key) }),
+                     values: chunk.map(\.value).padded(to: Self.keyBatch).map { .integer($0) })
         }
     }
 
@@ -1052,10 +1050,8 @@ struct ProjectHistory {
     /// batch is the same statement.
     private func inIDBatches(_ ids: [Int64], _ sql: String, after leading: [SQLValue], row: (any SQLRow) throws -> Void) throws {
         let ids = Array(Set(ids)).sorted()
-        for start in stride(from: 0, to: ids.count, by: Self.idBatch) {
-            let chunk = ids[start..<min(start + Self.idBatch, ids.count)]
-            let padded = Array(chunk) + Array(repeating: chunk.last!, count: Self.idBatch - chunk.count)
-            try db.query(sql, leading + padded.map(SQLValue.integer), row: row)
+        for chunk in ids.batches(of: Self.idBatch) {
+            try db.query(sql, leading + chunk.padded(to: Self.idBatch).map(SQLValue.integer), row: row)
         }
     }
 

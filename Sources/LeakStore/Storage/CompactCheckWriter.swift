@@ -139,12 +139,10 @@ struct CompactCheckWriter {
                     passed = recordKeys.filter { writer.keyIDs[$0].map { passedKeyIDs.contains($0.id) } ?? false }
                 }
             } else {
-                for start in stride(from: 0, to: sorted.count, by: WriteSession.keyBatch) {
-                    let chunk = sorted[start..<min(start + WriteSession.keyBatch, sorted.count)]
+                for chunk in sorted.batches(of: WriteSession.keyBatch) {
                     let size = WriteSession.keyReadBackSize(chunk.count)
-                    let padded = chunk + repeatElement(chunk[chunk.endIndex - 1], count: size - chunk.count)
                     try db.query(passedReadBack[size.trailingZeroBitCount], [.integer(commitID), .integer(environmentID)]
-                                 + padded.flatMap { [SQLValue.integer($0.scenarioID), .integer($0.typeID)] }) { row in
+                                 + chunk.padded(to: size).flatMap { [SQLValue.integer($0.scenarioID), .integer($0.typeID)] }) { row in
                         passed.insert(KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1)))
                     }
                 }
@@ -434,14 +432,12 @@ extension WriteSession {
     /// `keyBatch` keys a statement: the writers' read-back, and the readers' ids of the keys they
     /// read states of (`ProjectHistory.keyBatches`).
     static func lookUpKeys(_ keys: [KeyIDs], on db: any SQLConnection, row: (any SQLRow) throws -> Void) throws {
-        for start in stride(from: 0, to: keys.count, by: keyBatch) {
-            let chunk = keys[start..<min(start + keyBatch, keys.count)]
+        for chunk in keys.batches(of: keyBatch) {
             // Padded with the last key up to a statement's size, so that eight prepared statements
             // serve every batch, and a run's ten new keys are looked up 16 times, not 128.
             let size = keyReadBackSize(chunk.count)
-            let padded = chunk + repeatElement(chunk[chunk.endIndex - 1], count: size - chunk.count)
             try db.query(keyReadBack[size.trailingZeroBitCount],
-                         padded.flatMap { [SQLValue.integer($0.scenarioID), .integer($0.typeID)] }, row: row)
+                         chunk.padded(to: size).flatMap { [SQLValue.integer($0.scenarioID), .integer($0.typeID)] }, row: row)
         }
     }
 
