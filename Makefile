@@ -1,7 +1,7 @@
 # The commands README.md gives. Each installs the system packages it needs first, and only
 # those: the server's build libraries for `make server`, plus git for the bench, plus chromium
 # and python3-jsonschema for the tests.
-.PHONY: deps deps-server deps-bench server test bench bench-quick release-tools crash-test load fuzz bad-input attack
+.PHONY: deps deps-server deps-bench deps-peer server test bench bench-quick release-tools crash-test load fuzz bad-input attack
 
 deps:
 	@bash .ci/install-deps test
@@ -11,6 +11,11 @@ deps-server:
 
 deps-bench:
 	@bash .ci/install-deps bench
+
+# The ingest suite's peer, Datasette 1.0a41 from PyPI, in .build/peer (the full bench compares
+# against it; without it the peer's figures are left out).
+deps-peer:
+	@bash .ci/install-deps peer
 
 # The server on its embedded SQLite default: 127.0.0.1:8080, ./leakhistory.sqlite.
 server: deps-server
@@ -22,7 +27,7 @@ server: deps-server
 test: deps
 	bash .ci/postgres-test-cluster run swift test
 
-bench: deps-bench
+bench: deps-bench deps-peer
 	swift build -c release --product leakhistory
 	swift build -c release --product leakhistory-server
 	swift build -c release --product leakhistory-bench

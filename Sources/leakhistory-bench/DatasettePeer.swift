@@ -6,10 +6,11 @@ import LeakStore
 import Glibc
 #endif
 
-/// A general-purpose peer for the ingest suite: Datasette (`datasette` on PATH; issue 15 names
-/// 1.0a41) serving a WAL SQLite database whose `checks` table has the columns a LeakHistory
-/// upload carries, written through its JSON insert API, `POST /peer/checks/-/insert`, with a
-/// signed token of the root actor, which the configuration allows `insert-row`.
+/// A general-purpose peer for the ingest suite: Datasette (`datasette` on PATH, else the one
+/// `make deps-peer` installs in `.build/peer`; issue 15 names 1.0a41) serving a WAL SQLite
+/// database whose `checks` table has the columns a LeakHistory upload carries, written through
+/// its JSON insert API, `POST /peer/checks/-/insert`, with a signed token of the root actor,
+/// which the configuration allows `insert-row`.
 final class DatasettePeer {
     struct Missing: Error, CustomStringConvertible {
         var description: String
@@ -25,8 +26,8 @@ final class DatasettePeer {
     /// Creates the database in `folder`, starts Datasette on a free port and waits (30 s at
     /// most) until it answers. - Throws: `Missing` when `datasette` is not installed.
     init(folder: URL) throws {
-        guard let executable = Self.find("datasette") else {
-            throw Missing(description: "datasette is not on PATH (pip install datasette==1.0a41)")
+        guard let executable = Self.executable else {
+            throw Missing(description: "datasette is neither on PATH nor in .build/peer (make deps-peer, or pip install datasette==1.0a41)")
         }
         let database = folder.appendingPathComponent("peer.db").path
         let connection = try SQLiteConnection(path: database, mode: .readWrite)
@@ -106,9 +107,14 @@ final class DatasettePeer {
         return try encoder.encode(Body(rows: rows))
     }
 
-    private static func find(_ name: String) -> String? {
+    /// `datasette` on PATH, else `.build/peer/bin/datasette` (`make deps-peer`), `.build` being
+    /// the folder the bench was built in (`.build/release` links to a folder deeper down).
+    private static var executable: String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        var build = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        while build.path != "/", build.lastPathComponent != ".build" { build.deleteLastPathComponent() }
+        let peer = build.appendingPathComponent("peer/bin/datasette").path
+        return (path.split(separator: ":").map { "\($0)/datasette" } + [peer]).first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     /// A loopback port nothing listens on now: bind to 0, read it, close.
