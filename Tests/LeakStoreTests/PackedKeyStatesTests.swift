@@ -225,6 +225,65 @@ struct PackedKeyStatesTests {
         }
     }
 
+    /// A commit too big for a connection to keep, with a small run in another environment: the
+    /// other environment is read alone (its blobs only), and the big part, kept by a reader for
+    /// its next statements (a diff's batches of keys), answers as the rows do, also once another
+    /// connection has stored another run there, and from readers that keep none (past the few
+    /// that may keep one at a time).
+    @Test func aBigCommitReadByKeyAnswersAsTheRowsAlsoAfterAnotherRun() throws {
+        let database = try TemporaryDatabase()
+        _ = try LeakStore(path: database.path).createProject("app")
+        let db = try SQLiteConnection(path: database.path, mode: .readWrite)
+        try Self.createRowTable(db)
+        try db.run("INSERT INTO commits (project_id, sha, branch, first_seen) VALUES (1, ?, 'main', '2026-12-03T00:00:00Z')",
+                   [.text(String(repeating: "a", count: 40))])
+        try db.run("INSERT INTO environments (name) VALUES ('linux'), ('macos')")
+        let writer = WriteSession(db)
+        let rows = CompactCheckWriter(states: "leak_states_rows", checks: "checks", keys: .keyID)
+        // `run`: 12,000 keys in linux, leaking on every `every`th; or (`keys` 30) a small run in macos.
+        func storeRun(environmentID: Int64, keys: Int, every: Int) throws {
+            let states = (1...keys).map { (index: Int) -> (key: KeyIDs, value: KeyAggregate) in
+                (KeyIDs(scenarioID: Int64(index), typeID: 1),
+                 KeyAggregate(checked: 1, leaked: index % every == 0 ? 1 : 0, passedSiteID: 1, slowestPassUs: Int64(index % 50)))
+            }
+            try db.execute("BEGIN")
+            try rows.storeStates(states[...], commitID: 1, environmentID: environmentID, writer: writer)
+            try StateBlobs.append(CompactCheckWriter.live.storedStates(states[...], writer: writer), commitID: 1,
+                                  environmentID: environmentID, db: db)
+            try db.execute("COMMIT")
+        }
+        try storeRun(environmentID: 1, keys: 12_000, every: 97)
+        try storeRun(environmentID: 2, keys: 30, every: 7)
+        try db.execute("CREATE TEMP VIEW published_rows AS SELECT * FROM leak_states_rows")
+        var keyIDs: [Int64] = []
+        try db.query("SELECT id FROM leak_keys ORDER BY id", []) { keyIDs.append($0.int64(at: 0)) }
+        let all = "commit_id, environment_id, key_id, checked_count, leaked_count, late_release_count, error_count, passed_site_id, slowest_pass_us"
+        // A diff's read of keys at a commit: a point each, in batches of statements.
+        let byKeys = """
+            SELECT ls.\(all.replacingOccurrences(of: ", ", with: ", ls.")) FROM leak_keys k CROSS JOIN T ls
+            WHERE k.id IN (?, ?, ?, ?) AND ls.commit_id = 1 AND ls.environment_id = ? AND ls.key_id = k.id ORDER BY k.id
+            """
+        func expectSameAnswers(_ reader: SQLiteConnection) throws {
+            for environmentID in [2, 1, 2] as [Int64] {
+                for batch in stride(from: 0, to: keyIDs.count, by: 997).map({ keyIDs[$0..<min($0 + 4, keyIDs.count)] }) {
+                    let values = batch.padded(to: 4).map(SQLValue.integer) + [.integer(environmentID)]
+                    #expect(try answer(reader, Self.onTheTable(byKeys), values) == answer(db, Self.onTheRows(byKeys), values))
+                }
+                let whole = "SELECT \(all) FROM T WHERE commit_id = 1 AND environment_id = ? ORDER BY key_id"
+                let packed = try answer(reader, Self.onTheTable(whole), [.integer(environmentID)])
+                #expect(try packed == answer(db, Self.onTheRows(whole), [.integer(environmentID)]))
+                #expect(packed.count == (environmentID == 1 ? 12_000 : 30))
+            }
+        }
+        let readers = try (0..<4).map { _ in try SQLiteConnection(path: database.path, mode: .readOnly) }
+        for reader in readers { try expectSameAnswers(reader) }
+        // Another run at the big commit, from the writer: every reader sees it (each key checked twice).
+        try storeRun(environmentID: 1, keys: 12_000, every: 89)
+        for reader in readers { try expectSameAnswers(reader) }
+        #expect(try answer(readers[0], "SELECT count(*) FROM leak_states WHERE commit_id = 1 AND environment_id = 1 AND checked_count = 2",
+                           []) == [["12000"]])
+    }
+
     private func answer(_ db: SQLiteConnection, _ sql: String, _ values: [SQLValue]) throws -> [[String]] {
         var rows: [[String]] = []
         let statement = try db.statement(sql)

@@ -1,4 +1,5 @@
 import CSQLite
+import Synchronization
 
 /// `leak_states` read from packed key states (`PackedKeyStates`): an eponymous, read-only
 /// SQLite virtual table with the columns and meaning of the table it stands for, so that the
@@ -43,8 +44,8 @@ final class LeakStatesTable {
 
     private let db: OpaquePointer
     fileprivate var version: (data: Int32, changes: Int64) = (-1, -1)
-    /// The commits read last, each in (environment, key) order.
-    private var commits: [Int64: [Row]] = [:]
+    /// The commits read last, each in (environment, key) order: whole, or one environment's part.
+    private var commits: [CommitPart: [Row]] = [:]
     /// The states in blobs not settled yet, in key order and within a key in upload order: one
     /// array, searched (an array a key cost twice the memory: ~10 MB a connection for 64,000).
     private var unsettled: [Row]?
@@ -55,7 +56,10 @@ final class LeakStatesTable {
 
     private init(db: OpaquePointer) { self.db = db }
 
-    deinit { statements.values.forEach { sqlite3_finalize($0) } }
+    deinit {
+        statements.values.forEach { sqlite3_finalize($0) }
+        dropBigCommit()
+    }
 
     /// How many rows of commits `commits` keeps, at most, before it starts again; a commit
     /// bigger than that (a 100,000-check run's) is decoded for each statement that reads it.
@@ -64,6 +68,14 @@ final class LeakStatesTable {
     /// The telling states of commits too big to keep whole (`commitRows`), a few of them.
     private var tellingCommits: [TellingAt: [Row]] = [:]
     private static let tellingCommitsKept = 16
+    /// The last part of a commit too big for `commits` that the connection read whole (a
+    /// 100,000-check run's states in its environment), for its next statements: a diff reads it
+    /// in several (each batch of keys of `ProjectHistory.keyCounts(commitID:environment:keys:)`),
+    /// and each decoded it again (~5 ms). ~9 MB for 100,000 states: at most `bigCommitHolders`
+    /// connections of the process hold one at a time; the others decode it a statement.
+    private var bigCommit: (part: CommitPart, rows: [Row])?
+    private static let bigCommitHolders = 2
+    private static let bigCommitsHeld = Atomic<Int>(0)
 
     // MARK: Plans
 
@@ -208,7 +220,10 @@ final class LeakStatesTable {
             let givenEnvironment = equal(.environment), givenKey = equal(.key)
             if givenEnvironment == .some(nil) || givenKey == .some(nil) { return .rows([]) }
             let key = givenKey ?? nil
-            let rows = try commitRows(commit, for: cursor, telling: telling)
+            // Only the environment's blobs where it is given: a diff in one environment at a commit
+            // whose run in another had 100,000 checks decoded them all, three times a diff.
+            let rows = try commitRows(CommitPart(commitID: commit, environmentID: givenEnvironment ?? nil), for: cursor,
+                                      telling: telling)
             guard let environment = givenEnvironment ?? nil else {
                 return .rows(key.map { key in rows.filter { $0.keyID == key } } ?? rows)
             }
@@ -261,27 +276,35 @@ final class LeakStatesTable {
         commits.removeAll()
         commitRowsHeld = 0
         tellingCommits.removeAll()
+        dropBigCommit()
         unsettled = nil
     }
 
     /// False while a connection that writes is inside a transaction (`refreshIfChanged`).
     private var keepsAcrossStatements = true
 
-    /// The commit's states in every environment, merged, in (environment, key) order (those
-    /// `telling` holds for, when given): kept by the connection while the commits it keeps are
-    /// small, and by `cursor` for the statement reading it (a 100,000-check run's commit is past
-    /// what a connection keeps, and is read for the telling states alone when those are wanted).
-    fileprivate func commitRows(_ commitID: Int64, for cursor: Cursor, telling: Telling? = nil) throws -> [Row] {
+    /// The commit's states in `part`'s environment, or in every one, merged, in (environment,
+    /// key) order (those `telling` holds for, when given): kept by the connection while the
+    /// commits it keeps are small, and by `cursor` for the statement reading it (a 100,000-check
+    /// run's commit is past what a connection keeps, and is read for the telling states alone
+    /// when those are wanted).
+    fileprivate func commitRows(_ part: CommitPart, for cursor: Cursor, telling: Telling? = nil) throws -> [Row] {
         func wanted(_ rows: [Row]) -> [Row] { telling.map { telling in rows.filter { telling.holds($0.state) } } ?? rows }
-        if let known = commits[commitID] { return wanted(known) }
-        if let telling, let known = tellingCommits[TellingAt(commitID: commitID, telling: telling)] { return known }
-        if let last = cursor.lastCommit, last.id == commitID, last.version == version { return wanted(last.rows) }
+        let commitID = part.commitID
+        // The whole commit read already holds the part (the caller takes its environment's rows).
+        if let known = commits[part] ?? commits[CommitPart(commitID: commitID, environmentID: nil)] { return wanted(known) }
+        if let telling, let known = tellingCommits[TellingAt(part: part, telling: telling)] { return known }
+        if let big = bigCommit, big.part == part, keepsAcrossStatements { return wanted(big.rows) }
+        if let last = cursor.lastCommit, last.part == part, last.version == version { return wanted(last.rows) }
         var blobs: [(environmentID: Int64, bytes: [UInt8])] = []
         try query("""
             SELECT environment_id, states FROM state_blobs
-            WHERE commit_id = ?1 AND NOT EXISTS (SELECT 1 FROM commits c WHERE c.id = ?1 AND \(PendingUpload.isPlaceholder("c")))
+            WHERE commit_id = ?1 AND environment_id BETWEEN ?2 AND ?3
+              AND NOT EXISTS (SELECT 1 FROM commits c WHERE c.id = ?1 AND \(PendingUpload.isPlaceholder("c")))
             ORDER BY environment_id, id
-            """, [commitID]) { blobs.append((sqlite3_column_int64($0, 0), Self.bytes($0, column: 1))) }
+            """, [commitID, part.environmentID ?? .min, part.environmentID ?? .max]) {
+            blobs.append((sqlite3_column_int64($0, 0), Self.bytes($0, column: 1)))
+        }
         // A state takes 7 bytes at least: past what a connection keeps, only the telling states are
         // made rows (kept by the connection, a few hundred at most), and where re-runs' blobs
         // overlap, every state of their keys, which merge into theirs.
@@ -289,18 +312,22 @@ final class LeakStatesTable {
             let rows = try Self.tellingRows(of: blobs, commitID: commitID, telling: telling)
             if keepsAcrossStatements {
                 if tellingCommits.count >= Self.tellingCommitsKept { tellingCommits.removeAll() }
-                tellingCommits[TellingAt(commitID: commitID, telling: telling)] = rows
+                tellingCommits[TellingAt(part: part, telling: telling)] = rows
             }
             return rows
         }
         let merged = Self.merged(try Self.rows(of: blobs, commitID: commitID))
-        cursor.lastCommit = (commitID, version, merged)
-        guard keepsAcrossStatements, merged.count <= Self.commitRowsKept else { return wanted(merged) }
+        cursor.lastCommit = (part, version, merged)
+        guard keepsAcrossStatements else { return wanted(merged) }
+        guard merged.count <= Self.commitRowsKept else {
+            holdBigCommit(part, merged)
+            return wanted(merged)
+        }
         if commitRowsHeld + merged.count > Self.commitRowsKept {
             commits.removeAll()
             commitRowsHeld = 0
         }
-        commits[commitID] = merged
+        commits[part] = merged
         commitRowsHeld += merged.count
         return wanted(merged)
     }
@@ -351,9 +378,35 @@ final class LeakStatesTable {
         return rows
     }
 
+    /// Keeps `rows` as the connection's `bigCommit` where it holds one already, or a place is free.
+    private func holdBigCommit(_ part: CommitPart, _ rows: [Row]) {
+        if bigCommit == nil {
+            var held = Self.bigCommitsHeld.load(ordering: .relaxed)
+            while held < Self.bigCommitHolders {
+                let (taken, now) = Self.bigCommitsHeld.compareExchange(expected: held, desired: held + 1, ordering: .relaxed)
+                if taken { break }
+                held = now
+            }
+            guard held < Self.bigCommitHolders else { return }
+        }
+        bigCommit = (part, rows)
+    }
+
+    private func dropBigCommit() {
+        guard bigCommit != nil else { return }
+        bigCommit = nil
+        Self.bigCommitsHeld.subtract(1, ordering: .relaxed)
+    }
+
+    /// A commit's states in one environment, or in all of them (`environmentID` nil).
+    fileprivate struct CommitPart: Hashable {
+        var commitID: Int64
+        var environmentID: Int64?
+    }
+
     /// A big commit's telling rows, as a connection keeps them (`tellingCommits`).
     private struct TellingAt: Hashable {
-        var commitID: Int64
+        var part: CommitPart
         var telling: Telling
     }
 
@@ -569,7 +622,7 @@ final class LeakStatesTable {
         var rowsBefore = 0
         /// The last commit read, for the statement's next lookups in it: a commit too big for the
         /// connection to keep, or any while the connection keeps none (`keepsAcrossStatements`).
-        var lastCommit: (id: Int64, version: (data: Int32, changes: Int64), rows: [Row])?
+        var lastCommit: (part: CommitPart, version: (data: Int32, changes: Int64), rows: [Row])?
 
         init(table: LeakStatesTable) { self.table = table }
 
@@ -595,7 +648,7 @@ final class LeakStatesTable {
             while position >= rows.count {
                 let more: [Row]
                 if let commit = commitsLeft.popFirst() {
-                    more = try table.commitRows(commit, for: self)
+                    more = try table.commitRows(CommitPart(commitID: commit, environmentID: nil), for: self)
                 } else if let states = try keyStates?.next() {
                     more = states
                 } else {
