@@ -91,6 +91,57 @@ struct PackedKeyStatesTests {
         try expectSameAnswers(reader)
     }
 
+    /// Commits `spacing` ids apart, settled every `settleEvery` runs, a few states a batch: with
+    /// 100,000 a batch of more than three commits is a block wider than `StateBlobs.narrowSpan`.
+    /// Every key's states over ranges narrower than `LeakStatesTable.widestByLastCommit` (read by the
+    /// blocks' last commit, the wide ones on their own index) and wider (the key's blocks in
+    /// order) answer as the rows do.
+    @Test(arguments: [(1, Int64(1)), (4, 100_000), (8, 100_000)])
+    func aKeysStatesOverARangeAnswerAsTheRowsDoWhateverTheBlocksSpan(settleEvery: Int, spacing: Int64) throws {
+        let database = try TemporaryDatabase()
+        _ = try LeakStore(path: database.path).createProject("app")
+        let db = try SQLiteConnection(path: database.path, mode: .readWrite)
+        try Self.createRowTable(db)
+        for index in 1...12 as ClosedRange<Int64> {
+            try db.run("INSERT INTO commits (id, project_id, sha, branch, first_seen) VALUES (?, 1, ?, 'main', '2026-12-03T00:00:00Z')",
+                       [.integer(index * spacing), .text(String(format: "%040x", index))])
+        }
+        try db.run("INSERT INTO environments (name) VALUES ('linux'), ('macos')")
+        let writer = WriteSession(db)
+        let rows = CompactCheckWriter(states: "leak_states_rows", checks: "checks", keys: .keyID)
+        var generator = SplitMix64(seed: UInt64(settleEvery) * 7 + UInt64(spacing))
+        try db.execute("BEGIN")
+        for run in 0..<80 {
+            try RandomKeyStates.storeRun(rows: rows, writer: writer, scenarios: 4, types: 5, maxKeys: 12, commitSpacing: spacing,
+                                         using: &generator)
+            if run < 70, run % settleEvery == settleEvery - 1 { try StateBlobs.settle(maxStates: 25, db: db) }
+        }
+        try db.execute("COMMIT")
+        try db.execute("CREATE TEMP VIEW published_rows AS SELECT * FROM leak_states_rows")
+        let wide = try db.scalarInt("SELECT count(*) FROM key_state_blocks WHERE last_commit_id - first_commit_id > ?",
+                                    [.integer(Int64(StateBlobs.narrowSpan))]) ?? 0
+        #expect(spacing == 1 ? wide == 0 : wide > 2, "blocks wider than StateBlobs.narrowSpan")
+        #expect(try db.scalarInt("SELECT count(*) FROM state_blobs WHERE settled = 0") ?? 0 > 0)
+        #expect(Int64(12) * spacing > LeakStatesTable.widestByLastCommit || spacing == 1)
+        var keyIDs: [Int64] = []
+        try db.query("SELECT id FROM leak_keys ORDER BY id", []) { keyIDs.append($0.int64(at: 0)) }
+        let all = "commit_id, environment_id, key_id, checked_count, leaked_count, late_release_count, error_count, passed_site_id, slowest_pass_us"
+        let reader = try SQLiteConnection(path: database.path, mode: .readOnly)
+        for keyID in keyIDs {
+            for environmentID in [1, 2] as [Int64] {
+                for (low, high) in [(1, 12), (2, 4), (3, 9), (5, 5), (6, 12), (1, 3), (10, 12)] as [(Int64, Int64)] {
+                    let sql = "SELECT \(all) FROM T WHERE key_id = ? AND environment_id = ? AND commit_id BETWEEN ? AND ? ORDER BY commit_id"
+                    let values: [SQLValue] = [.integer(keyID), .integer(environmentID), .integer(low * spacing), .integer(high * spacing)]
+                    #expect(try answer(reader, Self.onTheTable(sql), values) == answer(db, Self.onTheRows(sql), values),
+                            "key \(keyID), environment \(environmentID), commits \(low)...\(high)")
+                }
+                let newest = "SELECT \(all) FROM T WHERE key_id = ? AND environment_id = ? AND commit_id <= ? ORDER BY commit_id DESC LIMIT 2"
+                let values: [SQLValue] = [.integer(keyID), .integer(environmentID), .integer(8 * spacing)]
+                #expect(try answer(reader, Self.onTheTable(newest), values) == answer(db, Self.onTheRows(newest), values))
+            }
+        }
+    }
+
     private func expectSameAnswers(_ db: SQLiteConnection) throws {
         let all = "commit_id, environment_id, key_id, checked_count, leaked_count, late_release_count, error_count, passed_site_id, slowest_pass_us"
         var questions: [(sql: String, values: [SQLValue])] = [

@@ -38,6 +38,8 @@ public struct Migration: Sendable {
         Migration(version: 13, name: "commit_parent_ids", bytes: PackageResources._013_commit_parent_ids_sql),
         Migration(version: 14, name: "packed_key_states", bytes: PackageResources._014_packed_key_states_sql,
                   conversion: .packedKeyStates),
+        Migration(version: 15, name: "key_state_blocks_by_last_commit",
+                  bytes: PackageResources._015_key_state_blocks_by_last_commit_sql),
     ]
 
     /// Every PostgreSQL migration this build knows, oldest first (`Migrations/postgres/`): the

@@ -222,12 +222,8 @@ enum StateArrays {
         """
     }
 
-    /// How many commit ids a block may span and still be found by its last commit alone: a
-    /// block reaching commits `low` through `high` that is no wider ends by `high + narrowSpan`;
-    /// the wider ones (`0013_pg_key_state_blocks_wide.sql`, whose index predicate spells the same
-    /// number) are looked for apart. 256 uploads (`CommitOrder.spacing` ids each); a settling
-    /// batch spans a few dozen.
-    static let narrowSpan = 256 * CommitOrder.spacing
+    /// `StateBlobs.narrowSpan`, which `0013_pg_key_state_blocks_wide.sql` spells.
+    static let narrowSpan = StateBlobs.narrowSpan
 
     /// Each key `w.id` of `keys` joined to the blocks `b` of its group in `environment` that reach
     /// commits `low` through `high` and hold states of it there, with the bounds `p.first` and

@@ -16,6 +16,14 @@ enum StateBlobs {
     /// mostly its own) settle over several.
     static let settleKeys = 4_096
 
+    /// How many commit ids a block of key states may span and still be found by its last commit
+    /// alone, on both engines: a block reaching commits `low` through `high` that is no wider
+    /// ends by `high + narrowSpan`; the wider ones (a batch that also settled a re-run of an old
+    /// commit) are looked for apart, on an index of their own whose predicate spells the same
+    /// number (`0013_pg_key_state_blocks_wide.sql`, `0015_key_state_blocks_by_last_commit.sql`).
+    /// 256 uploads (`CommitOrder.spacing` ids each); a settling batch spans a few dozen.
+    static let narrowSpan = 256 * CommitOrder.spacing
+
     /// The most states one blob holds: a big run's states are several blobs, so that a settling
     /// stays within `settleKeys` and `settleStates`.
     static let blobStates = 4_096
