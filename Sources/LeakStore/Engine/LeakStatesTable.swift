@@ -62,7 +62,8 @@ final class LeakStatesTable {
     }
 
     /// How many rows of commits `commits` keeps, at most, before it starts again; a commit
-    /// bigger than that (a 100,000-check run's) is decoded for each statement that reads it.
+    /// bigger than that (a 100,000-check run's) is `bigCommit`, or decoded for each statement
+    /// that reads it.
     private static let commitRowsKept = 8_192
     private var commitRowsHeld = 0
     /// The telling states of commits too big to keep whole (`commitRows`), a few of them.
