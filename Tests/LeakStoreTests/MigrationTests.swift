@@ -42,6 +42,16 @@ struct MigrationTests {
 
     /// Migration 3 rebuilt `checks` to drop an IN list from its CHECK; the rule itself stands
     /// (migration 6 kept it).
+    /// The partial indexes of the blocks wider than `StateBlobs.narrowSpan` spell its number, which
+    /// the reads use to pick them: on each engine, the index is one a read can use only if they agree.
+    @Test func theWideBlocksIndexesSpellNarrowSpan() throws {
+        let predicate = "last_commit_id - first_commit_id > \(StateBlobs.narrowSpan)"
+        for migration in [Migration.all.first { $0.version == 15 }, Migration.postgres.first { $0.version == 13 }] {
+            let sql = try #require(migration?.sql)
+            #expect(sql.contains("WHERE \(predicate)"), "\(migration?.name ?? "")")
+        }
+    }
+
     @Test func checksStillRefuseAnUnknownOutcome() throws {
         let database = try TemporaryDatabase()
         let store = try LeakStore(path: database.path)
