@@ -13,7 +13,7 @@ struct StateArraysTests {
     /// states come from several blocks, the rows not settled yet and re-runs in other batches;
     /// keys from several groups of `StateArrays.keyGroup`. The 12 commits' ids are `spacing`
     /// apart: 100,000 makes a batch of more than three commits a block wider than
-    /// `StateArrays.narrowSpan`, found for a range that ends before it only on its own index.
+    /// `StateBlobs.narrowSpan`, found for a range that ends before it only on its own index.
     @Test(arguments: TestEngine.postgresOnly, [(0, 1), (1, 1), (4, 1), (4, 100_000), (8, 100_000)] as [(Int, Int64)])
     func theViewAndTheKeyReadsAnswerAsTheRowsDo(_ engine: TestEngine, batching: (settleEvery: Int, spacing: Int64)) throws {
         let (settleEvery, spacing) = batching
@@ -50,8 +50,8 @@ struct StateArraysTests {
         if settleEvery > 0 {
             #expect(try db.scalarInt("SELECT count(*) FROM key_state_blocks") ?? 0 > 20)
             let wide = try db.scalarInt("SELECT count(*) FROM key_state_blocks WHERE last_commit_id - first_commit_id > ?",
-                                        [.integer(Int64(StateArrays.narrowSpan))]) ?? 0
-            #expect(spacing == 1 ? wide == 0 : wide > 2, "blocks wider than StateArrays.narrowSpan")
+                                        [.integer(Int64(StateBlobs.narrowSpan))]) ?? 0
+            #expect(spacing == 1 ? wide == 0 : wide > 2, "blocks wider than StateBlobs.narrowSpan")
         }
         #expect(try db.scalarInt("SELECT count(*) FROM state_arrays WHERE NOT settled") ?? 0 > 0)
 

@@ -116,13 +116,9 @@ final class PostgresStatistics: Sendable {
         }
     }
 
-    /// The published key states not settled yet: the rows of `state_arrays` not settled, but
-    /// for a pending upload's (a placeholder commit's), which wait for its publish.
+    /// How many published key states wait to be settled (`StateArrays.waitingRows`).
     static func waitingStates(_ db: PostgresConnection) throws -> Int {
-        Int(try db.scalarInt("""
-            SELECT coalesce(sum(a.state_count), 0) FROM state_arrays a JOIN commits c ON c.id = a.commit_id
-            WHERE NOT a.settled AND NOT \(PendingUpload.isPlaceholder("c"))
-            """) ?? 0)
+        Int(try db.scalarInt("SELECT coalesce(sum(a.state_count), 0) FROM \(StateArrays.waitingRows)") ?? 0)
     }
 
     /// Vacuums `unsettled_key_states` when more than `deadRows` of its rows are dead (settled):

@@ -80,6 +80,12 @@ enum StateArrays {
         DELETE FROM unsettled_key_states WHERE array_id IN (SELECT id FROM gone)
         """
 
+    /// The rows of `state_arrays` (`a`) that wait to be settled: not settled yet, and published
+    /// (a pending upload's, at its placeholder commit `c`, wait for its publish). A FROM and WHERE.
+    static let waitingRows = """
+        state_arrays a JOIN commits c ON c.id = a.commit_id WHERE NOT a.settled AND NOT \(PendingUpload.isPlaceholder("c"))
+        """
+
     /// Settles the oldest rows not settled yet (published ones: not a placeholder commit's), at
     /// least one and about `maxStates` states' worth, in one statement: each key's states of the
     /// batch, merged where one commit has several, go to its group's block of the batch in each
@@ -101,8 +107,7 @@ enum StateArrays {
                        coalesce(max(g.at_commit) OVER (ORDER BY g.id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS widest
                 FROM (SELECT a.id, a.state_count,
                              sum(a.state_count) OVER (PARTITION BY a.commit_id, a.environment_id ORDER BY a.id) AS at_commit
-                      FROM state_arrays a JOIN commits c ON c.id = a.commit_id
-                      WHERE NOT a.settled AND NOT \(PendingUpload.isPlaceholder("c"))) AS g
+                      FROM \(waitingRows)) AS g
             ), settled AS (
                 UPDATE state_arrays a SET settled = true
                 FROM waiting w WHERE a.id = w.id AND ((w.before < ?1 AND w.widest < ?2) OR w.before = 0) AND NOT a.settled
@@ -222,9 +227,6 @@ enum StateArrays {
         """
     }
 
-    /// `StateBlobs.narrowSpan`, which `0013_pg_key_state_blocks_wide.sql` spells.
-    static let narrowSpan = StateBlobs.narrowSpan
-
     /// Each key `w.id` of `keys` joined to the blocks `b` of its group in `environment` that reach
     /// commits `low` through `high` and hold states of it there, with the bounds `p.first` and
     /// `p.last` of its slice's states in the range: the FROM of `keyStates` and `keySlices`. The
@@ -246,15 +248,15 @@ enum StateArrays {
                                n.errors, n.environment_id
                         FROM key_state_blocks n
                         WHERE n.key_group = w.id / \(keyGroup) AND n.environment_id = \(environment)
-                          AND n.last_commit_id BETWEEN \(low) AND CAST(\(high) AS BIGINT) + \(narrowSpan)
+                          AND n.last_commit_id BETWEEN \(low) AND CAST(\(high) AS BIGINT) + \(StateBlobs.narrowSpan)
                           AND n.first_commit_id <= \(high) AND \(holdsKey("n", "w.id"))
                         UNION ALL
                         SELECT o.first_commit_id, o.last_commit_id, o.key_starts, o.commit_ids, o.checked, o.leaked, o.late,
                                o.errors, o.environment_id
                         FROM key_state_blocks o
                         WHERE o.key_group = w.id / \(keyGroup) AND o.environment_id = \(environment)
-                          AND o.last_commit_id > CAST(\(high) AS BIGINT) + \(narrowSpan)
-                          AND o.last_commit_id - o.first_commit_id > \(narrowSpan)
+                          AND o.last_commit_id > CAST(\(high) AS BIGINT) + \(StateBlobs.narrowSpan)
+                          AND o.last_commit_id - o.first_commit_id > \(StateBlobs.narrowSpan)
                           AND o.first_commit_id <= \(high) AND \(holdsKey("o", "w.id"))) AS b
                     CROSS JOIN LATERAL (SELECT b.key_starts[w.id % \(keyGroup) + 1] AS first,
                                                b.key_starts[w.id % \(keyGroup) + 2] - 1 AS last) AS whole
