@@ -61,4 +61,3 @@ public struct RetainPathReport: Sendable, Hashable {
         self.fingerprint = fingerprint
     }
 }
-
