@@ -90,15 +90,7 @@ enum IssueReporter {
     private static func recordXCTestFailure(_ message: String, at location: CallerLocation, in testCase: AnyObject?) {
         #if canImport(XCTest)
         if let testCase = testCase as? XCTestCase {
-            #if os(Linux) || os(Windows)
-            testCase.recordFailure(
-                withDescription: message, inFile: location.filePath, atLine: location.line, expected: true)
-            #else
-            testCase.record(XCTIssue(
-                type: .assertionFailure, compactDescription: message,
-                sourceCodeContext: XCTSourceCodeContext(
-                    location: XCTSourceCodeLocation(filePath: location.filePath, lineNumber: location.line))))
-            #endif
+            testCase.recordLeakCheckFailure(message, at: location)
             return
         }
         #endif
