@@ -43,8 +43,8 @@ enum RetainPathJSON {
         out += "\""
     }
 
-    /// The steps of a stored retain path, read by hand: `JSONDecoder` took ~16 µs a path, 5 ms
-    /// for a broken run's 300 leaks shown in a diff. The array of objects `text(_:)` writes is
+    /// The steps of a stored retain path, read by hand: `JSONDecoder` was most of the time a
+    /// diff showing a broken run's leaks took. The array of objects `text(_:)` writes is
     /// read in any key order, with white space and every string escape; anything else (nothing
     /// this server stores) is left to `JSONDecoder`, so that a path reads as it always did.
     static func steps(_ text: String) -> [RetainPathStep]? {
