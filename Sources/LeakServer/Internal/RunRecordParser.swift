@@ -104,7 +104,7 @@ struct RunRecordParser {
         var schema: Bool?, scenario: String?, file: String?, line: Int?, type: String?
         var outcome: CheckOutcome?, waitedMs: Double?, timeoutMs: Int?, lifecycle: String?
         var retainPath: [RetainPathStep]?, fingerprint: String?, message: String?, timestamp: Date?
-        var source: CheckSource?, knownIssue: Bool?
+        var source: CheckSource?, knownIssue: Bool?, attempts: Int?, leakedAttempts: Int?
         // Optional keys may be null, so "seen" is tracked apart from the value: one bit a key.
         var seenOptional: UInt8 = 0
         var unknown: [Key] = []
@@ -136,6 +136,12 @@ struct RunRecordParser {
             case "knownIssue":
                 try Self.firstTime(32, &seenOptional)
                 knownIssue = try parser.optional { try $0.boolean() }
+            case "attempts":
+                try Self.firstTime(64, &seenOptional)
+                attempts = try parser.optional { try $0.integer() }
+            case "leakedAttempts":
+                try Self.firstTime(128, &seenOptional)
+                leakedAttempts = try parser.optional { try $0.integer() }
             case "timestamp": try Self.once(&timestamp, try parser.timestamp())
             default: try parser.skipUnknown(key, &unknown)
             }
@@ -146,7 +152,8 @@ struct RunRecordParser {
         return CheckRecord(scenario: scenario, file: file, line: line, type: type, outcome: outcome,
                            waitedMs: waitedMs, timeoutMs: timeoutMs, lifecycle: lifecycle ?? "none",
                            retainPath: retainPath, fingerprint: fingerprint, message: message,
-                           timestamp: timestamp, source: source, knownIssue: knownIssue)
+                           timestamp: timestamp, source: source, knownIssue: knownIssue,
+                           attempts: attempts, leakedAttempts: leakedAttempts)
     }
 
     private mutating func step() throws -> RetainPathStep {
