@@ -195,22 +195,7 @@ enum StateArrays {
     /// the range (`blockSlices`). Unnesting was ~0.7 µs a state, most of a diff's key reads at
     /// 10M checks (~5,000 states); an array goes out as one value (`PostgresArray.integers` reads
     /// it back).
-    ///
-    /// `leakingOnly`: only the rows of keys with a leak stored in one of their rows, the rest
-    /// taken once and passed over here. A head whose 107 keys leaked, 15 of them ever before
-    /// along its lines, read 1,906 slices (~75,000 states, two megabytes of text) to keep 270 of
-    /// them: 22–38 ms in `psql`, 14.6 so.
-    static func keySlices(_ keys: String, environment: String, from low: String, through high: String,
-                          leakingOnly: Bool = false) -> String {
-        let slices = everyKeySlice(keys, environment: environment, from: low, through: high)
-        return leakingOnly ? """
-            (WITH a AS MATERIALIZED (SELECT * FROM \(slices) AS t)
-             SELECT a.* FROM a WHERE a.key_id IN (SELECT l.key_id FROM a AS l WHERE 0 < ANY(l.leaked)))
-            """ : slices
-    }
-
-    /// `keySlices` of every key asked about.
-    private static func everyKeySlice(_ keys: String, environment: String, from low: String, through high: String) -> String {
+    static func keySlices(_ keys: String, environment: String, from low: String, through high: String) -> String {
         """
         (SELECT w.id AS key_id, b.commit_ids[p.first:p.last] AS commit_ids, b.checked[p.first:p.last] AS checked,
                 b.leaked[p.first:p.last] AS leaked, b.late[p.first:p.last] AS late, b.errors[p.first:p.last] AS errors
