@@ -96,8 +96,8 @@ enum OpenAPIDocument {
           "timestamp": { "$ref": "#/components/schemas/Timestamp" },
           "source": { "enum": ["test", "watcher"] },
           "knownIssue": { "type": "boolean", "description": "The check leaked inside withKnownIssue: a known leak, not failing a diff." },
-          "attempts": { "type": "integer", "minimum": 1, "description": "How many times the check ran (confirmation attempts); absent means 1." },
-          "leakedAttempts": { "type": "integer", "minimum": 0, "description": "How many of the attempts leaked, at most attempts; absent means every attempt for a leaked check, else 0. A check of another outcome with leaked attempts is stored as a leak not confirmed at head." }
+          "attempts": { "type": "integer", "minimum": 1, "maximum": 2147483647, "description": "How many times the check ran with fresh objects (its confirmation attempts); absent means 1." },
+          "leakedAttempts": { "type": "integer", "minimum": 0, "maximum": 2147483647, "description": "How many attempts leaked, at most attempts (at least 1 on a leaked check); absent means all of them for a leaked check, else 0. Fewer than attempts on a leaked check: intermittent at its source. A check of another outcome with leaked attempts is stored as a leak not confirmed at head." }
         }
       },
       "Run": {

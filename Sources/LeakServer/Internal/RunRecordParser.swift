@@ -147,7 +147,9 @@ struct RunRecordParser {
             }
         }
         guard schema == true, let scenario, let file, let line,
-              let type, let outcome, let waitedMs, let timeoutMs, let timestamp
+              let type, let outcome, let waitedMs, let timeoutMs, let timestamp,
+              // Impossible attempts are left to `JSONDecoder`, whose error names the field.
+              CheckRecord.attemptsProblem(attempts: attempts, leakedAttempts: leakedAttempts, outcome: outcome) == nil
         else { throw GiveUp() }
         return CheckRecord(scenario: scenario, file: file, line: line, type: type, outcome: outcome,
                            waitedMs: waitedMs, timeoutMs: timeoutMs, lifecycle: lifecycle ?? "none",

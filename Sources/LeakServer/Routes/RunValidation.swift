@@ -51,9 +51,6 @@ struct RunValidation {
         guard check.waitedMs.isFinite, check.waitedMs >= 0 else {
             throw invalid("\(path).waitedMs: expected 0 or more, found \(check.waitedMs)")
         }
-        if check.attempts != nil || check.leakedAttempts != nil, let problem = check.attemptsProblem(at: path) {
-            throw invalid(problem)
-        }
         guard let steps = check.retainPath else { return }
         guard steps.count <= limits.maxRetainPathSteps else {
             throw HTTPFailure.payloadTooLarge(

@@ -484,7 +484,7 @@ extension LeakStore {
             let (retainPath, (scenarioID, typeID)) = named
             var incoming = IncomingCheck(
                 scenarioID: scenarioID ?? 0, typeID: typeID ?? 0,
-                outcome: check.outcomeCounted, waitedMs: check.waitedMs, timeoutMs: Int64(check.timeoutMs), file: check.file,
+                outcome: check.storedOutcome, waitedMs: check.waitedMs, timeoutMs: Int64(check.timeoutMs), file: check.file,
                 line: Int64(check.line), lifecycle: check.lifecycle, fingerprint: check.fingerprint,
                 retainPath: retainPath, message: check.message, source: check.source?.rawValue,
                 checkedAt: "", knownIssue: check.knownIssue == true,
