@@ -28,15 +28,13 @@ public struct CheckRecord: Codable, Sendable, Hashable {
     /// True when the check leaked inside Swift Testing's `withKnownIssue`: the team already knows
     /// of this leak, so it is recorded as a known leak rather than a plain one. Absent otherwise.
     public var knownIssue: Bool?
-    /// How many times the check ran (confirmation attempts of a leak); absent means 1.
+    /// How many times the check ran with fresh objects (its confirmation attempts); absent means
+    /// once. Read it through `attemptCount`.
     public var attempts: Int?
-    /// How many of those attempts leaked; absent means every attempt for a leaked check, else 0.
+    /// How many of those attempts leaked; absent means every attempt for a leaked check, else
+    /// none. Read it through `leakedAttemptCount`. A leaked check with fewer leaked attempts than
+    /// attempts is intermittent at its source.
     public var leakedAttempts: Int?
-
-    /// `attempts` with its default: 1.
-    public var attemptCount: Int { attempts ?? 1 }
-    /// `leakedAttempts` with its default: every attempt of a leaked check, none of another.
-    public var leakedAttemptCount: Int { leakedAttempts ?? (outcome == .leaked ? attemptCount : 0) }
 
     public init(
         scenario: String, file: String, line: Int, type: String, outcome: CheckOutcome,
@@ -69,7 +67,8 @@ public struct CheckRecord: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case schema, scenario, file, line, type, outcome, waitedMs, timeoutMs, lifecycle
-        case retainPath, fingerprint, message, timestamp, source, knownIssue, attempts, leakedAttempts
+        case retainPath, fingerprint, message, timestamp, source, knownIssue
+        case attempts, leakedAttempts
     }
 
     public init(from decoder: any Decoder) throws {
@@ -91,6 +90,9 @@ public struct CheckRecord: Codable, Sendable, Hashable {
         knownIssue = try c.decodeIfPresent(Bool.self, forKey: .knownIssue)
         attempts = try c.decodeIfPresent(Int.self, forKey: .attempts)
         leakedAttempts = try c.decodeIfPresent(Int.self, forKey: .leakedAttempts)
+        if let problem = attemptsProblem, let key = CodingKeys(rawValue: problem.field) {
+            throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: problem.problem)
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {

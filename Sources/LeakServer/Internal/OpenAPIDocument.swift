@@ -74,7 +74,8 @@ enum OpenAPIDocument {
         "properties": {
           "holder": { "type": "string", "maxLength": 1024 },
           "property": { "type": "string", "maxLength": 1024 },
-          "kind": { "enum": ["strong", "closure", "capture", "global", "task", "collection", "unknown"] }
+          "kind": { "enum": ["strong", "closure", "capture", "global", "task", "collection", "unknown"] },
+          "possible": { "type": "boolean", "description": "The reference is not proven strong: the path is a possible one. Absent on proven steps." }
         }
       },
       "Check": {
@@ -95,7 +96,9 @@ enum OpenAPIDocument {
           "message": { "type": "string", "maxLength": 16384 },
           "timestamp": { "$ref": "#/components/schemas/Timestamp" },
           "source": { "enum": ["test", "watcher"] },
-          "knownIssue": { "type": "boolean", "description": "The check leaked inside withKnownIssue: a known leak, not failing a diff." }
+          "knownIssue": { "type": "boolean", "description": "The check leaked inside withKnownIssue: a known leak, not failing a diff." },
+          "attempts": { "type": "integer", "minimum": 1, "maximum": 2147483647, "description": "How many times the check ran with fresh objects (its confirmation attempts); absent means 1." },
+          "leakedAttempts": { "type": "integer", "minimum": 0, "maximum": 2147483647, "description": "How many attempts leaked, at most attempts (at least 1 on a leaked check); absent means all of them for a leaked check, else 0. Fewer than attempts on a leaked check: intermittent at its source." }
         }
       },
       "Run": {
