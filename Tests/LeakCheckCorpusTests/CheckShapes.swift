@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 @testable import LeakCheck
+@testable import LeakRuntime
 import LeakReport
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import LeakReport
 import XCTest
 @testable import LeakCheck
+@testable import LeakRuntime
 
 /// An XCTestCase that keeps the failures recorded on it instead of failing, so that tests can
 /// check LeakCheck's failures. (Linux's XCTest has no XCTExpectFailure.)

@@ -1,6 +1,7 @@
 import LeakReport
 import Testing
 @testable import LeakCheck
+@testable import LeakRuntime
 
 @Suite("Retain paths")
 struct FindRetainPathTests {

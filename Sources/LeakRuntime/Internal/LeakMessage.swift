@@ -1,6 +1,6 @@
 /// The words of LeakCheck's failures and warnings, in one place.
 package enum LeakMessage {
-    static let usualHolders = """
+    package static let usualHolders = """
         What usually keeps an object alive: a closure stored on it (or on something it owns) that \
         captures self strongly — use [weak self]; a delegate or parent property that is not weak; \
         a Timer, DispatchSource or CADisplayLink that was never invalidated; a NotificationCenter \
@@ -9,7 +9,7 @@ package enum LeakMessage {
 
     /// One survivor, or a group's survivors, after the timeout and grace period. Each proven path
     /// comes with its own hint; the usual holders are listed only when some survivor has none.
-    static func leaked(
+    package static func leaked(
         _ survivors: [(typeName: String, waited: Duration, retainPath: String?, hint: String?)], groupSize: Int,
         timeouts: DeallocationTimeouts
     ) -> String {
@@ -38,42 +38,42 @@ package enum LeakMessage {
     }
 
     /// A leak under `LEAKHISTORY_REPORT_ONLY=1`: the leak's own message, then why it is a warning.
-    static func reportOnly(_ leak: String) -> String {
+    package static func reportOnly(_ leak: String) -> String {
         leak + "\nReport-only (\(ReportOnlyMode.variable)=1): recorded in the leak report as leaked, not failing "
             + "the test. `leakhistory check` is the gate that fails the build on a new leak."
     }
 
-    static func reportOnlyNotUnderstood(_ value: String) -> String {
+    package static func reportOnlyNotUnderstood(_ value: String) -> String {
         "LeakCheck: \(ReportOnlyMode.variable)=\(value) is not understood (use 1 to record leaks as warnings, "
             + "0 to fail tests on them); leaks fail tests as usual."
     }
 
     /// Said once per process when no report can be written.
-    static func noReportDestination(workingDirectory: String) -> String {
+    package static func noReportDestination(workingDirectory: String) -> String {
         "LeakCheck: checks are not written to a leak report: LEAKHISTORY_REPORT is not set and \(workingDirectory) has "
             + "no .build folder (as under Xcode or xcodebuild). Set LEAKHISTORY_REPORT to a folder ending in / in the "
             + "scheme's or test plan's environment variables (e.g. $(SRCROOT)/.build/leakhistory/), or pass "
             + "TEST_RUNNER_LEAKHISTORY_REPORT=<folder>/ to xcodebuild."
     }
 
-    static func lateRelease(_ typeName: String, waited: Duration, timeout: Duration) -> String {
+    package static func lateRelease(_ typeName: String, waited: Duration, timeout: Duration) -> String {
         "\(typeName) was deallocated late: \(format(waited)) after release, past the \(format(timeout)) timeout "
             + "but within the grace period. Not a leak; something released it asynchronously (a Task, a timer, a queued block)."
     }
 
-    static func lifecycleThrew(_ typeName: String, lifecycle: String, error: any Error) -> String {
+    package static func lifecycleThrew(_ typeName: String, lifecycle: String, error: any Error) -> String {
         "The \(lifecycle) lifecycle of \(typeName) threw: \(String(reflecting: error)) The deallocation check did not run. Fix the error; it is reported as an error, not as a leak."
     }
 
-    static func resolvedNothing(_ serviceName: String) -> String {
+    package static func resolvedNothing(_ serviceName: String) -> String {
         "The container resolved nothing for \(serviceName) (resolve returned nil); register it before checking its deallocation."
     }
 
-    static func resolvedValueType(_ serviceName: String, valueType: String) -> String {
+    package static func resolvedValueType(_ serviceName: String, valueType: String) -> String {
         "The container resolved \(serviceName) to \(valueType), a value type; only class instances can leak. Check a class-backed service instead."
     }
 
-    static func trackedWithoutTrait(_ typeName: String) -> String {
+    package static func trackedWithoutTrait(_ typeName: String) -> String {
         "trackForDeallocation(\(typeName)) is not checked: this test has no deallocation check. Add the trait: "
             + "@Test(.checksDeallocation) or @Suite(.checksDeallocation), or use expectDeallocation { … } instead."
     }
@@ -89,7 +89,7 @@ package enum LeakMessage {
 
 extension Duration {
     /// This duration in milliseconds, with fractions.
-    var milliseconds: Double {
+    package var milliseconds: Double {
         Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15
     }
 }

@@ -19,12 +19,12 @@ public struct DeallocationTimeouts: Sendable, Hashable {
     @TaskLocal public static var current = DeallocationTimeouts()
 
     /// `self`'s values where set, `fallback`'s otherwise.
-    func over(_ fallback: DeallocationTimeouts) -> DeallocationTimeouts {
+    package func over(_ fallback: DeallocationTimeouts) -> DeallocationTimeouts {
         DeallocationTimeouts(timeout: timeout ?? fallback.timeout, gracePeriod: gracePeriod ?? fallback.gracePeriod)
     }
 
-    var resolvedTimeout: Duration { timeout ?? Self.defaultTimeout }
-    var resolvedGracePeriod: Duration { gracePeriod ?? Self.defaultGracePeriod }
+    package var resolvedTimeout: Duration { timeout ?? Self.defaultTimeout }
+    package var resolvedGracePeriod: Duration { gracePeriod ?? Self.defaultGracePeriod }
 }
 
 /// Adopt in an `XCTestCase` subclass to set its checks' timeout and grace period, and how many

@@ -2,15 +2,15 @@
 ///
 /// `@unchecked Sendable`: the box is written once, at creation; afterwards only the weak
 /// reference's nil-ness is read across tasks, which the Swift runtime makes atomic.
-final class WeakReference: @unchecked Sendable {
-    weak var object: AnyObject?
+package final class WeakReference: @unchecked Sendable {
+    package weak var object: AnyObject?
     /// `String(reflecting:)` of the object's dynamic type, taken while it was alive.
-    let typeName: String
+    package let typeName: String
 
-    init(_ object: AnyObject) {
+    package init(_ object: AnyObject) {
         self.object = object
         self.typeName = String(reflecting: Swift.type(of: object))
     }
 
-    var isReleased: Bool { object == nil }
+    package var isReleased: Bool { object == nil }
 }

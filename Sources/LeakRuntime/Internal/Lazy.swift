@@ -1,13 +1,13 @@
 /// A value computed on first use, once, safely from any thread.
-final class Lazy<Value: Sendable>: Sendable {
+package final class Lazy<Value: Sendable>: Sendable {
     private let state = Locked<Value?>(nil)
     private let make: @Sendable () -> Value
 
-    init(_ make: @escaping @Sendable () -> Value) {
+    package init(_ make: @escaping @Sendable () -> Value) {
         self.make = make
     }
 
-    var value: Value {
+    package var value: Value {
         state.withLock { stored in
             if let stored { return stored }
             let made = make()
@@ -18,10 +18,12 @@ final class Lazy<Value: Sendable>: Sendable {
 }
 
 /// Runs a block the first time only.
-final class Once: Sendable {
+package final class Once: Sendable {
     private let done = Locked(false)
 
-    func run(_ body: () -> Void) {
+    package init() {}
+
+    package func run(_ body: () -> Void) {
         let first = done.withLock { done in
             defer { done = true }
             return !done

@@ -3,28 +3,28 @@
 /// Checks once at once (a clean object passes in microseconds), then yields a few times for
 /// work already queued, then sleeps with a doubling backoff; never a fixed delay. The async and
 /// the run-loop-pumping forms share this one state machine and differ only in how they pause.
-struct ReleasePoller {
-    enum Fate: Equatable {
+package struct ReleasePoller {
+    package enum Fate: Equatable {
         case deallocated(waited: Duration)
         case lateRelease(waited: Duration)
         case leaked(waited: Duration)
 
-        var waited: Duration {
+        package var waited: Duration {
             switch self {
             case let .deallocated(waited), let .lateRelease(waited), let .leaked(waited): waited
             }
         }
     }
 
-    let references: [WeakReference]
-    let timeout: Duration
-    let gracePeriod: Duration
-    private(set) var fates: [Fate?]
+    package let references: [WeakReference]
+    package let timeout: Duration
+    package let gracePeriod: Duration
+    package private(set) var fates: [Fate?]
     private let clock = ContinuousClock()
     private let start: ContinuousClock.Instant
     private var polls = 0
 
-    init(_ references: [WeakReference], timeouts: DeallocationTimeouts) {
+    package init(_ references: [WeakReference], timeouts: DeallocationTimeouts) {
         self.references = references
         self.timeout = timeouts.resolvedTimeout
         self.gracePeriod = timeouts.resolvedGracePeriod
@@ -34,7 +34,7 @@ struct ReleasePoller {
 
     /// Looks at every undecided object. Returns how long to pause before the next poll
     /// (`.zero` means yield), or nil when every object has a fate.
-    mutating func poll() -> Duration? {
+    package mutating func poll() -> Duration? {
         let elapsed = clock.now - start
         var undecided = false
         for index in references.indices where fates[index] == nil {
@@ -58,7 +58,7 @@ struct ReleasePoller {
     }
 
     /// Polls, pausing with `Task.sleep`, until every object has a fate.
-    mutating func run() async -> [Fate] {
+    package mutating func run() async -> [Fate] {
         while let pause = poll() {
             if pause == .zero {
                 await Task.yield()
@@ -70,7 +70,7 @@ struct ReleasePoller {
     }
 
     /// Polls, running the current run loop between polls, until every object has a fate.
-    mutating func runPumpingRunLoop() -> [Fate] {
+    package mutating func runPumpingRunLoop() -> [Fate] {
         while let pause = poll() {
             RunLoopPump.run(for: pause)
         }

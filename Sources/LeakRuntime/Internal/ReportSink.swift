@@ -12,10 +12,10 @@ import LeakReport
 /// `runner` is the parent process: the test processes of one `swift test` share it, so
 /// `leakhistory upload` can tell this run's files from those an earlier run left in the folder.
 /// Several processes may share one named file, since every line is a single append.
-enum ReportSink {
+package enum ReportSink {
     /// Appends `check` to this process's report, if it has one. A write that fails is said once
     /// on standard error and never fails the test: the check itself has been reported already.
-    static func record(_ check: CheckRecord) {
+    package static func record(_ check: CheckRecord) {
         if let capture = capture {
             capture.append(check)
             return
@@ -29,12 +29,12 @@ enum ReportSink {
     }
 
     /// Receives this task's records instead of the report file: how tests read what a check wrote.
-    @TaskLocal static var capture: CheckCapture?
+    @TaskLocal package static var capture: CheckCapture?
 
     /// The report file this process appends to, if any.
-    static var path: String? { writer.value?.path }
+    package static var path: String? { writer.value?.path }
 
-    static func reportPath(
+    package static func reportPath(
         environment: [String: String], workingDirectory: String, runnerID: Int32, processID: Int32, now: Date
     ) -> String? {
         let fileName = "leakcheck-\(fileStamp(now))-\(runnerID)-\(processID).ndjson"
@@ -58,7 +58,7 @@ enum ReportSink {
     }
 
     /// Where simulator runs write by default, under the host user's home.
-    static let simulatorFolder = "Library/Developer/LeakHistory"
+    package static let simulatorFolder = "Library/Developer/LeakHistory"
 
     private static func fileStamp(_ date: Date) -> String {
         ReportTimestamp.string(from: date).filter { $0.isNumber }.prefix(14) + ""
@@ -86,12 +86,14 @@ enum ReportSink {
 }
 
 /// Collects report records in memory (see `ReportSink.capture`).
-final class CheckCapture: Sendable {
+package final class CheckCapture: Sendable {
     private let records = Locked<[CheckRecord]>([])
 
-    func append(_ record: CheckRecord) {
+    package init() {}
+
+    package func append(_ record: CheckRecord) {
         records.withLock { $0.append(record) }
     }
 
-    var all: [CheckRecord] { records.withLock { $0 } }
+    package var all: [CheckRecord] { records.withLock { $0 } }
 }

@@ -1,4 +1,4 @@
-import LeakCheck
+import LeakRuntime
 
 /// Hands the screens that have left to a `LeakWatcher`: the platform-neutral half of
 /// `ViewControllerLeakWatcher`, which only turns live controllers into `ScreenTree`s.

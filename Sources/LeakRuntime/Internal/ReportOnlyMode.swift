@@ -5,11 +5,11 @@ import Foundation
 /// for leaks in CI. Everything else fails as usual: a lifecycle that throws, a container that
 /// resolves nothing, a tracked object without the trait — those are mistakes in the test, not
 /// leaks, and the gate cannot tell a red test from them.
-enum ReportOnlyMode {
-    static let variable = "LEAKHISTORY_REPORT_ONLY"
+package enum ReportOnlyMode {
+    package static let variable = "LEAKHISTORY_REPORT_ONLY"
 
     /// Whether `environment` turns the mode on; nil for a value that means neither.
-    static func isOn(in environment: [String: String]) -> Bool? {
+    package static func isOn(in environment: [String: String]) -> Bool? {
         guard let value = environment[variable]?.trimmingCharacters(in: .whitespaces).lowercased() else { return false }
         switch value {
         case "1", "true", "yes", "on": return true
@@ -19,10 +19,10 @@ enum ReportOnlyMode {
     }
 
     /// Set by tests to run a block in one mode whatever the environment says.
-    @TaskLocal static var override: Bool?
+    @TaskLocal package static var override: Bool?
 
     /// The mode in force for the current task.
-    static var isOn: Bool { override ?? fromEnvironment.value }
+    package static var isOn: Bool { override ?? fromEnvironment.value }
 
     private static let fromEnvironment = Lazy<Bool> {
         let environment = ProcessInfo.processInfo.environment

@@ -10,7 +10,7 @@ extension RetainPathReport {
     /// findRetainPath(to: viewModel).hint
     /// // "ProfileViewModel.onDone is a closure that captures it strongly: capture it weakly ([weak self]), or set onDone to nil when it is done."
     /// ```
-    var hint: String? {
+    package var hint: String? {
         guard isProven, let steps, let last = steps.last else { return nil }
         let holder = RetainPathNames.short(last.holder)
         let owner = holder + (last.property.isEmpty ? "" : "." + last.property)

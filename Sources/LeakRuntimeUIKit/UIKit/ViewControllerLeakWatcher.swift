@@ -1,6 +1,6 @@
 #if canImport(UIKit) && !os(watchOS)
 import Foundation
-import LeakCheck
+import LeakRuntime
 import ObjectiveC
 import UIKit
 

@@ -2,8 +2,8 @@ import Foundation
 
 /// Lets the current thread's run loop deliver timers and queued blocks for about `duration`;
 /// sleeps the rest when the run loop has nothing to run (it then returns at once).
-enum RunLoopPump {
-    static func run(for duration: Duration) {
+package enum RunLoopPump {
+    package static func run(for duration: Duration) {
         let clock = ContinuousClock()
         let deadline = clock.now + duration
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18

@@ -60,5 +60,5 @@ public struct RetainPathReport: Sendable, Hashable {
 extension RetainPathReport {
     /// What a report line's `retainPath` carries: the steps of a proven path only. A possible
     /// path is in the message (`readable`), labelled so, not in the report's path.
-    var reportedSteps: [RetainPathStep]? { isProven ? steps : nil }
+    package var reportedSteps: [RetainPathStep]? { isProven ? steps : nil }
 }

@@ -17,7 +17,7 @@ public struct CallerLocation: Sendable, Hashable {
         self.function = function
     }
 
-    init(_ fileID: StaticString, _ filePath: StaticString, _ line: UInt, _ column: UInt, _ function: StaticString) {
+    package init(_ fileID: StaticString, _ filePath: StaticString, _ line: UInt, _ column: UInt, _ function: StaticString) {
         self.init(
             fileID: fileID.description, filePath: filePath.description,
             line: Int(line), column: Int(column), function: function.description)
@@ -26,7 +26,7 @@ public struct CallerLocation: Sendable, Hashable {
     /// The file as reports store it: relative to the working directory when the file is inside
     /// it (`Tests/AppTests/ProfileTests.swift` under `swift test`, which CI annotations can point
     /// at), else just its name.
-    var reportedFile: String {
+    package var reportedFile: String {
         let root = Self.workingDirectory.value
         if !root.isEmpty, filePath.hasPrefix(root) {
             return String(filePath.dropFirst(root.count))
