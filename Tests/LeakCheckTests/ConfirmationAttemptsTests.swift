@@ -2,6 +2,7 @@ import Foundation
 import LeakReport
 import Testing
 @testable import LeakCheck
+@testable import LeakRuntime
 
 /// Runs `body` and returns each wait its checks made, as the fates the wait decided.
 func capturingWaits(
@@ -75,6 +76,21 @@ extension ReleasePoller.Fate {
         #expect(record.leakedAttempts == leaked)
         #expect(record.isIntermittent)
         #expect(record.message?.contains("leaked in \(leaked) of 3 attempts: intermittent") == true)
+    }
+
+    /// Report-only mode: an intermittent leak is a warning, as every leak is, worded as intermittent.
+    @Test func anIntermittentLeakIsAWarningInReportOnlyMode() async throws {
+        let factory = SometimesHeld(released: [1, 2])
+        let issues = await recordingIssues {
+            await ReportOnlyMode.$override.withValue(true) {
+                await expectDeallocation(timeout: Self.timeout, gracePeriod: Self.gracePeriod, attempts: 3) { factory.make() }
+            }
+        }
+        #expect(issues.count == 1)
+        let issue = try #require(issues.first)
+        #expect(issue.severity == .warning)
+        #expect("\(issue)".contains("It leaked in 1 of 3 attempts: intermittent"))
+        #expect("\(issue)".contains("Report-only (LEAKHISTORY_REPORT_ONLY=1)"))
     }
 
     /// The structure of the cost: two waits however many attempts, not one per attempt, each
