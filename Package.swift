@@ -1,4 +1,7 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
+// The toolchain floor: Swift 6.1 (Xcode 16.3), for Swift Testing's `TestScoping` (the
+// `.checksDeallocation` trait). Newer Testing APIs sit behind `#if compiler(>=…)` with a fallback
+// (`ToolchainFloorTests` reads the sources for any that do not).
 import PackageDescription
 
 let package = Package(

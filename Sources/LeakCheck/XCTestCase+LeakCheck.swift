@@ -85,11 +85,19 @@ extension XCTestCase {
         let context = checkContext(
             CallerLocation(fileID, filePath, line, column, function), lifecycle: "none",
             DeallocationTimeouts(timeout: timeout, gracePeriod: gracePeriod))
-        let reference = WeakReference(object)
-        addTeardownBlock { [weak self] in
-            DeallocationCheck.verifyPumpingRunLoop([reference], context: context, testCase: self)
-        }
+        addTeardownBlock(deallocationTeardown(WeakReference(object), context: context))
         return object
+    }
+
+    /// The tear-down check of `reference`. `@Sendable`, capturing no test case strongly: Xcode's
+    /// XCTest takes tear-down blocks as `@Sendable @MainActor` (where this value converts to that
+    /// overload, not the async one), and `XCTestCase` is not `Sendable`; the test case travels in
+    /// a weak box, read by the block on the thread XCTest runs it on.
+    func deallocationTeardown(_ reference: WeakReference, context: CheckContext) -> @Sendable () -> Void {
+        let testCase = WeakReference(self)
+        return {
+            DeallocationCheck.verifyPumpingRunLoop([reference], context: context, testCase: testCase.object)
+        }
     }
 
     private func checkContext(_ location: CallerLocation, lifecycle: String, _ timeouts: DeallocationTimeouts) -> CheckContext {

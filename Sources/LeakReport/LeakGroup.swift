@@ -26,7 +26,7 @@ public struct LeakGroup: Codable, Sendable, Hashable {
     /// Where the first occurrence (by file, then line) was checked: where an annotation goes.
     public var file: String
     public var line: Int
-    /// The retain path, once: the first occurrence's that has one.
+    /// The retain path, once: the first occurrence's proven one, else the first possible one.
     public var retainPath: [RetainPathStep]?
     /// The type at the end of `retainPath`.
     public var pathType: String?
@@ -68,7 +68,8 @@ public struct LeakGroup: Codable, Sendable, Hashable {
     init(category: LeakDiff.Category, entries: [LeakDiff.Entry]) {
         let sorted = entries.sorted { ($0.file, $0.line, $0.scenario, $0.type) < ($1.file, $1.line, $1.scenario, $1.type) }
         let first = sorted[0]
-        let withPath = sorted.first { !($0.retainPath ?? []).isEmpty }
+        let withPath = sorted.first { RetainPathStep.isProven($0.retainPath ?? []) }
+            ?? sorted.first { !($0.retainPath ?? []).isEmpty }
         self.category = category
         fingerprint = first.fingerprint
         types = Array(Set(sorted.map(\.type))).sorted()
@@ -85,7 +86,8 @@ public struct LeakGroup: Codable, Sendable, Hashable {
         occurrences = sorted.map { Occurrence(scenario: $0.scenario, type: $0.type, file: $0.file, line: $0.line) }
     }
 
-    /// The retain path as people read it, or nil when no occurrence reported one.
+    /// The retain path as people read it (`RetainPathStep.readable`, a possible one marked so), or
+    /// nil when no occurrence reported one.
     public var readablePath: String? {
         guard let retainPath, let pathType else { return nil }
         return RetainPathStep.readable(retainPath, leakedType: pathType)

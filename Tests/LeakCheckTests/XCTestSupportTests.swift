@@ -95,6 +95,22 @@ final class XCTestSupportTests: FailureRecordingTestCase, DeallocationCheckConfi
         keeper.children.append(child)
     }
 
+    /// Xcode's XCTest declares `addTeardownBlock` for `@Sendable @MainActor () -> Void` and for
+    /// `@Sendable () async throws -> Void`; the tracking block must be the synchronous one there,
+    /// which pumps the main run loop. Declared here with those shapes, since Linux's differ.
+    func testTheTearDownBlockTakesXcodesSynchronousOverload() {
+        final class XcodeShapedTearDowns {
+            var taken: [String] = []
+            func addTeardownBlock(_ block: @escaping @Sendable @MainActor () -> Void) { taken.append("sync") }
+            func addTeardownBlock(_ block: @escaping @Sendable () async throws -> Void) { taken.append("async") }
+        }
+        let tearDowns = XcodeShapedTearDowns()
+        let context = CheckContext(
+            location: CallerLocation(fileID: "A/B.swift", filePath: "/A/B.swift", line: 1, column: 1), timeouts: DeallocationTimeouts())
+        tearDowns.addTeardownBlock(deallocationTeardown(WeakReference(CleanObject()), context: context))
+        XCTAssertEqual(tearDowns.taken, ["sync"])
+    }
+
     func testGroupInXCTest() async {
         await expectDeallocation { () -> [AnyObject] in [CleanObject(), Loader()] }
         XCTAssertTrue(failures.isEmpty)

@@ -152,7 +152,7 @@ struct StateArraysTests {
         let database = try TestDatabase(engine)
         let store = try database.open()
         _ = try store.createProject("app")
-        let checks = 2 * StateBlobs.blobStates + 100
+        let checks = 2 * StoreTuning.blobStates + 100
         func upload(_ name: String) throws {
             _ = try store.ingest(LeakStoreTests.run(key: name, outcomes: Array(repeating: .deallocated, count: checks),
                                                     names: (name, "App.\(name)")))
@@ -167,20 +167,20 @@ struct StateArraysTests {
             settled.append(try store.write { try StateBlobs.settle(db: $0.connection) })
         } while settled.last!.full && settled.count < 10
         #expect(settled.count == 2, "\(settled)")
-        #expect(settled.allSatisfy { $0.states >= StateBlobs.settleKeys / 2 && $0.states <= StateBlobs.settleKeys + StateBlobs.blobStates },
+        #expect(settled.allSatisfy { $0.states >= StoreTuning.settleKeys / 2 && $0.states <= StoreTuning.settleKeys + StoreTuning.blobStates },
                 "\(settled)")
         #expect(settled.map(\.states).reduce(0, +) == checks)
         #expect(try scalar("SELECT count(DISTINCT key_group) FROM key_state_blocks") == Int64((checks + StateArrays.keyGroup - 1) / StateArrays.keyGroup))
 
         // More than a batch's worth: the rounds the uploads start settle it, in the background.
-        let runs = StateBlobs.settleStates / checks + 1
+        let runs = StoreTuning.settleStates / checks + 1
         for index in 0..<runs { try upload("More\(index)") }
         let deadline = ContinuousClock.now + .seconds(60)
-        while try store.read({ try PostgresStatistics.waitingStates($0 as! PostgresConnection) }) >= StateBlobs.settleStates,
+        while try store.read({ try PostgresStatistics.waitingStates($0 as! PostgresConnection) }) >= StoreTuning.settleStates,
               ContinuousClock.now < deadline {
             usleep(100_000)
         }
-        #expect(try store.read { try PostgresStatistics.waitingStates($0 as! PostgresConnection) } < StateBlobs.settleStates)
+        #expect(try store.read { try PostgresStatistics.waitingStates($0 as! PostgresConnection) } < StoreTuning.settleStates)
         #expect(try scalar("SELECT count(*) FROM state_arrays WHERE settled") > 3)
         #expect(try scalar("SELECT sum(checked_count) FROM leak_states") == Int64((runs + 1) * checks))
     }

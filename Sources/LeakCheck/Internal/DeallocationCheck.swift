@@ -70,9 +70,9 @@ enum DeallocationCheck {
                 var hint: String?
                 if let survivor = reference.object {
                     let path = findRetainPath(to: survivor, roots: roots + alive.filter { $0 !== survivor })
-                    record.retainPath = path.reportedSteps
+                    record.retainPath = path.steps
                     record.fingerprint = path.fingerprint
-                    explanation = path.readable + (path.limitReached.map { " (search \($0))" } ?? "")
+                    explanation = path.readable
                     hint = path.hint
                 }
                 survivors.append((reference.typeName, waited, explanation, hint))

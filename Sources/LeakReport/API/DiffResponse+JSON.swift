@@ -88,6 +88,7 @@ extension LeakDiff.Entry {
                         json.object { json in
                             json.member("holder", step.holder)
                             json.member("kind", step.kind.rawValue)
+                            if step.isPossible { json.member("possible", true) }
                             json.member("property", step.property)
                         }
                     }

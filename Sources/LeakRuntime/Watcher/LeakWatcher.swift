@@ -223,7 +223,7 @@ public final class LeakWatcher: Sendable {
         let record = CheckRecord(
             scenario: entry.scenario, file: entry.location.reportedFile, line: entry.location.line, type: entry.typeName,
             outcome: .leaked, waitedMs: entry.millisecondsWatched(at: now), timeoutMs: timeoutMs,
-            lifecycle: "watcher", retainPath: path?.reportedSteps, fingerprint: path?.fingerprint,
+            lifecycle: "watcher", retainPath: path?.steps, fingerprint: path?.fingerprint,
             message: message, source: .watcher
         )
         return LeakWatcherFinding(kind: .leak, record: record, retainPath: path)
@@ -255,7 +255,7 @@ public final class LeakWatcher: Sendable {
         let record = CheckRecord(
             scenario: entry.scenario, file: entry.location.reportedFile, line: entry.location.line, type: entry.typeName,
             outcome: .leaked, waitedMs: entry.millisecondsWatched(at: now), timeoutMs: timeoutMs,
-            lifecycle: "watcher-budget", retainPath: path?.reportedSteps, fingerprint: path?.fingerprint,
+            lifecycle: "watcher-budget", retainPath: path?.steps, fingerprint: path?.fingerprint,
             message: message, source: .watcher
         )
         return LeakWatcherFinding(kind: .budgetExceeded(budget), record: record, retainPath: path)

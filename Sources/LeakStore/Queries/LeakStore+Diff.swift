@@ -23,11 +23,11 @@ extension LeakStore {
             let shas = candidates.map { $0.lowercased() }
             // A batch a statement, nearest candidates first (a client sends its first parents in
             // order, so the first batch usually holds the answer): one round trip, not one a
-            // candidate — on PostgreSQL each is ~0.1 ms, 100 candidates were 9 ms.
-            for batch in shas.batches(of: Self.resolveBatch) {
+            // candidate.
+            for batch in shas.batches(of: StoreTuning.candidatesPerStatement) {
                 var usable = Set<String>()
                 try db.query(Self.resolveSQL, [.integer(history.projectID), .text(environment)]
-                             + batch.padded(to: Self.resolveBatch).map(SQLValue.text)) {
+                             + batch.padded(to: StoreTuning.candidatesPerStatement).map(SQLValue.text)) {
                     usable.insert($0.string(at: 0) ?? "")
                 }
                 if let found = batch.firstIndex(where: usable.contains) { return found }
@@ -36,13 +36,10 @@ extension LeakStore {
         }
     }
 
-    /// How many candidates one statement of `resolveBase` asks about.
-    static let resolveBatch = 32
-
-    /// Built once: the same text for every batch (padded to `resolveBatch` candidates).
+    /// Built once: the same text for every batch (padded to `StoreTuning.candidatesPerStatement` candidates).
     private static let resolveSQL = """
         SELECT c.sha FROM commits c
-        WHERE c.project_id = ?1 AND c.sha IN (\((3..<(3 + resolveBatch)).map { "?\($0)" }.joined(separator: ", ")))
+        WHERE c.project_id = ?1 AND c.sha IN (\((3..<(3 + StoreTuning.candidatesPerStatement)).map { "?\($0)" }.joined(separator: ", ")))
           AND EXISTS (SELECT 1 FROM runs r WHERE r.commit_id = c.id AND r.environment = ?2 AND r.suspect = 0)
         """
 

@@ -24,8 +24,8 @@ struct ProjectHistory {
 
     /// The commit's id, and in the same statement what a diff asks of a commit next, kept in the
     /// memo: its branch (`branch(ofCommit:)`), its first two parents (`parent(of:position:)`)
-    /// and its runs in `environment` (`runCounts`) — one round trip for up to five (on
-    /// PostgreSQL each is ~0.1–0.2 ms, a diff asked ~25). A commit `readCommits` read is not
+    /// and its runs in `environment` (`runCounts`) — one round trip for up to five (a diff
+    /// asks a few dozen such questions). A commit `readCommits` read is not
     /// asked again.
     func commitID(_ sha: String, environment: String) throws -> Int64? {
         let sha = sha.lowercased()
@@ -35,13 +35,13 @@ struct ProjectHistory {
     }
 
     /// `commitID(_:environment:)` of several commits (a diff's head, base, tip and the base
-    /// branch's upload after the merge-base) in one statement, `commitBatch` at a time.
+    /// branch's upload after the merge-base) in one statement, `StoreTuning.commitsPerStatement` at a time.
     func readCommits(_ shas: [String], environment: String) throws {
         let shas = Array(Set(shas.map { $0.lowercased() })).sorted()
-        for batch in shas.batches(of: Self.commitBatch) {
+        for batch in shas.batches(of: StoreTuning.commitsPerStatement) {
             var found: [String: Int64?] = Dictionary(uniqueKeysWithValues: batch.map { ($0, nil) })
             try db.query(Self.commitsSQL, [.integer(projectID), .text(environment)]
-                         + batch.padded(to: Self.commitBatch).map(SQLValue.text)) { row in
+                         + batch.padded(to: StoreTuning.commitsPerStatement).map(SQLValue.text)) { row in
                 let id = row.int64(at: 0)
                 found[row.string(at: 6) ?? ""] = .some(id)
                 memo.branches[id] = .some(row.string(at: 1))
@@ -52,14 +52,11 @@ struct ProjectHistory {
         }
     }
 
-    /// How many commits one statement of `readCommits` asks about.
-    static let commitBatch = 4
-
-    /// Built once: the same text for every batch (padded to `commitBatch` shas).
+    /// Built once: the same text for every batch (padded to `StoreTuning.commitsPerStatement` shas).
     private static let commitsSQL = """
         SELECT c.id, c.branch, \(parentOf("c.id", position: "0", project: "?1")),
                \(parentOf("c.id", position: "1", project: "?1")), \(runCounts(of: "c.id", environment: "?2")), c.sha
-        FROM commits c WHERE c.project_id = ?1 AND c.sha IN (\((3..<(3 + commitBatch)).map { "?\($0)" }.joined(separator: ", ")))
+        FROM commits c WHERE c.project_id = ?1 AND c.sha IN (\((3..<(3 + StoreTuning.commitsPerStatement)).map { "?\($0)" }.joined(separator: ", ")))
         """
 
     func branch(ofCommit commitID: Int64) throws -> String? {
@@ -118,13 +115,12 @@ struct ProjectHistory {
         var result: [KeyCounts] = []
         let values: [SQLValue] = [.integer(commitID), .text(environment)] + (typeID.map { [SQLValue.integer($0)] } ?? [])
         // One type's keys, or every key: two statements, not `(k.type_id = ?3 OR ?3 IS NULL)`,
-        // which PostgreSQL's generic plan took for 3 rows and joined every type to each state (a
-        // head's 308 states: 12.8 ms, 1.2 ms planned apart).
+        // which PostgreSQL's generic plan took for 3 rows and joined every type to each state.
         let ofType = typeID == nil ? "" : " AND k.type_id = ?3"
         if runs.usable > 0, typeID == nil, db is PostgresConnection {
             // The commit's rows of `state_arrays` as stored, added up here, and the keys named
             // from what the connection knows (`keyNames(of:)`): the `leak_states` view's states
-            // joined to their names were ~2 ms of a suspect head's diff, twice its names.
+            // joined to their names cost a suspect head's diff twice what its names do.
             let states = try stateArrays(at: [commitID], environment: environment, keeping: .every)[commitID] ?? [:]
             let names = try keyNames(of: Set(states.keys))
             result = states.compactMap { keyID, counts in names[keyID].map { counts.named($0) } }.inKeyOrder()
@@ -140,8 +136,8 @@ struct ProjectHistory {
         }
         guard includingSuspect, runs.suspect > 0 else { return result }
         // Both halves, each key once with its counts added up. The suspect runs' checks come by
-        // key without names, which the usable runs' counts have for the keys they checked (a
-        // broken run's 300 keys joined to their names again were ~0.5 ms of a diff); a key only
+        // key without names, which the usable runs' counts have for the keys they checked (no
+        // need to join a broken run's keys to their names again); a key only
         // a suspect run checked has the statement read them with their names.
         var merged = Dictionary(result.map { ($0.ids, $0) }, uniquingKeysWith: { first, _ in first })
         var suspect: [KeyCounts] = []
@@ -164,7 +160,7 @@ struct ProjectHistory {
     /// `?3` where `ofType` says so): scenario id, type id, then with `named` their names, then
     /// the checked, leaked, late and error counts. Counted with FILTER, not `sum(outcome = …)`:
     /// PostgreSQL's `sum(boolean)` is an aggregate written in SQL (`0001_pg_initial.sql`), a
-    /// function call a row and column — a broken run's 308 checks took 2.9 ms, 1.4 ms so.
+    /// function call a row and column, twice the cost of the FILTER.
     private static func suspectCounts(named: Bool, ofType: String) -> String {
         """
         SELECT k.scenario_id, k.type_id,\(named ? " s.name, t.name," : "") count(*), count(*) FILTER (WHERE k.outcome = 'leaked'),
@@ -211,10 +207,6 @@ struct ProjectHistory {
         return counts
     }
 
-    /// How many keys one statement of `keyStates` asks for: a diff's many keys cost a few
-    /// round trips, not a few per key.
-    static let keyBatch = 128
-
     /// Each key's state at each of `commitIDs` that checked it, from its usable runs (every run
     /// at `allRunsAt`, a head): a range of `leak_states` by key per key (the table's own order on
     /// SQLite). Keys go as `keyBatches` gives them (all in one statement on PostgreSQL). A head
@@ -229,10 +221,10 @@ struct ProjectHistory {
         if let head, commitIDs.contains(head) { suspectAtHead = try runCounts(commitID: head, environment: environment).suspect > 0 }
         let headColumn = head.flatMap(grid.column(of:))
         let unchecked = [KeyStateGrid.Cell?](repeating: nil, count: grid.commits.count)
-        // Many keys at a few commits (a suspect head's 155 keys looked for at the base's 8 nearest
-        // commits: 310 key slices, 3.3 ms): the commits' rows as stored, by commit.
+        // Many keys at a few commits (a suspect head's keys looked for at the base's nearest
+        // commits, a key slice each): the commits' rows as stored, by commit.
         var byKey = true
-        if !statesComeMerged, grid.commits.count * Self.keysForCommitRead <= keys.count,
+        if !statesComeMerged, grid.commits.count * StoreTuning.keysForCommitRead <= keys.count,
            let byCommit = try keyCountsByCommit(keys, at: grid.commits, environment: environment) {
             byKey = false
             for (ids, columns) in byCommit {
@@ -254,12 +246,11 @@ struct ProjectHistory {
             var current: (id: Int64, ids: KeyIDs, states: [KeyStateGrid.Cell?], filled: Bool, column: Int)?
             // PostgreSQL's key reads come as stored, a key's slices of its blocks as arrays
             // (`StateArrays.keySlices`): its counts at a commit are added up here, then made states
-            // (a GROUP BY there sorted a few thousand rows for each statement, ~3 ms).
+            // (a GROUP BY there sorted a few thousand rows for each statement).
             if !statesComeMerged {
                 // Each key's counts in the order they come, then sorted by column and added up
                 // where a commit came in several rows: one dictionary probe a row, not two a state
-                // (the hashing was a tenth of the server's CPU in a diff; a head whose 300 keys
-                // leaked in a broken run took 8.4–9.5 ms of it, 6.0 ms so).
+                // (the hashing was a tenth of the server's CPU in a diff).
                 var slots: [Int64: Int] = [:]
                 var read: [(id: Int64, counts: [ColumnCounts])] = []
                 try db.query(keyStatesStatement, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
@@ -326,21 +317,16 @@ struct ProjectHistory {
         return grid
     }
 
-    /// How many keys a commit of a read of keys' states must be asked about for the read to
-    /// take the commits' rows of `state_arrays` (a few hundred states each) rather than the keys'
-    /// slices of their blocks (a few dozen states each, but a lookup of its own).
-    static let keysForCommitRead = 4
-
     /// The usable runs' counts of `keys` at each of `commitIDs` (PostgreSQL), by key and column
     /// of `commitIDs` (ascending), from the commits' rows of `state_arrays` as stored; nil when
-    /// a row holds more than `commitReadStates` states (a 100,000-check run's rows are read by
-    /// key: its arrays as text alone took ~50 ms).
+    /// a row holds more than `StoreTuning.commitReadStates` states (a big run's rows are read by
+    /// key: its arrays as text alone would be most of the read).
     private func keyCountsByCommit(_ keys: Set<KeyIDs>, at commitIDs: [Int64], environment: String) throws
         -> [KeyIDs: [Int: KeyCounts]]?
     {
         let ids = try keyIDs(of: keys)
         let wanted = Dictionary(ids.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
-        guard let rows = try storedStates(at: commitIDs, environment: environment, atMost: Self.commitReadStates) else { return nil }
+        guard let rows = try storedStates(at: commitIDs, environment: environment, atMost: StoreTuning.commitReadStates) else { return nil }
         var counts: [KeyIDs: [Int: KeyCounts]] = [:]
         var column = 0
         for row in rows {
@@ -355,9 +341,6 @@ struct ProjectHistory {
         return counts
     }
 
-    /// The most states a row of `state_arrays` may hold for `keyCountsByCommit` to read it.
-    static let commitReadStates = 5_000
-
     /// Whether key reads give each key's state at a commit once (SQLite's table), or as stored
     /// (PostgreSQL's slices, `StateArrays.keySlices`, or `StateArrays.keyStates` unmerged), for
     /// the reader to add up.
@@ -367,8 +350,7 @@ struct ProjectHistory {
     /// `?1`, the keys' parameters from `?4` on. On SQLite a row a state (key id, commit, counts),
     /// a range of the table's own order a key; on PostgreSQL a row a key and slice of its blocks
     /// (`StateArrays.keySlices`: key id, then arrays of commits and counts), not joined to
-    /// `leak_keys` again (a join the planner made a nested loop over every state for each key:
-    /// 6 keys, 4,400 states, 8.9 ms for 3.8 without it).
+    /// `leak_keys` again (a join the planner made a nested loop over every state for each key).
     private var keyStatesStatement: String {
         statesComeMerged ? """
             SELECT k.id, ls.commit_id, ls.checked_count, ls.leaked_count, ls.late_release_count, ls.error_count
@@ -408,15 +390,13 @@ struct ProjectHistory {
         return found
     }
 
-    /// Keys by their ids in `leak_keys`, `keyBatch` to a statement on SQLite, each batch padded
+    /// Keys by their ids in `leak_keys`, `StoreTuning.keysPerStatement` to a statement on SQLite, each batch padded
     /// with its last id so that every batch is the same statement; on PostgreSQL all of them in
     /// one array parameter (the same statement for any number of keys, one round trip). A key
     /// without a row there (never checked) is in none.
     ///
-    /// By id, not by (scenario, type): PostgreSQL took a batch's 128 scenario ids and 128 type ids
-    /// for thousands of keys and hash-joined them to every state in the range (14 keys: 50 ms on
-    /// analyzed tables, 500–780 ms on a table that had just grown, the reads that stalled during
-    /// ingest); a list of ids of `leak_keys` is at most as many keys as it is long.
+    /// By id, not by (scenario, type): PostgreSQL took a batch's scenario ids and type ids for
+    /// thousands of keys and hash-joined them to every state in the range; a list of ids of `leak_keys` is at most as many keys as it is long.
     private func keyBatches(_ keys: Set<KeyIDs>) throws -> [KeyBatch] {
         let ids = try keyIDs(of: keys)
         let sorted = ids.sorted { $0.value < $1.value }
@@ -425,9 +405,9 @@ struct ProjectHistory {
             return [KeyBatch(keys: Dictionary(uniqueKeysWithValues: sorted.map { ($0.value, $0.key) }),
                              values: [.text(PostgresArray.literal(integers: sorted.map(\.value)))])]
         }
-        return sorted.batches(of: Self.keyBatch).map { chunk in
+        return sorted.batches(of: StoreTuning.keysPerStatement).map { chunk in
             KeyBatch(keys: Dictionary(uniqueKeysWithValues: chunk.map { ($0.value, $0.key) }),
-                     values: chunk.map(\.value).padded(to: Self.keyBatch).map { .integer($0) })
+                     values: chunk.map(\.value).padded(to: StoreTuning.keysPerStatement).map { .integer($0) })
         }
     }
 
@@ -450,23 +430,23 @@ struct ProjectHistory {
     private struct KeyBatch {
         /// The batch's keys by their ids in `leak_keys`.
         var keys: [Int64: KeyIDs]
-        /// The statement's parameters after its own: `keyBatch` key ids, or (PostgreSQL) one array of them.
+        /// The statement's parameters after its own: `StoreTuning.keysPerStatement` key ids, or (PostgreSQL) one array of them.
         var values: [SQLValue]
     }
 
     /// That `column` (a `leak_keys` id) is one of a `KeyBatch`'s keys, whose parameters come from
-    /// `?first` on: an IN list of `keyBatch` parameters, or on PostgreSQL `= ANY` of one array.
+    /// `?first` on: an IN list of `StoreTuning.keysPerStatement` parameters, or on PostgreSQL `= ANY` of one array.
     private func among(_ column: String, from first: Int) -> String {
         db is PostgresConnection
             ? "\(column) = ANY(CAST(?\(first) AS BIGINT[]))" : "\(column) IN (\(Self.keyLists[first] ?? Self.keyList(from: first)))"
     }
 
-    /// The IN lists the statements use (their own parameters are 2 or 3), built once: built for
-    /// every statement they were ~4% of a diff with a few hundred keys.
+    /// The IN lists the statements use (their own parameters are 2 or 3), built once, not for
+    /// every statement.
     private static let keyLists = Dictionary(uniqueKeysWithValues: [3, 4].map { ($0, keyList(from: $0)) })
 
     private static func keyList(from first: Int) -> String {
-        (first..<(first + keyBatch)).map { "?\($0)" }.joined(separator: ", ")
+        (first..<(first + StoreTuning.keysPerStatement)).map { "?\($0)" }.joined(separator: ", ")
     }
 
     /// The head's suspect runs in the environment, oldest first.
@@ -839,7 +819,7 @@ struct ProjectHistory {
 
     /// When each commit's first usable run in the environment started, for those that have one:
     /// the times a walk did not read (`BranchCommit.at`). On PostgreSQL one statement (an array
-    /// of ids), elsewhere `idBatch` commits a statement.
+    /// of ids), elsewhere `StoreTuning.commitIDsPerStatement` commits a statement.
     func firstRunTimes(of commitIDs: [Int64], environment: String) throws -> [Int64: String] {
         var times: [Int64: String] = [:]
         guard !commitIDs.isEmpty else { return times }
@@ -890,7 +870,7 @@ struct ProjectHistory {
         "coalesce(pl.id, (SELECT ps.id FROM commits ps WHERE ps.project_id = \(project) AND ps.sha = p.parent_sha))"
     }
 
-    /// The sha of each of the project's commits, by id; `idBatch` commits a statement (on
+    /// The sha of each of the project's commits, by id; `StoreTuning.commitIDsPerStatement` commits a statement (on
     /// PostgreSQL a statement is a round trip: a statement a commit was 50 of them for a
     /// scenario history of 50 commits).
     func shas(of commitIDs: [Int64]) throws -> [Int64: String] {
@@ -900,7 +880,7 @@ struct ProjectHistory {
     }
 
     /// The distinct fingerprints of the type's leaked checks in the usable runs of each of
-    /// `commitIDs` in the environment, in byte order; commits without any are absent. `idBatch`
+    /// `commitIDs` in the environment, in byte order; commits without any are absent. `StoreTuning.commitIDsPerStatement`
     /// commits a statement (a trend of 1,000 commits asked a statement a leaking commit).
     func leakFingerprints(typeID: Int64, environment: String, at commitIDs: [Int64]) throws -> [Int64: [String]] {
         var found: [Int64: Set<String>] = [:]
@@ -910,30 +890,22 @@ struct ProjectHistory {
         return found.mapValues { $0.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } }
     }
 
-    /// Runs `sql` — the values `after` as its first parameters, then `idBatch` ids — for the
-    /// distinct `ids`, `idBatch` a statement, the last batch padded with its last id so that every
+    /// Runs `sql` — the values `after` as its first parameters, then `StoreTuning.commitIDsPerStatement` ids — for the
+    /// distinct `ids`, `StoreTuning.commitIDsPerStatement` a statement, the last batch padded with its last id so that every
     /// batch is the same statement.
     private func inIDBatches(_ ids: [Int64], _ sql: String, after leading: [SQLValue], row: (any SQLRow) throws -> Void) throws {
         let ids = Array(Set(ids)).sorted()
-        for chunk in ids.batches(of: Self.idBatch) {
-            try db.query(sql, leading + chunk.padded(to: Self.idBatch).map(SQLValue.integer), row: row)
+        for chunk in ids.batches(of: StoreTuning.commitIDsPerStatement) {
+            try db.query(sql, leading + chunk.padded(to: StoreTuning.commitIDsPerStatement).map(SQLValue.integer), row: row)
         }
     }
 
-    /// How many commit ids one statement of `inIDBatches` asks for.
-    static let idBatch = 64
-
     /// `?first, …`: the ids of a statement of `inIDBatches`.
     private static func idSlots(from first: Int) -> String {
-        (first..<(first + idBatch)).map { "?\($0)" }.joined(separator: ", ")
+        (first..<(first + StoreTuning.commitIDsPerStatement)).map { "?\($0)" }.joined(separator: ", ")
     }
 
     // Built once: the same text for every batch.
-    private static let firstParentsSQL = """
-        SELECT p.commit_id, \(parentID(project: "?1")) FROM commit_parents p \(parentJoin(project: "?1"))
-        WHERE p.position = 0 AND p.commit_id IN (\(idSlots(from: 2)))
-        """
-
     private static let shasSQL = "SELECT id, sha FROM commits WHERE project_id = ?1 AND id IN (\(idSlots(from: 2)))"
 
     /// `+k.type_id` keeps SQLite off `checks_by_type`, which would visit the type's checks at

@@ -231,7 +231,7 @@ extension LeakStore {
             return ("SELECT 1 FROM \(table) WHERE commit_id = ? LIMIT 1",
                     db is PostgresConnection ? StateArrays.removal
                         : "DELETE FROM \(table) WHERE id IN (SELECT id FROM \(table) WHERE commit_id = ?1 ORDER BY id LIMIT ?2)",
-                    .integer(Int64(max(1, ingestSliceChecks / StateBlobs.blobStates))))
+                    .integer(Int64(max(1, ingestSliceChecks / StoreTuning.blobStates))))
         }
         let steps: [(whileTrue: String, values: [SQLValue], id: SQLValue, removal: (any SQLConnection) -> Removal)] = [
             (runIsPending, [run], run, { _ in records }),

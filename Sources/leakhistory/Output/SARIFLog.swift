@@ -112,13 +112,17 @@ struct SARIFLog: Encodable {
             Location(id: index + 1, physicalLocation: place(occurrence.file, occurrence.line, outcome: outcome),
                      message: Message(text: "\(occurrence.type) also leaks in \(occurrence.scenario)"))
         }
+        // The path's parts as every output prints them, one location each; a step not proven
+        // strong says so, and the flow is a possible retain path.
         let flow = group.retainPath.flatMap { steps -> [CodeFlow]? in
             guard !steps.isEmpty else { return nil }
-            let locations = steps.map { step in
-                ThreadFlowLocation(location: Location(message: Message(
-                    text: "\(RetainPathStep.shortName(step.holder)).\(step.property) (\(step.kind.rawValue))")))
-            } + [ThreadFlowLocation(location: Location(message: Message(text: RetainPathStep.shortName(group.pathType ?? ""))))]
-            return [CodeFlow(message: Message(text: "Retain path"), threadFlows: [ThreadFlow(locations: locations)])]
+            let parts = RetainPathStep.readableParts(steps, leakedType: group.pathType ?? "")
+            let locations = parts.enumerated().map { index, part in
+                let unproven = index < steps.count && !steps[index].isProven
+                return ThreadFlowLocation(location: Location(message: Message(text: part + (unproven ? " (possible)" : ""))))
+            }
+            let title = RetainPathStep.isProven(steps) ? "Retain path" : "Possible retain path"
+            return [CodeFlow(message: Message(text: title), threadFlows: [ThreadFlow(locations: locations)])]
         }
         return Result(
             message: Message(text: text),
