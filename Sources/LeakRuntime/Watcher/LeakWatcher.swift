@@ -70,6 +70,15 @@ public final class LeakWatcher: Sendable {
         public mutating func writeReport(to writer: NDJSONWriter) {
             report = { record in try? writer.append(record) }
         }
+
+        /// Sends each finding to `uploader` as well, after wherever `report` sends it now.
+        public mutating func upload(to uploader: LeakUploader) {
+            let report = self.report
+            self.report = { record in
+                report?(record)
+                uploader.record(record)
+            }
+        }
     }
 
     public let configuration: Configuration

@@ -117,17 +117,17 @@ struct AnswerHistory {
                                                              searched: found.map { $0 + 1 } ?? candidates.count))
             for (index, head) in commits.enumerated() {
                 record("diff none..\(index) \(environment)", wire(try store.diff(
-                    project: project, base: nil, head: head, environment: environment, mergeBase: nil, after: nil, tip: nil, now: now), environment: environment))
+                    project: project, base: nil, head: head, environment: environment, mergeBase: nil, after: nil, now: now), environment: environment))
                 for back in [1, 3] where index >= back {
                     let base = commits[index - back]
                     record("diff \(index - back)..\(index) \(environment)", wire(try store.diff(
                         project: project, base: base, head: head, environment: environment, mergeBase: base,
-                        after: nil, tip: nil, now: now), environment: environment))
+                        after: nil, now: now), environment: environment))
                 }
                 if index >= 6 {
                     record("diff fell back \(index - 4)..\(index) \(environment)", wire(try store.diff(
                         project: project, base: commits[index - 4], head: head, environment: environment,
-                        mergeBase: commits[index - 6], after: commits[index - 5], tip: commits.last, now: now), environment: environment))
+                        mergeBase: commits[index - 6], after: commits[index - 5], now: now), environment: environment))
                 }
             }
             for branch in ["main", "feature"] {
@@ -217,8 +217,10 @@ enum CanonicalText {
             return pairs.map { indent + $0.0 + ":\n" + $0.1 }.joined()
         case .struct, .class, .tuple:
             // A page's `next` that is nil is left out, as the wire leaves it out: an unpaged
-            // answer and the last page of a paged one are the same text.
-            return mirror.children.filter { !($0.label == "next" && isNil($0.value)) }.map { child in
+            // answer and the last page of a paged one are the same text. A diff entry's `evidence`
+            // (the gate's, issue 45) is left out: it came after these answers were recorded, from
+            // the same counts the categories are, and its own tests read it on both engines.
+            return mirror.children.filter { !($0.label == "next" && isNil($0.value)) && $0.label != "evidence" }.map { child in
                 let label = child.label ?? "_"
                 let inner = render(child.value, indent: indent + "  ")
                 return inner.contains("\n") && inner.split(separator: "\n").count > 1
