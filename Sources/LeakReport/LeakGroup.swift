@@ -38,6 +38,9 @@ public struct LeakGroup: Codable, Sendable, Hashable {
     public var inheritedFrom: String?
     /// The suppression that covers it (or lapsed), when one does.
     public var suppression: LeakDiff.SuppressionNote?
+    /// The gate's evidence for the first occurrence it judged (`LeakDiff.Entry.evidence`): why the
+    /// group is new or flaky. Each entry carries its own.
+    public var evidence: GateEvidence?
     /// Every key of the group, the first occurrence first.
     public var occurrences: [Occurrence]
 
@@ -79,6 +82,7 @@ public struct LeakGroup: Codable, Sendable, Hashable {
         message = first.message
         inheritedFrom = sorted.lazy.compactMap(\.inheritedFrom).first
         suppression = sorted.lazy.compactMap(\.suppression).first
+        evidence = sorted.lazy.compactMap(\.evidence).first
         occurrences = sorted.map { Occurrence(scenario: $0.scenario, type: $0.type, file: $0.file, line: $0.line) }
     }
 

@@ -197,7 +197,7 @@ enum DashboardPage {
         details summary{cursor:pointer;color:var(--muted);font-size:.85rem}
         details pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:.85rem;margin:.3rem 0;padding:.4rem;background:var(--card)}
         details ul{margin:.3rem 0;padding-left:1.2rem}
-        .covered{font-size:.85rem;margin:.2rem 0 0}
+        .covered,.evidence{font-size:.85rem;margin:.2rem 0 0}
         table.cards td:first-child{min-width:12rem}
         @media (max-width:48rem){
         table.cards,table.cards tbody,table.cards tr{display:block;width:100%}

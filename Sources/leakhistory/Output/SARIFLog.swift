@@ -45,7 +45,14 @@ struct SARIFLog: Encodable {
         var relatedLocations: [Location]?
         var codeFlows: [CodeFlow]?
         var partialFingerprints: [String: String]
-        var properties: [String: [String]]
+        var properties: Properties
+    }
+
+    /// A result's property bag: what it is about, and the gate's evidence for calling it new.
+    struct Properties: Encodable {
+        var types: [String]
+        var scenarios: [String]
+        var evidence: GateEvidence?
     }
 
     struct Rule: Encodable {
@@ -100,6 +107,7 @@ struct SARIFLog: Encodable {
     private static func result(_ group: LeakGroup, outcome: DiffOutcome) -> Result {
         var text = "New leak: \(group.title)."
         if let path = group.readablePath { text += " Retain path: \(path)." }
+        if let evidence = group.evidence { text += " Why: \(evidence.summary)." }
         let related = group.others.enumerated().map { index, occurrence in
             Location(id: index + 1, physicalLocation: place(occurrence.file, occurrence.line, outcome: outcome),
                      message: Message(text: "\(occurrence.type) also leaks in \(occurrence.scenario)"))
@@ -123,7 +131,7 @@ struct SARIFLog: Encodable {
             codeFlows: flow,
             partialFingerprints: group.fingerprint.map { ["leakFingerprint/v1": $0] }
                 ?? ["leakKey/v1": "\(group.types.joined(separator: ",")) in \(group.scenarios.joined(separator: ","))"],
-            properties: ["types": group.types, "scenarios": group.scenarios])
+            properties: Properties(types: group.types, scenarios: group.scenarios, evidence: group.evidence))
     }
 
     /// A file inside the repository is relative to `%SRCROOT%`; anything else is a `file:` URI.
