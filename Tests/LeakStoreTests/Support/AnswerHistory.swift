@@ -217,8 +217,10 @@ enum CanonicalText {
             return pairs.map { indent + $0.0 + ":\n" + $0.1 }.joined()
         case .struct, .class, .tuple:
             // A page's `next` that is nil is left out, as the wire leaves it out: an unpaged
-            // answer and the last page of a paged one are the same text.
-            return mirror.children.filter { !($0.label == "next" && isNil($0.value)) }.map { child in
+            // answer and the last page of a paged one are the same text. A diff entry's `evidence`
+            // (the gate's, issue 45) is left out: it came after these answers were recorded, from
+            // the same counts the categories are, and its own tests read it on both engines.
+            return mirror.children.filter { !($0.label == "next" && isNil($0.value)) && $0.label != "evidence" }.map { child in
                 let label = child.label ?? "_"
                 let inner = render(child.value, indent: indent + "  ")
                 return inner.contains("\n") && inner.split(separator: "\n").count > 1
