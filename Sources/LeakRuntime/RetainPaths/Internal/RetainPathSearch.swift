@@ -32,8 +32,8 @@ struct RetainPathSearch {
     /// How many of the walk's suspects were found before the search from the globals.
     private var ownSuspects: Int?
     /// The backward scan's bounds: levels of memory scanned, and holders kept.
-    static let maxScanDepth = 8
-    static let maxScanHolders = 512
+    private static let maxScanDepth = 8
+    private static let maxScanHolders = 512
     /// While the cycle search runs: each suspect the walk names, with the path from the object to
     /// the holder it was found on. The first is the possible path reported when none is found.
     private var recordsSuspectPaths = false
