@@ -19,7 +19,7 @@ struct RoutingTests {
     @Test func anUnknownRouteIsAJSON404() throws {
         let server = try TestServer()
         // `/` is the dashboard's projects page.
-        for path in ["/nothing-here", "/v1/projects", "/v1/projects/app/runs/extra", "/v2/projects/app/runs"] {
+        for path in ["/nothing-here", "/v1/project", "/v1/projects/app/runs/extra", "/v2/projects/app/runs"] {
             let reply = try server.client.get(path)
             #expect(reply.status == 404, "\(path)")
             #expect(reply.headers["content-type"] == "application/json")

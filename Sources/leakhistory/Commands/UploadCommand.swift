@@ -44,7 +44,7 @@ struct UploadCommand: Command {
     /// the command runs in, if any.
     static func upload(_ arguments: ParsedArguments, context: CommandContext,
                        repository: GitRepository?) async throws(CommandFailure) -> (UploadReceipt, RunRecord, ClientSettings) {
-        let settings = try ClientSettings.resolve(arguments, environment: context.environment, repositoryRoot: repository?.directory)
+        let settings = try await ClientSettings.resolve(arguments, environment: context.environment, repositoryRoot: repository?.directory)
         let paths = ReportFiles.paths(arguments.positionals, context: context)
         let contents = try ReportFiles.read(paths, runID: RunAssembly.runID(arguments, context: context))
         let checks = contents.checks
