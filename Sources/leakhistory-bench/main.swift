@@ -31,8 +31,13 @@ let usage = """
       load [--seconds N]
                   16 clients of mixed traffic for N seconds (default 60); exits 1 on any error
       attack      every issue-13 attack at once (slow connections, tokenless 30 MiB bodies, gzip bombs,
-                  a page flood, non-reading clients) against a steady client; exits 1 unless it is served
-                  (ATTACK_SKIP=slow,bodies,bombs,pages,readers leaves attacks out, to find which one hurts)
+                  a page flood, non-reading clients) against a steady client, from other addresses, from the
+                  steady client's own address, and through a trusted forwarding proxy; exits 1 unless it is
+                  served (ATTACK_SKIP=slow,bodies,bombs,pages,readers leaves attacks out, to find which one
+                  hurts; ATTACK_MODES=other,same,proxy runs only those settings)
+      burst       200 simultaneous `leakhistory upload` of 2,000 checks from one address, direct and through
+                  a trusted proxy (needs leakhistory built beside this); exits 1 unless all are stored and no
+                  connection is closed without an answer
       bad-input   a 200 MiB upload, 10,000 idle connections, a 1 byte/s client; exits 1 unless refused cleanly
 
     OPTIONS:
@@ -53,6 +58,16 @@ if arguments == ["crash-test"] {
         exit(passed ? 0 : 1)
     } catch {
         FileHandle.standardError.write(Data("Error: the crash test could not run: \(error)\n".utf8))
+        exit(1)
+    }
+}
+if arguments == ["burst"] {
+    do {
+        let passed = try BurstTest.run(quick: quick)
+        print(passed ? "burst: PASSED" : "burst: FAILED")
+        exit(passed ? 0 : 1)
+    } catch {
+        FileHandle.standardError.write(Data("Error: the burst test could not run: \(error)\n".utf8))
         exit(1)
     }
 }

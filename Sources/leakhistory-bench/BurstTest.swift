@@ -1,0 +1,95 @@
+import Foundation
+import LeakReport
+import LoopbackClient
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `leakhistory-bench burst [--quick]`: a CI fleet behind one NAT address uploading at the same
+/// moment — 200 `leakhistory upload` processes (40 with `--quick`), each of a 2,000-check run,
+/// started together from 127.0.0.1 against the server binary; then the same through a
+/// forwarding proxy the server trusts (`trustedProxies`). Counts what the fleet saw: uploads
+/// stored, busy answers (503 with Retry-After) the CLI waited out, and connections closed without
+/// any answer (the CLI notes each retry on stderr). Exits 1 unless every upload is stored and no
+/// connection was closed unanswered.
+enum BurstTest {
+    static let checks = 2_000
+
+    static func run(quick: Bool) throws -> Bool {
+        let uploads = quick ? 40 : 200
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("leakhistory-burst-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cli = ServerBinary.executable.deletingLastPathComponent().appendingPathComponent("leakhistory").path
+        guard FileManager.default.isExecutableFile(atPath: cli) else {
+            throw AttackTest.Failure("no leakhistory binary beside this one at \(cli); build it first: swift build -c release --product leakhistory")
+        }
+        // One report of a whole suite's run; each upload sends it for a commit of its own.
+        let report = directory.appendingPathComponent("leakcheck.ndjson").path
+        let writer = try NDJSONWriter(path: report)
+        for check in CIUploads.run(key: "suite", index: 0, checks: checks, project: "app").checks { try writer.append(check) }
+
+        var ok = true
+        for proxied in [false, true] {
+            let database = directory.appendingPathComponent("burst-\(proxied).sqlite").path
+            let token = try ServerBinary.createProject("app", database: database)
+            let server = try ServerBinary(database: database, extraSettings: proxied
+                ? "\"trustedProxies\": [\"127.77.0.0/16\"]" : "")
+            defer { server.stop() }
+            let proxy = proxied ? try ForwardingProxy(upstreamPort: server.port, source: AttackTest.proxySource) : nil
+            defer { proxy?.stop() }
+            let port = proxy?.port ?? server.port
+            let environment = ["LEAKHISTORY_SERVER": "http://127.0.0.1:\(port)", "LEAKHISTORY_TOKEN": token,
+                               "LEAKHISTORY_PROJECT": "app", "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+                               "HOME": directory.path]
+            let results = Locked<[ChildProcess.Result]>([])
+            let start = DispatchSemaphore(value: 0)
+            let done = DispatchGroup()
+            let began = ContinuousClock.now
+            for index in 0..<uploads {
+                done.enter()
+                Thread {
+                    start.wait()
+                    defer { done.leave() }
+                    let arguments = ["upload", report, "--commit", QueriesBenchmark.commitSHA(5_000_000 + index), "--branch", "main",
+                                     "--run-key", "burst-\(index)"]
+                    let result = (try? ChildProcess.run(cli, arguments, in: directory, environment: environment))
+                        ?? ChildProcess.Result(status: -1, stdout: "", stderr: "could not start leakhistory")
+                    results.withLock { $0.append(result) }
+                }.start()
+            }
+            for _ in 0..<uploads { start.signal() }
+            done.wait()
+            let seconds = Double((ContinuousClock.now - began).components.seconds)
+                + Double((ContinuousClock.now - began).components.attoseconds) / 1e18
+            let all = results.value
+            let notes = all.flatMap { $0.stderr.split(separator: "\n") }
+            let busy = notes.filter { $0.contains("(busy: Retry-After") }.count
+            let unanswered = notes.filter { $0.hasPrefix("Note: no answer") }.count
+            let succeeded = all.filter { $0.status == 0 }.count
+            let stored = try storedRuns(port: server.port)
+            let retried = all.filter { $0.stderr.contains("Note:") }.count
+            print("burst\(proxied ? " behind a proxy (trustedProxies set)" : ""): \(uploads) simultaneous `leakhistory upload` of "
+                + "\(checks) checks from 127.0.0.1: \(stored) stored, \(succeeded) exited 0, \(retried) retried at least once; "
+                + "\(busy) busy answers (503 + Retry-After) waited out, \(unanswered) connections closed without an answer; "
+                + String(format: "%.1f s in all", seconds))
+            for failure in all.filter({ $0.status != 0 }).prefix(3) { print("    failed: \(failure.stderr.suffix(300))") }
+            if stored != uploads || succeeded != uploads {
+                print("  FAILED: \(uploads - stored) uploads not stored")
+                ok = false
+            }
+            if unanswered > 0 {
+                print("  FAILED: \(unanswered) connections closed without an answer")
+                ok = false
+            }
+        }
+        return ok
+    }
+
+    /// Runs the server has stored, from its `/metrics`.
+    private static func storedRuns(port: Int) throws -> Int {
+        let text = try KeepAliveConnection(port: port, timeoutSeconds: 10).request("GET", "/metrics").text
+        return text.split(separator: "\n").first { $0.hasPrefix("leakhistory_runs_ingested_total ") }
+            .flatMap { Int($0.split(separator: " ")[1]) } ?? -1
+    }
+}
