@@ -41,8 +41,8 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var readerMemoryMapMiB = 1_024
     /// Connections open at once (the server raises its open-file limit to fit).
     public var connectionLimit = 4_096
-    /// Connections with a request on them, per client (`ClientKey`: the token a request showed,
-    /// else its address); beyond, 503 with Retry-After. A client's connections that have sent no
+    /// Connections with a request on them, per client (`ClientKey`: the token a request showed
+    /// together with its address, else its address); beyond, 503 with Retry-After. A client's connections that have sent no
     /// request headers for a second give way to its new ones.
     public var perClientConnectionLimit = 64
     /// The proxies and load balancers (addresses or CIDR networks, IPv4 or IPv6) whose

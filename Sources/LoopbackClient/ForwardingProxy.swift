@@ -158,8 +158,9 @@ public final class ForwardingProxy: @unchecked Sendable {
         }
     }
 
-    /// Bytes from one socket to the other until either end closes; then `to` is shut down, which
-    /// ends the other direction's wait on it too. Neither is closed here.
+    /// Bytes from one socket to the other until either end closes; then both are shut down, which
+    /// ends the other direction's wait on them too (a client still sending a body the server
+    /// will not read is cut off, as nginx does). Neither is closed here.
     private static func pump(from: Int32, to: Int32) {
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
@@ -168,6 +169,7 @@ public final class ForwardingProxy: @unchecked Sendable {
             if n <= 0 || !sendAll(to, Array(chunk[0..<n])) { break }
         }
         shutdown(to, Int32(SHUT_RDWR))
+        shutdown(from, Int32(SHUT_RDWR))
     }
 
     /// Where the head ends (just past its blank line), if it has.

@@ -137,9 +137,16 @@ enum AttackTest {
         }
         let finished = DispatchSemaphore(value: 0)
         var spawned = 0
-        func attacker(_ body: @escaping @Sendable () -> Void) {
+        // Attackers still running, by kind: printed when stopping them takes long.
+        let running = Locked([String: Int]())
+        func attacker(_ kind: String, _ body: @escaping @Sendable () -> Void) {
             spawned += 1
-            spawn { body(); finished.signal() }
+            running.withLock { $0[kind, default: 0] += 1 }
+            spawn {
+                body()
+                running.withLock { $0[kind, default: 1] -= 1 }
+                finished.signal()
+            }
         }
 
         // The steady client: upload, diff, types, each timed, all along and after the attack.
@@ -194,7 +201,7 @@ enum AttackTest {
         let slowPerThread = 500
         let slowTotal = plan.slowHeaders + plan.slowBodies
         for group in 0..<((slowTotal + slowPerThread - 1) / slowPerThread) {
-            attacker {
+            attacker("slow connections") {
                 var sockets: [Int32: Int] = [:]
                 let first = group * slowPerThread
                 let count = min(slowPerThread, slowTotal - first)
@@ -222,12 +229,15 @@ enum AttackTest {
         }
         // Tokenless 30 MiB bodies, sent in full unless the server answers first.
         for index in 0..<plan.bigBodies {
-            attacker {
+            attacker("big bodies") {
                 let block = [UInt8](repeating: UInt8(ascii: "a"), count: 1 << 20)
                 while !stop.value {
                     guard let fd = try? LoopbackSocket.connect(port: port, source: source(2, index, perAddress: 1)) else {
                         Thread.sleep(forTimeInterval: 0.1); continue
                     }
+                    // A send the other end stopped reading fails after a second instead of holding the attacker.
+                    var timeout = timeval(tv_sec: 1, tv_usec: 0)
+                    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
                     _ = RawSocket.sendAll(fd, Array("POST /v1/projects/app/runs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(30 << 20)\r\n\r\n".utf8))
                     for _ in 0..<30 where !RawSocket.readable(fd) && !stop.value {
                         if !RawSocket.sendAll(fd, block) { break }
@@ -240,7 +250,7 @@ enum AttackTest {
         // Gzip bombs: 300 KB inflating to 300 MB, tokenless.
         let bomb = try Gzip.compress(Data(repeating: UInt8(ascii: " "), count: (quick ? 64 : 300) << 20), level: 9)
         for index in 0..<plan.bombLoops {
-            attacker {
+            attacker("gzip bombs") {
                 let connection = KeepAliveConnection(port: port, timeoutSeconds: 10, source: source(3, index, perAddress: 1))
                 while !stop.value {
                     _ = try? connection.request("POST", "/v1/projects/app/runs", body: bomb, headers: ["Content-Encoding": "gzip"])
@@ -249,13 +259,13 @@ enum AttackTest {
         }
         // A page flood: the big commit's page, as fast as it answers, from two addresses.
         for index in 0..<plan.pageFlooders {
-            attacker {
+            attacker("page flood") {
                 let connection = KeepAliveConnection(port: port, timeoutSeconds: 30, source: source(4, index % 2, perAddress: 1))
                 while !stop.value { _ = try? connection.request("GET", bigPage) }
             }
         }
         // Clients that ask for the big page and never read the answer.
-        attacker {
+        attacker("non-readers") {
             var sockets: [Int32] = []
             while !stop.value {
                 while sockets.count < plan.nonReaders, !stop.value {
@@ -277,7 +287,11 @@ enum AttackTest {
 
         Thread.sleep(forTimeInterval: Double(plan.seconds))
         stop.withLock { $0 = true }
-        for _ in 0..<spawned { finished.wait() }
+        for _ in 0..<spawned {
+            while finished.wait(timeout: .now() + 5) == .timedOut {
+                print("  still stopping: \(running.value.filter { $0.value > 0 }.map { "\($0.key) (\($0.value))" }.sorted().joined(separator: ", "))")
+            }
+        }
         stopped.withLock { $0 = .now }
         let stoppedAt = stopped.value!
         steadyDone.wait()

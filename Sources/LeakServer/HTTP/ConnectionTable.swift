@@ -12,8 +12,9 @@ import Glibc
 /// and stops when the request is read in full; a sweep shuts down the socket of any connection
 /// past the deadline, and libmicrohttpd then closes it as it would any connection the peer dropped.
 ///
-/// **Connections per client** (`limit`), counted by `ClientKey` — a token a request showed, else
-/// its client's address (behind a trusted proxy, the real client's, from the forwarded header):
+/// **Connections per client** (`limit`), counted by `ClientKey` — a token a request showed with
+/// its client's address, else that address (behind a trusted proxy, the real client's, from the
+/// forwarded header):
 /// - A request's headers take a slot of its key, held by the connection until it closes or its
 ///   next request moves it to another key. With `limit` slots of the key taken, the request is
 ///   answered 503 with `Retry-After` (`requestArrived` returns false); no connection is ever

@@ -43,7 +43,7 @@ final class MicroHTTPDServer: Sendable {
         var headers: [String: String]
         /// The client: the connection's peer, or behind a trusted proxy the address it forwarded.
         var client: ClientAddress
-        /// What the request is budgeted by: the token it showed, else `client` (`ClientKey`).
+        /// What the request is budgeted by: the token it showed with `client`, else `client` (`ClientKey`).
         var key: ClientKey
         /// A Content-Length over zero or a chunked body.
         var hasBody: Bool
@@ -95,7 +95,7 @@ final class MicroHTTPDServer: Sendable {
     private let options: Options
     private let admit: @Sendable (Head) -> Admission
     /// The id of the token a request's headers show, when the store knows it as live without a
-    /// database read (`ClientKey.token`); nil otherwise.
+    /// database read (`ClientKey.credential`); nil otherwise.
     private let credential: @Sendable ([String: String]) -> Int64?
     /// Answers a request by calling its second argument once, on any thread.
     private let respond: @Sendable (consuming Incoming, @escaping @Sendable (Response) -> Void) -> Void
@@ -320,7 +320,7 @@ final class MicroHTTPDServer: Sendable {
         var headers: [String: String] = [:]
         for (name, value) in list { headers[name.lowercased()] = value }
         let length = headers["content-length"].flatMap(Int.init) ?? 0
-        pending.key = credential(headers).map(ClientKey.token) ?? .address(client)
+        pending.key = credential(headers).map { .credential(token: $0, address: client) } ?? .address(client)
         let head = Head(method: method.map { String(cString: $0) } ?? "",
                         rawURI: pending.rawURI, path: url.map { String(cString: $0) } ?? "/",
                         query: Self.values(connection, .GET_ARGUMENT_KIND), headers: headers,

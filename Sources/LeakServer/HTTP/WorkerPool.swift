@@ -5,7 +5,7 @@ import Glibc
 
 /// The threads that run request handlers, so that libmicrohttpd's I/O threads only move bytes.
 ///
-/// Jobs are queued per client (`ClientKey`: the token it showed, else its address). A free worker takes the next job of the client
+/// Jobs are queued per client (`ClientKey`: the token it showed with its address, else its address). A free worker takes the next job of the client
 /// that has used the workers least lately (worker-seconds, decaying over a second or so), and
 /// one client runs at most `perClientRunning` jobs at once. Clients that kept more than one
 /// worker busy on average lately are *heavy*: their jobs run only on background workers, at the

@@ -38,7 +38,7 @@ enum TokenCheck {
     }
 
     /// The id of the bearer token in `headers` (lower-cased names) when the store remembers it as
-    /// live, whatever its project or scope: what the request is budgeted by (`ClientKey.token`).
+    /// live, whatever its project or scope: what the request is budgeted by (`ClientKey.credential`).
     /// Memory alone, no database read: the I/O thread asks it of every request's headers.
     static func rememberedID(_ headers: [String: String], _ context: RequestContext) -> Int64? {
         guard let token = Request.bearerToken(in: headers["authorization"]),
