@@ -55,11 +55,11 @@ enum AttackTest {
     static func plan(_ mode: Mode, quick: Bool) -> Plan {
         switch (mode, quick) {
         case (.sameAddress, true):
-            Plan(seconds: 6, slowHeaders: 300, slowBodies: 120, bigBodies: 12, bombLoops: 0, pageFlooders: 2, nonReaders: 0, checksOnBigPage: 2_000)
+            Plan(seconds: 4, slowHeaders: 300, slowBodies: 120, bigBodies: 12, bombLoops: 0, pageFlooders: 2, nonReaders: 0, checksOnBigPage: 2_000)
         case (.sameAddress, false):
             Plan(seconds: 30, slowHeaders: 1_000, slowBodies: 400, bigBodies: 48, bombLoops: 0, pageFlooders: 4, nonReaders: 0, checksOnBigPage: 20_000)
         case (_, true):
-            Plan(seconds: 6, slowHeaders: 200, slowBodies: 200, bigBodies: 16, bombLoops: 2, pageFlooders: 2, nonReaders: 10, checksOnBigPage: 2_000)
+            Plan(seconds: 4, slowHeaders: 200, slowBodies: 200, bigBodies: 16, bombLoops: 2, pageFlooders: 2, nonReaders: 10, checksOnBigPage: 2_000)
         case (_, false):
             Plan(seconds: 30, slowHeaders: 1_000, slowBodies: 1_000, bigBodies: 64, bombLoops: 4, pageFlooders: 4, nonReaders: 40, checksOnBigPage: 20_000)
         }
@@ -190,7 +190,7 @@ enum AttackTest {
             }
         }
         // The same client alone first: the machine's own latency, for comparison.
-        Thread.sleep(forTimeInterval: quick ? 2 : 5)
+        Thread.sleep(forTimeInterval: quick ? 1 : 5)
         attacking.withLock { $0 = true }
 
         // Slow connections: 50 per address (under the per-client limit) unless from the steady

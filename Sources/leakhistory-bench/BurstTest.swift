@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// `leakhistory-bench burst [--quick]`: a CI fleet behind one NAT address uploading at the same
-/// moment — 200 `leakhistory upload` processes (40 with `--quick`), each of a 2,000-check run,
+/// moment — 200 `leakhistory upload` processes (12 with `--quick`), each of a 2,000-check run,
 /// started together from 127.0.0.1 against the server binary; then the same through a
 /// forwarding proxy the server trusts (`trustedProxies`). Counts what the fleet saw: uploads
 /// stored, busy answers (503 with Retry-After) the CLI waited out, and connections closed without
@@ -16,7 +16,7 @@ enum BurstTest {
     static let checks = 2_000
 
     static func run(quick: Bool) throws -> Bool {
-        let uploads = quick ? 40 : 200
+        let uploads = quick ? 12 : 200
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("leakhistory-burst-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
