@@ -1,4 +1,7 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
+// The toolchain floor: Swift 6.1 (Xcode 16.3), for Swift Testing's `TestScoping` (the
+// `.checksDeallocation` trait). Newer Testing APIs sit behind `#if compiler(>=…)` with a fallback
+// (`ToolchainFloorTests` reads the sources for any that do not).
 import PackageDescription
 
 let package = Package(
@@ -8,6 +11,8 @@ let package = Package(
     // (`AvailabilityFloorTests` reads their sources for APIs above it).
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
+        .library(name: "LeakRuntime", targets: ["LeakRuntime"]),
+        .library(name: "LeakRuntimeUIKit", targets: ["LeakRuntimeUIKit"]),
         .library(name: "LeakCheck", targets: ["LeakCheck"]),
         .library(name: "LeakCheckUIKit", targets: ["LeakCheckUIKit"]),
         .library(name: "LeakReport", targets: ["LeakReport"]),
@@ -20,15 +25,19 @@ let package = Package(
         // The report model: schema, NDJSON reader and writer, diff classification, API types.
         // No dependencies beyond Foundation.
         .target(name: "LeakReport"),
-        // What users add to their test targets: Foundation, Testing and XCTest only.
-        .target(name: "LeakCheck", dependencies: ["LeakReport", "CLeakCheckSupport"]),
+        // What an app's debug build or a service links: the watcher, the retain-path search, report
+        // writing. Foundation only — never XCTest or Testing (`RuntimeProductGraphTests`).
+        .target(name: "LeakRuntime", dependencies: ["LeakReport", "CLeakCheckSupport"]),
+        // The view-controller watcher (UIKit), apart so that a service links no swizzling.
+        .target(name: "LeakRuntimeUIKit", dependencies: ["LeakRuntime"]),
+        // What users add to their test targets: the runtime (re-exported), plus Testing and XCTest.
+        .target(name: "LeakCheck", dependencies: ["LeakRuntime", "LeakReport"]),
         // Reads this process's memory without faulting and lists its images' writable segments,
         // for the retain-path search (Linux with glibc; empty elsewhere). No system library.
         .target(name: "CLeakCheckSupport"),
-        // View-controller lifecycles (UIKit, AppKit, SwiftUI hosting) and the view-controller
-        // watcher, apart so that a problem there never breaks LeakCheck. Their sequencing and
+        // View-controller lifecycles (UIKit, AppKit, SwiftUI hosting) for tests, apart so that a problem there never breaks LeakCheck. Their sequencing and
         // rules are platform-neutral and tested on Linux; the UIKit/AppKit adapters are thin.
-        .target(name: "LeakCheckUIKit", dependencies: ["LeakCheck"]),
+        .target(name: "LeakCheckUIKit", dependencies: ["LeakCheck", "LeakRuntimeUIKit"]),
 
         // Thin module maps over the Debian C libraries the server and CLI link.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -63,14 +72,23 @@ let package = Package(
         // The upload path under libFuzzer (`make fuzz`), or a replay of saved inputs.
         .executableTarget(name: "leakhistory-fuzz", dependencies: ["LeakServer", "LeakStore", "LoopbackClient"]),
 
+        // A service that links the watcher alone (LeakRuntimeTests runs it).
+        .executableTarget(name: "leak-watcher-example", dependencies: ["LeakRuntime"], path: "Examples/LeakWatcherService"),
+
         // Appends report lines from a separate process, for the concurrent-writers test.
         .executableTarget(name: "ReportAppendProbe", dependencies: ["LeakReport"]),
 
         .testTarget(name: "LeakReportTests", dependencies: ["LeakReport", "ReportAppendProbe"]),
-        .testTarget(name: "LeakCheckTests", dependencies: ["LeakCheck", "LeakReport"]),
-        .testTarget(name: "LeakCheckUIKitTests", dependencies: ["LeakCheckUIKit", "LeakCheck"]),
+        .testTarget(name: "LeakCheckTests", dependencies: ["LeakCheck", "LeakRuntime", "LeakReport"]),
+        .testTarget(name: "LeakCheckUIKitTests", dependencies: ["LeakCheckUIKit", "LeakRuntimeUIKit", "LeakCheck", "LeakRuntime"]),
+        // The runtime: its package graph (no XCTest, no Testing), the example that links it alone, and
+        // its uploader against the real server over real sockets.
+        .testTarget(
+            name: "LeakRuntimeTests",
+            dependencies: ["LeakRuntime", "LeakReport", "LeakServer", "LeakStore", "leak-watcher-example"]
+        ),
         // Leak shapes from real code, each with the exact path LeakCheck must name.
-        .testTarget(name: "LeakCheckCorpusTests", dependencies: ["LeakCheck", "LeakReport"]),
+        .testTarget(name: "LeakCheckCorpusTests", dependencies: ["LeakCheck", "LeakRuntime", "LeakReport"]),
         // The same call shapes compiled in Swift 5 language mode.
         .testTarget(
             name: "LeakCheckSwift5Tests",

@@ -28,12 +28,20 @@ public struct CheckRecord: Codable, Sendable, Hashable {
     /// True when the check leaked inside Swift Testing's `withKnownIssue`: the team already knows
     /// of this leak, so it is recorded as a known leak rather than a plain one. Absent otherwise.
     public var knownIssue: Bool?
+    /// How many times the check ran with fresh objects (its confirmation attempts); absent means
+    /// once. Read it through `attemptCount`.
+    public var attempts: Int?
+    /// How many of those attempts leaked; absent means every attempt for a leaked check, else
+    /// none. Read it through `leakedAttemptCount`. A leaked check with fewer leaked attempts than
+    /// attempts is intermittent at its source.
+    public var leakedAttempts: Int?
 
     public init(
         scenario: String, file: String, line: Int, type: String, outcome: CheckOutcome,
         waitedMs: Double, timeoutMs: Int, lifecycle: String = "none",
         retainPath: [RetainPathStep]? = nil, fingerprint: String? = nil, message: String? = nil,
-        timestamp: Date = Date(), source: CheckSource? = .test, knownIssue: Bool? = nil
+        timestamp: Date = Date(), source: CheckSource? = .test, knownIssue: Bool? = nil,
+        attempts: Int? = nil, leakedAttempts: Int? = nil
     ) {
         self.scenario = scenario
         self.file = file
@@ -49,6 +57,8 @@ public struct CheckRecord: Codable, Sendable, Hashable {
         self.timestamp = ReportTimestamp.normalized(timestamp)
         self.source = source
         self.knownIssue = knownIssue
+        self.attempts = attempts
+        self.leakedAttempts = leakedAttempts
     }
 
     /// Every member name a check has on the wire, as the model codes it; the server's fast
@@ -58,6 +68,7 @@ public struct CheckRecord: Codable, Sendable, Hashable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case schema, scenario, file, line, type, outcome, waitedMs, timeoutMs, lifecycle
         case retainPath, fingerprint, message, timestamp, source, knownIssue
+        case attempts, leakedAttempts
     }
 
     public init(from decoder: any Decoder) throws {
@@ -77,6 +88,11 @@ public struct CheckRecord: Codable, Sendable, Hashable {
         timestamp = try c.decodeTimestamp(forKey: .timestamp)
         source = try c.decodeIfPresent(CheckSource.self, forKey: .source)
         knownIssue = try c.decodeIfPresent(Bool.self, forKey: .knownIssue)
+        attempts = try c.decodeIfPresent(Int.self, forKey: .attempts)
+        leakedAttempts = try c.decodeIfPresent(Int.self, forKey: .leakedAttempts)
+        if let problem = attemptsProblem, let key = CodingKeys(rawValue: problem.field) {
+            throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: problem.problem)
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -96,5 +112,7 @@ public struct CheckRecord: Codable, Sendable, Hashable {
         try c.encode(ReportTimestamp.string(from: timestamp), forKey: .timestamp)
         try c.encodeIfPresent(source, forKey: .source)
         try c.encodeIfPresent(knownIssue, forKey: .knownIssue)
+        try c.encodeIfPresent(attempts, forKey: .attempts)
+        try c.encodeIfPresent(leakedAttempts, forKey: .leakedAttempts)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import LeakCheck
+@testable import LeakRuntime
 import LeakReport
 import Testing
 

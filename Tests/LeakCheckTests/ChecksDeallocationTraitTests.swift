@@ -2,6 +2,7 @@ import Foundation
 import LeakReport
 import Testing
 @testable import LeakCheck
+@testable import LeakRuntime
 
 /// Trackers seen by trait-scoped tests, kept alive so that no address is reused: each test
 /// case must get its own.

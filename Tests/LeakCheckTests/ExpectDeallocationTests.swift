@@ -2,6 +2,7 @@ import Foundation
 import LeakReport
 import Testing
 @testable import LeakCheck
+@testable import LeakRuntime
 
 /// Runs `body` with report lines captured in memory and returns them.
 func capturingRecords(

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LeakCheck
+@testable import LeakRuntime
 
 @Suite struct ReleasePollerTests {
     private func isDeallocated(_ fate: ReleasePoller.Fate?) -> Bool {

@@ -3,6 +3,7 @@ import LeakReport
 import Testing
 import XCTest
 @testable import LeakCheck
+@testable import LeakRuntime
 
 /// Runs `body` and returns the issues it recorded, keeping them from the test: how these tests
 /// see an issue's severity and text.

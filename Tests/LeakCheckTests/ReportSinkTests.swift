@@ -2,6 +2,7 @@ import Foundation
 import LeakReport
 import Testing
 @testable import LeakCheck
+@testable import LeakRuntime
 
 @Suite struct ReportSinkTests {
     let now = Date(timeIntervalSince1970: 1_764_468_657)

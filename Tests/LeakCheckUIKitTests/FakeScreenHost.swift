@@ -1,4 +1,5 @@
 @testable import LeakCheckUIKit
+@testable import LeakRuntimeUIKit
 
 /// A screen for the fake host: a plain class, as a view controller would be.
 final class FakeScreen {

@@ -3,6 +3,7 @@ import LeakCheck
 import LeakReport
 import Testing
 @testable import LeakCheckUIKit
+@testable import LeakRuntimeUIKit
 
 /// A departed screen through a real `LeakWatcher`: what stays alive is reported under the
 /// screen's name; the system's objects and what has gone are not.

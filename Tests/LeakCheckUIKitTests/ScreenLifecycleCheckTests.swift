@@ -1,7 +1,9 @@
 import LeakReport
 import Testing
 @testable import LeakCheck
+@testable import LeakRuntime
 @testable import LeakCheckUIKit
+@testable import LeakRuntimeUIKit
 
 /// The view-controller lifecycles as users meet them, through `expectDeallocation`, with the
 /// fake host standing in for UIKit: the engine's errors are check errors, never leaks.

@@ -1,5 +1,6 @@
 import Testing
 @testable import LeakCheckUIKit
+@testable import LeakRuntimeUIKit
 
 struct InteractionError: Error {}
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LeakCheckUIKit
+@testable import LeakRuntimeUIKit
 
 // Stand-ins for a screen's objects: the app's own, a system class by module, one kept on purpose.
 final class ProfileController {}

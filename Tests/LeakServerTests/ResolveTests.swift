@@ -44,7 +44,7 @@ struct ResolveTests {
         #expect(try resolved(server, [2, 1]) == ResolveResponse(base: sha(1), distance: 1, searched: 2))
     }
 
-    /// The candidates are asked about a batch a statement (`LeakStore.resolveBatch`): the nearest
+    /// The candidates are asked about a batch a statement (`StoreTuning.candidatesPerStatement`): the nearest
     /// usable one wins wherever the batches split them, a suspect or other environment's run is
     /// stepped over in every batch, and a later batch is not asked once one answered.
     @Test(arguments: TestEngine.all)

@@ -17,10 +17,10 @@ struct RunRecordParserTests {
              "outcome": "leaked", "waitedMs": 1.25E+3, "timeoutMs": 2000, "lifecycle": null, "retainPath": [
                {"holder": "App.C", "property": "children[0]", "kind": "collection", "note": 1}],
              "fingerprint": "fp", "message": "Ünïcødé 🚀 \u0000 nul", "timestamp": "2026-11-30T02:10:57Z",
-             "source": "watcher", "knownIssue": true},
+             "source": "watcher", "knownIssue": true, "attempts": 3, "leakedAttempts": 2},
             {"schema": "leakhistory.check/1", "scenario": "S/b()", "file": "", "line": 12, "type": "App.U",
              "outcome": "deallocated", "waitedMs": -0, "timeoutMs": 0, "timestamp": "2026-11-30T02:10:57.123Z",
-             "retainPath": null, "source": null, "knownIssue": false}
+             "retainPath": null, "source": null, "knownIssue": false, "attempts": null, "leakedAttempts": null}
           ]
         }
         """#.utf8)
@@ -41,6 +41,8 @@ struct RunRecordParserTests {
         #expect(run.checks[0].message == "Ünïcødé 🚀 \u{0} nul")
         #expect(run.checks[1].lifecycle == "none")
         #expect(run.checks.map(\.knownIssue) == [true, false])
+        #expect(run.checks.map(\.attempts) == [3, nil])
+        #expect(run.checks.map(\.leakedAttempts) == [2, nil])
     }
 
     /// The fast path and the model read one list of fields: the differential body above sets

@@ -40,7 +40,7 @@ struct TrendTests {
     }
 
     /// A trend's fingerprints are each leaking commit's own, distinct and in byte order, read
-    /// for the commits of a long trend in batches (`ProjectHistory.idBatch`): another type's,
+    /// for the commits of a long trend in batches (`StoreTuning.commitIDsPerStatement`): another type's,
     /// another environment's and a suspect run's are not among them.
     @Test(arguments: TestEngine.all)
     func eachLeakingCommitOfALongTrendHasItsOwnFingerprints(_ engine: TestEngine) throws {

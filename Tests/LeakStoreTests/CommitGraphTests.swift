@@ -125,8 +125,8 @@ struct CommitGraphTests {
 
     @Test func aGraphPastItsCapacityStartsOver() {
         var graph = CommitGraph()
-        for id in 0..<Int64(CommitGraph.capacity) { graph.learn(firstParent: id + 1, of: id) }
-        #expect(graph.firstParents.count == CommitGraph.capacity)
+        for id in 0..<Int64(StoreTuning.commitGraphFacts) { graph.learn(firstParent: id + 1, of: id) }
+        #expect(graph.firstParents.count == StoreTuning.commitGraphFacts)
         graph.learn(sha: Self.sha(1), of: 7)
         #expect(graph.firstParents.isEmpty && graph.shas == [7: Self.sha(1)])
         graph.learn(sha: PendingUpload.placeholderPrefix + "0123", of: 8)
@@ -135,10 +135,10 @@ struct CommitGraphTests {
 
         // Usable runs count as facts too, each once.
         graph.forget()
-        for id in 0..<Int64(CommitGraph.capacity - 1) { graph.learn(usableRunAt: id, environment: "linux") }
+        for id in 0..<Int64(StoreTuning.commitGraphFacts - 1) { graph.learn(usableRunAt: id, environment: "linux") }
         graph.learn(usableRunAt: 0, environment: "linux")
         graph.learn(sha: Self.sha(1), of: 7)
-        #expect(graph.usable["linux"]?.count == CommitGraph.capacity - 1 && graph.shas.count == 1)
+        #expect(graph.usable["linux"]?.count == StoreTuning.commitGraphFacts - 1 && graph.shas.count == 1)
         graph.learn(sha: Self.sha(2), of: 8)
         #expect(graph.usable.isEmpty && graph.shas == [8: Self.sha(2)])
     }

@@ -134,16 +134,16 @@ struct GroupCommitTests {
         for index in [0, 2, 3] { #expect(throws: Never.self) { try outcomes[index]?.get() } }
     }
 
-    /// A write costlier than `SQLiteGroupCommit.sharedWriteLimit` (a slice of a big run) goes in
+    /// A write costlier than `StoreTuning.sharedWriteLimit` (a slice of a big run) goes in
     /// a transaction of its own, so that a small write never waits for one queued behind it;
-    /// writes up to that share one, `SQLiteGroupCommit.costLimit` checks' worth at most.
+    /// writes up to that share one, `StoreTuning.checksPerTransaction` checks' worth at most.
     @Test func aBigWriteGoesInATransactionOfItsOwnAndUploadsShareUpToTheLimit() throws {
         let (database, store, writes) = try store()
         defer { withExtendedLifetime(database) {} }
-        let shared = SQLiteGroupCommit.sharedWriteLimit
+        let shared = StoreTuning.sharedWriteLimit
         // How many uploads of the biggest shared size fit beside a small one.
-        let fit = (SQLiteGroupCommit.costLimit - 10) / shared
-        #expect(fit >= 2 && fit + 2 <= SQLiteGroupCommit.batchLimit)
+        let fit = (StoreTuning.checksPerTransaction - 10) / shared
+        #expect(fit >= 2 && fit + 2 <= StoreTuning.writesPerTransaction)
         let costs = [10, shared + 1, 10] + Array(repeating: shared, count: fit + 1)
         let before = writes.counts.transactions
         let outcomes = try writesQueuedBehindOne(writes, store, queued: costs.count, costs: costs) { index, writer in
@@ -161,7 +161,7 @@ struct GroupCommitTests {
     @Test func smallWritesQueuedBehindCostlierOnesCommitFirst() throws {
         let (database, store, writes) = try store()
         defer { withExtendedLifetime(database) {} }
-        let upload = SQLiteGroupCommit.sharedWriteLimit, small = SQLiteGroupCommit.smallWriteLimit
+        let upload = StoreTuning.sharedWriteLimit, small = StoreTuning.smallWriteLimit
         let costs = [upload, upload, small, upload, 1]
         let before = writes.counts.transactions
         let outcomes = try writesQueuedBehindOne(writes, store, queued: costs.count, costs: costs) { index, writer in
@@ -212,11 +212,11 @@ struct GroupCommitTests {
     }
 
     /// A detached write's caller waits for room while the writes queued cost more than
-    /// `SQLiteGroupCommit.detachedCostLimit` with it; a write over the limit goes when the queue is empty.
+    /// `StoreTuning.detachedCostLimit` with it; a write over the limit goes when the queue is empty.
     @Test func aDetachedWriteWaitsForRoomInAFullQueue() throws {
         let (database, store, writes) = try store()
         defer { withExtendedLifetime(database) {} }
-        let limit = SQLiteGroupCommit.detachedCostLimit
+        let limit = StoreTuning.detachedCostLimit
         let returned = Shared<[Int]>([]), committed = DispatchGroup()
         let whileBusy = Shared<(returned: [Int], queued: Int)>(([], 0))
         _ = try writesQueuedBehindOne(writes, store, queued: 1) { index, writer in
@@ -255,7 +255,7 @@ struct GroupCommitTests {
         defer { withExtendedLifetime(database) {} }
         let order = Shared<[Int]>([])
         let late = DispatchGroup()
-        let costs = [SQLiteGroupCommit.sharedWriteLimit + 1, 1, 1]
+        let costs = [StoreTuning.sharedWriteLimit + 1, 1, 1]
         let before = writes.counts.transactions
         _ = try writesQueuedBehindOne(writes, store, queued: costs.count, costs: costs) { index, writer in
             order.withLock { $0.append(index) }
@@ -288,7 +288,7 @@ struct GroupCommitTests {
             (try $0.connection.scalarInt("PRAGMA temp_store"), try $0.connection.scalarInt("PRAGMA cache_size"))
         }
         #expect(tempStore == 2)  // MEMORY
-        #expect(cacheSize == -Int64(SQLiteEngine.writerCacheKiB))
+        #expect(cacheSize == -Int64(StoreTuning.writerCacheKiB))
     }
 
     /// A full disk inside a shared transaction fails the write that filled it, not the others.

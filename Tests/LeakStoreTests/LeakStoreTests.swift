@@ -102,9 +102,9 @@ struct LeakStoreTests {
     }
 
     /// A key read-back binds the power of two at or above its key count: eight statements for
-    /// every count from 1 to `keyBatch`.
+    /// every count from 1 to `StoreTuning.keysPerStatement`.
     @Test func aKeyReadBackIsSizedToThePowerOfTwoAtOrAboveItsKeys() {
-        let sizes = (1...WriteSession.keyBatch).map(WriteSession.keyReadBackSize)
+        let sizes = (1...StoreTuning.keysPerStatement).map(WriteSession.keyReadBackSize)
         #expect(zip(1..., sizes).allSatisfy { count, size in size >= count && size / 2 < count && size & (size - 1) == 0 })
         #expect(Set(sizes).sorted() == [1, 2, 4, 8, 16, 32, 64, 128])
     }
@@ -349,7 +349,7 @@ struct LeakStoreTests {
         let database = try TestDatabase(engine)
         let store = try database.open()
         _ = try store.createProject("app")
-        let keys = 2 * ProjectHistory.keyBatch + 44
+        let keys = 2 * StoreTuning.keysPerStatement + 44
         let sha = { (number: Int) in String(repeating: "\(number)", count: 40) }
         // Class 0 leaks all along; class 1 is clean at 1 and 2 (where only a suspect run leaks
         // it) and leaks from 3; class 2 leaks at 1, is clean at 2 and leaks from 3.

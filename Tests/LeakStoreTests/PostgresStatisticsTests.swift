@@ -14,7 +14,7 @@ struct PostgresStatisticsTests {
         let store = try database.open()
         _ = try store.createProject("app")
         let statistics = try #require(store.engine as? PostgresEngine).statistics
-        let checks = PostgresStatistics.checkInterval
+        let checks = StoreTuning.upkeepEveryChecks
         try turnAutovacuumOff(store)
         func upload(_ key: String) throws {
             _ = try store.ingest(LeakStoreTests.run(key: key, outcomes: Array(repeating: .deallocated, count: checks),
@@ -47,21 +47,21 @@ struct PostgresStatisticsTests {
     }
 
     /// Every state passes through `unsettled_key_states` until its batch settles; once a
-    /// settling has left more than `deadRows` dead rows there, a round vacuums the table.
+    /// settling has left more than `StoreTuning.vacuumDeadRows` dead rows there, a round vacuums the table.
     @Test(arguments: TestEngine.postgresOnly)
     func settledStatesAreVacuumedAway(_ engine: TestEngine) throws {
         let database = try TestDatabase(engine)
         let store = try database.open()
         _ = try store.createProject("app")
         try turnAutovacuumOff(store)
-        let checks = PostgresStatistics.checkInterval
+        let checks = StoreTuning.upkeepEveryChecks
         func lastVacuum() throws -> String? {
             try store.read { try $0.scalarText("""
                 SELECT last_vacuum::text FROM pg_stat_user_tables WHERE schemaname = current_schema() AND relname = 'unsettled_key_states'
                 """) }
         }
         // Each run's checks are keys of their own: a state each.
-        let runs = (StateBlobs.settleStates + PostgresStatistics.deadRows) / checks + 1
+        let runs = (StoreTuning.settleStates + StoreTuning.vacuumDeadRows) / checks + 1
         for index in 0..<runs {
             _ = try store.ingest(LeakStoreTests.run(key: "r\(index)", outcomes: Array(repeating: .deallocated, count: checks),
                                                     names: ("r\(index)", "App.Model")))

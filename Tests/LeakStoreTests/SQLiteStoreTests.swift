@@ -91,7 +91,7 @@ struct SQLiteStoreTests {
             ((try? FileManager.default.attributesOfItem(atPath: database.path)[.size]) as? NSNumber)?.int64Value ?? -1
         }
         // More than `pagesPerCheckpoint` pages of 4 KiB in one transaction.
-        let rows = Int(SQLiteCheckpointer.pagesPerCheckpoint) * 3 / 2
+        let rows = Int(StoreTuning.pagesPerCheckpoint) * 3 / 2
         let before = fileBytes()
         let done = checkpointer.checkpointsCompleted
         try checkpointer.whilePaused {
@@ -140,7 +140,7 @@ struct SQLiteStoreTests {
                 writesWhileCopying = 0
             }
         }
-        let bound = Int64(SQLiteCheckpointer.pagesPerCheckpoint) * 8 * 4_096
+        let bound = Int64(StoreTuning.pagesPerCheckpoint) * 8 * 4_096
         #expect(largest <= bound, "the log grew to \(largest / 1_048_576) MiB under small writes")
         #expect(try store.read { try $0.scalarInt("SELECT count(*) FROM filler") } == 8_000)
     }

@@ -86,8 +86,7 @@ struct StateArraysTests {
         try byKey("SELECT id FROM leak_keys", 2, 1, 12)
 
         // The reads a diff makes through `ProjectHistory` (the keys as one array parameter, their
-        // states added up by the reader; the keys that leaked in a span with their states in one
-        // statement) against the rows.
+        // states and run counts added up by the reader) against the rows.
         var keysByID: [Int64: KeyIDs] = [:]
         try db.query("SELECT id, scenario_id, type_id FROM leak_keys", []) {
             keysByID[$0.int64(at: 0)] = KeyIDs(scenarioID: $0.int64(at: 1), typeID: $0.int64(at: 2))
@@ -115,12 +114,17 @@ struct StateArraysTests {
                 }
                 return rows
             }
+            func expectedCounts(_ keys: Set<KeyIDs>) -> [KeyIDs: [[Int32]?]] {
+                expectedGrid(keys).keys.reduce(into: [:]) { rows, ids in
+                    rows[ids] = commits.sorted().map { commit in
+                        states[ids]?[commit].flatMap { $0.checked > 0 ? [Int32($0.checked - $0.errors), Int32($0.leaked)] : nil }
+                    }
+                }
+            }
             let environment = environmentID == 1 ? "linux" : "macos"
-            #expect(try history.keyStates(keys, environment: environment, at: commits).rows == expectedGrid(keys))
-            let leaked = keys.filter { ids in (states[ids] ?? [:]).contains { $0.key >= low && $0.key <= high && $0.value.leaked > 0 } }
-            let (found, grid) = try history.leakingKeyStates(keys, environment: environment, at: commits)
-            #expect(found == leaked, "keys that leaked at commits \(low)...\(high) in \(environment)")
-            #expect(grid.rows == expectedGrid(leaked))
+            let grid = try history.keyStates(keys, environment: environment, at: commits)
+            #expect(grid.rows.mapValues { $0.map { $0?.state } } == expectedGrid(keys), "commits \(low)...\(high) in \(environment)")
+            #expect(grid.rows.mapValues { $0.map { $0.map { [$0.runs, $0.leakedRuns] } } } == expectedCounts(keys))
         }
     }
 
@@ -148,7 +152,7 @@ struct StateArraysTests {
         let database = try TestDatabase(engine)
         let store = try database.open()
         _ = try store.createProject("app")
-        let checks = 2 * StateBlobs.blobStates + 100
+        let checks = 2 * StoreTuning.blobStates + 100
         func upload(_ name: String) throws {
             _ = try store.ingest(LeakStoreTests.run(key: name, outcomes: Array(repeating: .deallocated, count: checks),
                                                     names: (name, "App.\(name)")))
@@ -163,20 +167,20 @@ struct StateArraysTests {
             settled.append(try store.write { try StateBlobs.settle(db: $0.connection) })
         } while settled.last!.full && settled.count < 10
         #expect(settled.count == 2, "\(settled)")
-        #expect(settled.allSatisfy { $0.states >= StateBlobs.settleKeys / 2 && $0.states <= StateBlobs.settleKeys + StateBlobs.blobStates },
+        #expect(settled.allSatisfy { $0.states >= StoreTuning.settleKeys / 2 && $0.states <= StoreTuning.settleKeys + StoreTuning.blobStates },
                 "\(settled)")
         #expect(settled.map(\.states).reduce(0, +) == checks)
         #expect(try scalar("SELECT count(DISTINCT key_group) FROM key_state_blocks") == Int64((checks + StateArrays.keyGroup - 1) / StateArrays.keyGroup))
 
         // More than a batch's worth: the rounds the uploads start settle it, in the background.
-        let runs = StateBlobs.settleStates / checks + 1
+        let runs = StoreTuning.settleStates / checks + 1
         for index in 0..<runs { try upload("More\(index)") }
         let deadline = ContinuousClock.now + .seconds(60)
-        while try store.read({ try PostgresStatistics.waitingStates($0 as! PostgresConnection) }) >= StateBlobs.settleStates,
+        while try store.read({ try PostgresStatistics.waitingStates($0 as! PostgresConnection) }) >= StoreTuning.settleStates,
               ContinuousClock.now < deadline {
             usleep(100_000)
         }
-        #expect(try store.read { try PostgresStatistics.waitingStates($0 as! PostgresConnection) } < StateBlobs.settleStates)
+        #expect(try store.read { try PostgresStatistics.waitingStates($0 as! PostgresConnection) } < StoreTuning.settleStates)
         #expect(try scalar("SELECT count(*) FROM state_arrays WHERE settled") > 3)
         #expect(try scalar("SELECT sum(checked_count) FROM leak_states") == Int64((runs + 1) * checks))
     }

@@ -130,7 +130,7 @@ struct UpgradeInPlaceTests {
     }
 
     static func migrate(_ connection: any SQLConnection, _ migrations: [Migration],
-                        batchRows: Int = DataConversion.defaultBatchRows, progress: UpgradeProgress.Observer? = nil) throws {
+                        batchRows: Int = StoreTuning.conversionBatchRows, progress: UpgradeProgress.Observer? = nil) throws {
         try Migrator(migrations: migrations, location: "test", progress: progress, batchRows: batchRows).migrate(connection) { body in
             try connection.execute("BEGIN")
             let applied = try body()

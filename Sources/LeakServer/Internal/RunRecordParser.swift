@@ -104,7 +104,7 @@ struct RunRecordParser {
         var schema: Bool?, scenario: String?, file: String?, line: Int?, type: String?
         var outcome: CheckOutcome?, waitedMs: Double?, timeoutMs: Int?, lifecycle: String?
         var retainPath: [RetainPathStep]?, fingerprint: String?, message: String?, timestamp: Date?
-        var source: CheckSource?, knownIssue: Bool?
+        var source: CheckSource?, knownIssue: Bool?, attempts: Int?, leakedAttempts: Int?
         // Optional keys may be null, so "seen" is tracked apart from the value: one bit a key.
         var seenOptional: UInt8 = 0
         var unknown: [Key] = []
@@ -136,32 +136,42 @@ struct RunRecordParser {
             case "knownIssue":
                 try Self.firstTime(32, &seenOptional)
                 knownIssue = try parser.optional { try $0.boolean() }
+            case "attempts":
+                try Self.firstTime(64, &seenOptional)
+                attempts = try parser.optional { try $0.integer() }
+            case "leakedAttempts":
+                try Self.firstTime(128, &seenOptional)
+                leakedAttempts = try parser.optional { try $0.integer() }
             case "timestamp": try Self.once(&timestamp, try parser.timestamp())
             default: try parser.skipUnknown(key, &unknown)
             }
         }
         guard schema == true, let scenario, let file, let line,
-              let type, let outcome, let waitedMs, let timeoutMs, let timestamp
+              let type, let outcome, let waitedMs, let timeoutMs, let timestamp,
+              // Impossible attempts are left to `JSONDecoder`, whose error names the field.
+              CheckRecord.attemptsProblem(attempts: attempts, leakedAttempts: leakedAttempts, outcome: outcome) == nil
         else { throw GiveUp() }
         return CheckRecord(scenario: scenario, file: file, line: line, type: type, outcome: outcome,
                            waitedMs: waitedMs, timeoutMs: timeoutMs, lifecycle: lifecycle ?? "none",
                            retainPath: retainPath, fingerprint: fingerprint, message: message,
-                           timestamp: timestamp, source: source, knownIssue: knownIssue)
+                           timestamp: timestamp, source: source, knownIssue: knownIssue,
+                           attempts: attempts, leakedAttempts: leakedAttempts)
     }
 
     private mutating func step() throws -> RetainPathStep {
-        var holder: String?, property: String?, kind: RetainPathStep.Kind?
+        var holder: String?, property: String?, kind: RetainPathStep.Kind?, possible: Bool?
         var unknown: [Key] = []
         try object { key, parser in
             switch key {
             case "holder": try Self.once(&holder, try parser.string())
             case "property": try Self.once(&property, try parser.string())
             case "kind": try Self.once(&kind, try RetainPathStep.Kind(rawValue: parser.string()).orGiveUp())
+            case "possible": try Self.once(&possible, try parser.boolean())
             default: try parser.skipUnknown(key, &unknown)
             }
         }
         guard let holder, let property, let kind else { throw GiveUp() }
-        return RetainPathStep(holder: holder, property: property, kind: kind)
+        return RetainPathStep(holder: holder, property: property, kind: kind, isPossible: possible ?? false)
     }
 
     /// A schema the parser reads, with the spellings of its tag inside a JSON string, made once:

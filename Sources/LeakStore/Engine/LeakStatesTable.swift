@@ -47,7 +47,7 @@ final class LeakStatesTable {
     /// The commits read last, each in (environment, key) order: whole, or one environment's part.
     private var commits: [CommitPart: [Row]] = [:]
     /// The states in blobs not settled yet, in key order and within a key in upload order: one
-    /// array, searched (an array a key cost twice the memory: ~10 MB a connection for 64,000).
+    /// array, searched (an array a key cost twice the memory).
     private var unsettled: [Row]?
 
     /// The statements `query` ran, by their text: prepared once a connection (a page's trends
@@ -61,21 +61,15 @@ final class LeakStatesTable {
         dropBigCommit()
     }
 
-    /// How many rows of commits `commits` keeps, at most, before it starts again; a commit
-    /// bigger than that (a 100,000-check run's) is `bigCommit`, or decoded for each statement
-    /// that reads it.
-    private static let commitRowsKept = 8_192
     private var commitRowsHeld = 0
     /// The telling states of commits too big to keep whole (`commitRows`), a few of them.
     private var tellingCommits: [TellingAt: [Row]] = [:]
-    private static let tellingCommitsKept = 16
     /// The last part of a commit too big for `commits` that the connection read whole (a
     /// 100,000-check run's states in its environment), for its next statements: a diff reads it
     /// in several (each batch of keys of `ProjectHistory.keyCounts(commitID:environment:keys:)`),
-    /// and each decoded it again (~5 ms). ~9 MB for 100,000 states: at most `bigCommitHolders`
-    /// connections of the process hold one at a time; the others decode it a statement.
+    /// and each decoded it again. At most `StoreTuning.bigCommitHolders` connections of the
+    /// process hold one at a time; the others decode it a statement.
     private var bigCommit: (part: CommitPart, rows: [Row])?
-    private static let bigCommitHolders = 2
     private static let bigCommitsHeld = Atomic<Int>(0)
 
     // MARK: Plans
@@ -309,10 +303,10 @@ final class LeakStatesTable {
         // A state takes 7 bytes at least: past what a connection keeps, only the telling states are
         // made rows (kept by the connection, a few hundred at most), and where re-runs' blobs
         // overlap, every state of their keys, which merge into theirs.
-        if let telling, blobs.reduce(0, { $0 + $1.bytes.count }) / 7 > Self.commitRowsKept {
+        if let telling, blobs.reduce(0, { $0 + $1.bytes.count }) / 7 > StoreTuning.commitRowsKept {
             let rows = try Self.tellingRows(of: blobs, commitID: commitID, telling: telling)
             if keepsAcrossStatements {
-                if tellingCommits.count >= Self.tellingCommitsKept { tellingCommits.removeAll() }
+                if tellingCommits.count >= StoreTuning.tellingCommitsKept { tellingCommits.removeAll() }
                 tellingCommits[TellingAt(part: part, telling: telling)] = rows
             }
             return rows
@@ -320,11 +314,11 @@ final class LeakStatesTable {
         let merged = Self.merged(try Self.rows(of: blobs, commitID: commitID))
         cursor.lastCommit = (part, version, merged)
         guard keepsAcrossStatements else { return wanted(merged) }
-        guard merged.count <= Self.commitRowsKept else {
+        guard merged.count <= StoreTuning.commitRowsKept else {
             holdBigCommit(part, merged)
             return wanted(merged)
         }
-        if commitRowsHeld + merged.count > Self.commitRowsKept {
+        if commitRowsHeld + merged.count > StoreTuning.commitRowsKept {
             commits.removeAll()
             commitRowsHeld = 0
         }
@@ -383,12 +377,12 @@ final class LeakStatesTable {
     private func holdBigCommit(_ part: CommitPart, _ rows: [Row]) {
         if bigCommit == nil {
             var held = Self.bigCommitsHeld.load(ordering: .relaxed)
-            while held < Self.bigCommitHolders {
+            while held < StoreTuning.bigCommitHolders {
                 let (taken, now) = Self.bigCommitsHeld.compareExchange(expected: held, desired: held + 1, ordering: .relaxed)
                 if taken { break }
                 held = now
             }
-            guard held < Self.bigCommitHolders else { return }
+            guard held < StoreTuning.bigCommitHolders else { return }
         }
         bigCommit = (part, rows)
     }
@@ -482,8 +476,8 @@ final class LeakStatesTable {
             // Where the range is narrower than `widestByLastCommit`, the blocks that reach it: no
             // wider than `StateBlobs.narrowSpan`, they end by `high + narrowSpan` (a range of
             // `key_state_blocks_by_last_commit`), the wider ones on their own index. On the primary
-            // key, in batch order, every block of the key in the environment is read: ~300 a key at
-            // 10M checks, a diff's 100 judged keys 20 ms, and what a wider range wants anyway.
+            // key, in batch order, every block of the key in the environment is read: what a wider
+            // range wants anyway.
             let span = Int64(StateBlobs.narrowSpan)
             let narrowEnd = range.upperBound > .max - span ? .max : range.upperBound + span
             let width = range.upperBound.subtractingReportingOverflow(range.lowerBound)
@@ -560,7 +554,7 @@ final class LeakStatesTable {
                 if key == keyID { rows.append(row) }
                 guard kept != nil else { return }
                 count += 1
-                if count > Self.unsettledRowsKept { kept = nil } else { kept!.append(row) }
+                if count > StoreTuning.unsettledRowsKept { kept = nil } else { kept!.append(row) }
             }
         }
         unsettled = kept.map { rows in
@@ -568,9 +562,6 @@ final class LeakStatesTable {
         }
         return rows
     }
-
-    /// How many unsettled states a connection keeps decoded, at most: a settling's worth and some.
-    private static let unsettledRowsKept = 2 * StateBlobs.settleStates
 
     /// The first index of `rows` (sorted so that `isAtOrPast` is false and then true) where it is true.
     private static func firstIndex(in rows: [Row], where isAtOrPast: (Row) -> Bool) -> Int {

@@ -38,9 +38,8 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
     /// fixed shapes over indexes that fit any parameter (an id, a range of ids, a padded list),
     /// so a plan made for one set of values is the plan for every set; the custom plans
     /// PostgreSQL makes for the first five runs of a statement on each connection — and after
-    /// those whenever it estimates a generic plan dearer — took ~0.5 ms a statement to plan, a
-    /// third of a diff's time at a million checks (120 diffs replayed on two servers in turn:
-    /// p50 24 → 15–17 ms). A plan is made again when the tables' statistics change (ANALYZE).
+    /// those whenever it estimates a generic plan dearer — were a third of a diff's time spent
+    /// planning. A plan is made again when the tables' statistics change (ANALYZE).
     private func configureSession() throws {
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
         try execute("SET plan_cache_mode = force_generic_plan")

@@ -18,10 +18,6 @@ final class PostgresEngine: StoreEngine {
     /// The advisory lock key the migrations run under: "LH" "MIGR" in ASCII.
     static let migrationLock: Int64 = 0x4C48_4D49_4752
 
-    /// How often a write transaction runs again after losing a race (a unique key, a
-    /// serialization failure, a deadlock) before the client is told to retry.
-    static let raceAttempts = 5
-
     /// - Throws: `LeakStoreError.unavailable` when PostgreSQL cannot be reached,
     ///   `.schemaTooNew` for a database migrated by a newer build.
     init(url: String, options: StoreOptions, progress: UpgradeProgress.Observer? = nil) throws {
@@ -65,7 +61,7 @@ final class PostgresEngine: StoreEngine {
                 statistics.wrote(cost)
                 return result
             } catch let error as PostgresError {
-                guard error.isLostRace, attempt < Self.raceAttempts else { throw error.storeError ?? error }
+                guard error.isLostRace, attempt < StoreTuning.raceAttempts else { throw error.storeError ?? error }
                 attempt += 1
                 usleep(useconds_t(UInt32.random(in: 1_000...10_000) * UInt32(attempt)))
             }

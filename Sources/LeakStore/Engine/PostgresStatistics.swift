@@ -7,36 +7,24 @@ import Synchronization
 /// connection and made again when a table's statistics change. Made on tables that had grown
 /// since their last ANALYZE — a new database's first uploads, a 100,000-check run — they were
 /// plans for tables of a few rows: a key's states over a range of commits read through the
-/// primary key's range and hash-joined, 0.4–0.9 s for a few keys where the same statement takes
-/// a few milliseconds on analyzed tables, until autovacuum got to the table a minute or more later
-/// (BENCHMARKS.md, issue 15, sixteenth session). So every `checkInterval` checks a server writes,
+/// primary key's range and hash-joined, a hundred times slower than on analyzed tables, until
+/// autovacuum got to the table a minute or more later. So every `StoreTuning.upkeepEveryChecks` checks a server writes,
 /// it analyzes, in the background and one at a time, each of its schema's tables changed by more
-/// than `changedShare` of its rows (and `changedRows`) since its last ANALYZE. PostgreSQL counts
+/// than `StoreTuning.analyzeChangedShare` of its rows (and `StoreTuning.analyzeChangedRows`) since its last ANALYZE. PostgreSQL counts
 /// every server's changes (`pg_stat_user_tables`), so servers sharing a database share the rule;
 /// the new statistics make every connection plan its statements again.
 ///
-/// The same rounds vacuum `unsettled_key_states` once more than `deadRows` of its rows are dead:
+/// The same rounds vacuum `unsettled_key_states` once more than `StoreTuning.vacuumDeadRows` of its rows are dead:
 /// every state passes through it (a row until its batch settles, `StateArrays`), and left to
-/// autovacuum, which comes by a minute or more apart, it grew to 174 MB while it held 12,000
-/// live rows (seeding a million checks); vacuumed this often, its pages are used again.
+/// autovacuum, which comes by a minute or more apart, it grew to many times its live rows;
+/// vacuumed this often, its pages are used again.
 ///
 /// The same rounds settle the packed key states (`settleWaitingStates`), which uploads leave to
 /// them on PostgreSQL (`StateBlobs.settlesInBackground`): first, then the vacuum, then the
-/// ANALYZEs (a few hundred milliseconds at 10M checks, while the states written meanwhile wait).
+/// ANALYZEs (settling is what the states written meanwhile wait for).
 ///
 /// A failed round (a timeout, the database gone) is left to the next one, and to autovacuum.
 final class PostgresStatistics: Sendable {
-    /// Checks written between two looks at what changed.
-    static let checkInterval = 2_000
-    /// A table is analyzed once more of it than this share changed since its last ANALYZE…
-    static let changedShare = 0.2
-    /// …and at least this many rows.
-    static let changedRows = 1_000
-    /// How long one ANALYZE or VACUUM may take (the statement timeout of its transaction).
-    static let timeout: Duration = .seconds(60)
-    /// Dead rows past which `unsettled_key_states` is vacuumed: about a settling's worth.
-    static let deadRows = 20_000
-
     private let pool: PostgresPool
     private let written = Atomic<Int>(0)
     private let running = Atomic<Bool>(false)
@@ -50,12 +38,12 @@ final class PostgresStatistics: Sendable {
     }
 
     /// Counts `checks` written; starts a round in the background when they cross a multiple of
-    /// `checkInterval`, or has the running round go round once more (a big run published while
+    /// `StoreTuning.upkeepEveryChecks`, or has the running round go round once more (a big run published while
     /// a round analyzed would otherwise wait for the next uploads to be settled).
     func wrote(_ checks: Int) {
         guard checks > 0 else { return }
         let after = written.add(checks, ordering: .relaxed).newValue
-        guard (after - checks) / Self.checkInterval != after / Self.checkInterval else { return }
+        guard (after - checks) / StoreTuning.upkeepEveryChecks != after / StoreTuning.upkeepEveryChecks else { return }
         guard running.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
             again.store(true, ordering: .releasing)
             return
@@ -64,7 +52,7 @@ final class PostgresStatistics: Sendable {
             repeat {
                 again.store(false, ordering: .relaxed)
                 // Settling first (see the type's comment): what waits meanwhile is what
-                // `unsettled_key_states` holds at the most (66 MB at 10M checks seeded, 52 so).
+                // `unsettled_key_states` holds at the most.
                 let settled = (try? settleWaitingStates()) ?? 0
                 try? vacuumSettledStates(settledNow: settled)
                 try? analyzeChangedTables()
@@ -86,8 +74,8 @@ final class PostgresStatistics: Sendable {
                 JOIN pg_stat_user_tables s ON s.relid = c.oid
                 WHERE n.nspname = current_schema() AND c.relkind = 'r'
                   AND s.n_mod_since_analyze > greatest(?, ? * greatest(c.reltuples, 0))
-                """, [.integer(Int64(Self.changedRows)), .real(Self.changedShare)]) { tables.append($0.string(at: 0) ?? "") }
-            let begin = "BEGIN; SET LOCAL statement_timeout = \(Int(Self.timeout / .milliseconds(1)))"
+                """, [.integer(Int64(StoreTuning.analyzeChangedRows)), .real(StoreTuning.analyzeChangedShare)]) { tables.append($0.string(at: 0) ?? "") }
+            let begin = "BEGIN; SET LOCAL statement_timeout = \(Int(StoreTuning.upkeepTimeout / .milliseconds(1)))"
             for table in tables where !table.isEmpty {
                 try PostgresEngine.transaction(db, begin: begin) {
                     try db.execute("ANALYZE \"\(table.replacingOccurrences(of: "\"", with: "\"\""))\"")
@@ -97,7 +85,7 @@ final class PostgresStatistics: Sendable {
     }
 
     /// Settles the published key states not settled yet (`StateBlobs.settle`), a batch a
-    /// transaction, while a batch's worth (`StateBlobs.settleStates`) or more waits: what an
+    /// transaction, while a batch's worth (`StoreTuning.settleStates`) or more waits: what an
     /// upload on SQLite does in its own transaction once that many have come (a big run's, a few
     /// thousand keys a batch). Servers sharing the database settle the same rows: one waits for
     /// another's batch and finds its rows settled. Returns how many states it settled.
@@ -105,9 +93,9 @@ final class PostgresStatistics: Sendable {
     func settleWaitingStates() throws -> Int {
         try pool.withConnection { pooled in
             let db = pooled.connection
-            let begin = "BEGIN; SET LOCAL statement_timeout = \(Int(Self.timeout / .milliseconds(1)))"
+            let begin = "BEGIN; SET LOCAL statement_timeout = \(Int(StoreTuning.upkeepTimeout / .milliseconds(1)))"
             var states = 0
-            while try Self.waitingStates(db) >= StateBlobs.settleStates {
+            while try Self.waitingStates(db) >= StoreTuning.settleStates {
                 let settled = try PostgresEngine.transaction(db, begin: begin) { try StateBlobs.settle(db: db) }
                 guard settled.blobs > 0 else { break }
                 states += settled.states
@@ -121,17 +109,17 @@ final class PostgresStatistics: Sendable {
         Int(try db.scalarInt("SELECT coalesce(sum(a.state_count), 0) FROM \(StateArrays.waitingRows)") ?? 0)
     }
 
-    /// Vacuums `unsettled_key_states` when more than `deadRows` of its rows are dead (settled):
+    /// Vacuums `unsettled_key_states` when more than `StoreTuning.vacuumDeadRows` of its rows are dead (settled):
     /// `settledNow` by this round (its deletes may not be in `pg_stat_user_tables` yet: a backend
     /// reports them a second or more later), or as PostgreSQL counts them (another server's).
     func vacuumSettledStates(settledNow: Int = 0) throws {
         try pool.withConnection { pooled in
             let db = pooled.connection
-            guard try settledNow > Self.deadRows || db.scalarInt("""
+            guard try settledNow > StoreTuning.vacuumDeadRows || db.scalarInt("""
                 SELECT n_dead_tup FROM pg_stat_user_tables WHERE schemaname = current_schema() AND relname = 'unsettled_key_states'
-                """) ?? 0 > Int64(Self.deadRows) else { return }
+                """) ?? 0 > Int64(StoreTuning.vacuumDeadRows) else { return }
             // VACUUM runs outside a transaction: the timeout is the session's for the statement.
-            try db.execute("SET statement_timeout = \(Int(Self.timeout / .milliseconds(1)))")
+            try db.execute("SET statement_timeout = \(Int(StoreTuning.upkeepTimeout / .milliseconds(1)))")
             defer { try? db.execute("RESET statement_timeout") }
             try db.execute("VACUUM unsettled_key_states")
         }

@@ -34,8 +34,8 @@ package struct RowInsert: Sendable {
     /// none of a statement's rows when it did not add them all), so the caller reads back what it
     /// still needs. SQLite does
     /// not run a `RETURNING` clause for it: SQLite gathers a `RETURNING` statement's rows in a
-    /// temporary b-tree it opens and closes every time, which was 44,000 instructions a row, a
-    /// third of a 1,000-check upload with new keys (callgrind); the connection works the ids
+    /// temporary b-tree it opens and closes every time, a third of an upload with new keys; the
+    /// connection works the ids
     /// out from the last one inserted instead (`SQLiteConnection.insert`).
     package let returnsAddedRows: Bool
     /// `INSERT INTO <into> VALUES (?, …) <suffix>`, made once: the engines look their prepared
@@ -125,8 +125,8 @@ package protocol SQLConnection: AnyObject {
     /// Where several write at once (PostgreSQL's servers), a row a write depends on is locked by
     /// writing it, not read.
     var writesAlone: Bool { get }
-    /// Whether each statement is a round trip to a database server (PostgreSQL, ~0.1–0.5 ms
-    /// before any work) rather than a call into this process (SQLite, a microsecond): where it
+    /// Whether each statement is a round trip to a database server (PostgreSQL) rather than a
+    /// call into this process (SQLite): where it
     /// is, a reader that asks in growing steps starts with a bigger one.
     var statementsAreRoundTrips: Bool { get }
 }

@@ -5,32 +5,23 @@ import Synchronization
 /// Copies the write-ahead log into the database file on a connection and a thread of its own, so
 /// that no request's `COMMIT` does it, and lets the writer start the log over.
 ///
-/// SQLite's own automatic checkpoint runs inside the `COMMIT` that grows the log past 1,000
-/// pages, while that commit still holds the writer: after a big slice or a merge the next small
-/// upload's commit copied several megabytes and fsynced the file (40–200 ms on a busy machine),
-/// and every write behind it waited. The writer's commit hook (`sqlite3_wal_hook`, which replaces
-/// the automatic checkpoint) only asks for a checkpoint here, once 1,000 pages more than it last
-/// asked for are in the log; a passive checkpoint takes neither the writer's lock nor waits for
+/// SQLite's own automatic checkpoint runs inside the `COMMIT` that grows the log past its
+/// threshold, while that commit still holds the writer: after a big slice or a merge the next
+/// small upload's commit copied several megabytes and fsynced the file, and every write behind
+/// it waited. The writer's commit hook (`sqlite3_wal_hook`, which replaces the automatic
+/// checkpoint) only asks for a checkpoint here, once `StoreTuning.pagesPerCheckpoint` pages more
+/// than it last asked for are in the log; a passive checkpoint takes neither the writer's lock nor waits for
 /// readers: it copies the frames no reader still needs.
 ///
 /// The writer starts the log over (writes from its first frame again) only in a transaction that
 /// begins with every frame copied. Under a steady stream of uploads the writer always appended
-/// a few more while the background copied, so the log never started over: it grew to 390 MB in
-/// a minute of 10-check uploads, and every commit past its first 1,000 pages asked for yet another
-/// checkpoint (4× the fsyncs of SQLite's own). So once a background checkpoint has ended, the
+/// a few more while the background copied, so the log never started over: it grew without
+/// bound, and every commit past its first pages asked for yet another checkpoint. So once a background checkpoint has ended, the
 /// writer's next transaction first copies what was appended meanwhile itself — a passive
-/// checkpoint of at most `catchUpPages`, no more than an automatic checkpoint would copy — and
+/// checkpoint of at most `StoreTuning.catchUpPages`, no more than an automatic checkpoint would copy — and
 /// then begins with the log fully copied. Killed at any moment, nothing is lost: a committed
 /// transaction is in the log until it is copied.
 final class SQLiteCheckpointer: Sendable {
-    /// A checkpoint is asked for once the log holds this many pages more than when the last one
-    /// was asked for (SQLite's automatic default).
-    static let pagesPerCheckpoint: Int32 = 1_000
-    /// The most pages the writer copies itself before a transaction (what SQLite's automatic
-    /// checkpoint copies in a commit): more — after a big slice or a merge — is left to the
-    /// background, so that no upload waits behind a big copy.
-    static let catchUpPages: Int32 = 1_000
-
     private let connection: SQLiteConnection
     private let queue = DispatchQueue(label: "leakhistory.store.checkpointer", qos: .utility)
     private let scheduled = Atomic<Bool>(false)
@@ -84,7 +75,7 @@ final class SQLiteCheckpointer: Sendable {
         let copied = copiedInBackground.exchange(-1, ordering: .acquiringAndReleasing)
         guard copied >= 0 else { return }
         log.withLock { log in
-            guard log.pages - copied <= Self.catchUpPages else { return }
+            guard log.pages - copied <= StoreTuning.catchUpPages else { return }
             var pages: Int32 = -1, done: Int32 = -1
             // Best effort, and never waits: busy (the background started another) leaves it there.
             if sqlite3_wal_checkpoint_v2(writer.handle, nil, SQLITE_CHECKPOINT_PASSIVE, &pages, &done) == SQLITE_OK,
@@ -99,7 +90,7 @@ final class SQLiteCheckpointer: Sendable {
         log.withLock { log in
             if pages < log.pages { log.asked = 0 } // the log started over
             log.pages = pages
-            guard pages - log.asked >= Self.pagesPerCheckpoint else { return }
+            guard pages - log.asked >= StoreTuning.pagesPerCheckpoint else { return }
             log.asked = pages
             schedule()
         }

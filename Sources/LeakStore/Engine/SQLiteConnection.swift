@@ -108,12 +108,7 @@ package final class SQLiteConnection: SQLConnection, @unchecked Sendable {
         while try statement.step() { try row(statement) }
     }
 
-    /// Rows bound to one statement: SQLite's work per statement (a statement journal, a cursor
-    /// opened and closed on the table and on each index, the halt) was about half of what a key
-    /// state's upsert cost one row a statement (callgrind); 32 rows make it a few per cent.
-    private static let rowsPerStatement = 32
-
-    /// Multi-row statements (`VALUES (…), (…)`) of up to `rowsPerStatement` rows, the rest in
+    /// Multi-row statements (`VALUES (…), (…)`) of up to `StoreTuning.insertRowsPerStatement` rows, the rest in
     /// powers of two, so that a handful of prepared statements serve every row count; SQLite
     /// inserts the rows in the order given, and upserts each against the ones before it, as
     /// one statement a row did. For an insert that `returnsAddedRows`, a statement that added
@@ -123,7 +118,7 @@ package final class SQLiteConnection: SQLConnection, @unchecked Sendable {
     /// ids ending at the last one inserted; the one writer connection inserts between them
     /// nothing else. A statement that added fewer (a row was there already) returns none.
     package func insert(_ insert: RowInsert, rows: [[SQLValue]], returned: (any SQLRow) throws -> Void) throws {
-        let most = max(1, min(Self.rowsPerStatement, Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1)) / insert.columnCount))
+        let most = max(1, min(StoreTuning.insertRowsPerStatement, Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1)) / insert.columnCount))
         var start = 0
         while start < rows.count {
             let left = rows.count - start

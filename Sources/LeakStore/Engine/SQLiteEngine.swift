@@ -14,11 +14,6 @@ final class SQLiteEngine: StoreEngine {
 
     var location: String { path }
 
-    /// The writer's page cache (SQLite's default is 2 MiB): the newest pages of the key states
-    /// of about 2,000 keys, which CI's uploads change commit after commit (16 MiB did no better
-    /// on a 1,000-key and a 400-key suite). Filled only as used.
-    static let writerCacheKiB = 8 * 1_024
-
     /// Opens (creating if needed) and migrates the database at `path`.
     /// - Throws: `LeakStoreError.schemaTooNew`, `.walUnavailable`, `.unavailable` when the file
     ///   cannot be opened.
@@ -43,13 +38,13 @@ final class SQLiteEngine: StoreEngine {
             // file was created, written page by page and unlinked every few uploads (743 files
             // and ~200,000 `pwrite`s for 3,000 10-check uploads). In memory instead: it holds one
             // write's pages at a time (emptied at each release), and a write costlier than
-            // `SQLiteGroupCommit.sharedWriteLimit` runs alone, without a savepoint. Set after the
+            // `StoreTuning.sharedWriteLimit` runs alone, without a savepoint. Set after the
             // migrations, whose big sorts keep spilling to temporary files.
             try connection.execute("PRAGMA temp_store = MEMORY")
             // A CI upload changes the newest page of each of its keys' states (they are in key
-            // order); SQLite's default 2 MiB cache held too few of them, and every upload of a
-            // 1,000-key suite read most of its pages back from the file (~1,000 `pread`s).
-            try connection.execute("PRAGMA cache_size = -\(Self.writerCacheKiB)")
+            // order); SQLite's default cache held too few of them, and every upload of a big
+            // suite read most of its pages back from the file.
+            try connection.execute("PRAGMA cache_size = -\(StoreTuning.writerCacheKiB)")
             sqliteWriter = connection
             let checkpointer = try SQLiteCheckpointer(path: path, busyTimeoutMs: options.busyTimeoutMs)
             checkpointer.watch(connection)

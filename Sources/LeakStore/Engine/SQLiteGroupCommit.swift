@@ -3,21 +3,19 @@ import Foundation
 /// The one writer connection's writes, committed together when they arrive together.
 ///
 /// Every `COMMIT` appends each page its transaction changed to the write-ahead log, and takes
-/// and drops the write lock: eight 10-check uploads in flight, each its own transaction, wrote
-/// 8.4 pages an upload (two `pwrite`s each), mostly the same rightmost leaves of runs, key states
-/// and their indexes as the upload beside it, and every upload waited for the one before it to
-/// commit. Here writes that queue up behind one another run in one transaction, each in a
-/// savepoint of its own, up to `batchLimit` of them and `costLimit` checks' worth of work — a
+/// and drops the write lock: small uploads in flight, each its own transaction, wrote mostly the
+/// same rightmost leaves of runs, key states and their indexes as the upload beside it, and
+/// every upload waited for the one before it to commit. Here writes that queue up behind one another run in one transaction, each in a
+/// savepoint of its own, up to `StoreTuning.writesPerTransaction` of them and `StoreTuning.checksPerTransaction` checks' worth of work — a
 /// write bigger than an upload (a slice of a big run) goes alone, so that a small upload waits
-/// for at most one such write ahead of it, as it did before (3.3 pages an upload, 2,700–3,200 →
-/// 3,800–4,500 uploads/s on the same client):
+/// for at most one such write ahead of it, as it did before:
 ///
 /// - Each caller returns (a detached write's completion is called) only once the transaction
 ///   holding its write has committed: an acknowledged upload is as durable as before.
 /// - A write that throws is rolled back to its savepoint and fails its caller alone; the
 ///   others commit. Serially, in the order taken, each sees exactly the writes before it.
 /// - Small writes queued behind costlier ones are taken first, in a transaction of their own
-///   (`smallWriteLimit`): a CI shard's upload does not wait for a batch of whole suites.
+///   (`StoreTuning.smallWriteLimit`): a CI shard's upload does not wait for a batch of whole suites.
 /// - When the engine itself gives up the transaction (a full disk, an I/O error) or the commit
 ///   fails, every write of the batch runs again alone, each in its own transaction, so that each
 ///   caller hears its own outcome. A write body must allow that: `StoreEngine.write` already asks
@@ -27,43 +25,10 @@ import Foundation
 /// runs them, and answers their callers — a caller waiting in `write` is woken, a `detached`
 /// write's completion is called on the writer thread — and goes on with what queued meanwhile,
 /// waking nobody to do it. It sleeps when nothing is queued. Before it, the first caller to find
-/// no batch running led one and then handed the lead to a caller that was asleep: under 10-check
-/// uploads from 8 clients the writer stood idle ~160 µs from one transaction to the next while
-/// that caller woke (a transaction of them takes ~300 µs), and each caller woke ~260 µs after its
-/// commit to answer its request — an upload's answer now goes out from the writer thread.
+/// no batch running led one and then handed the lead to a caller that was asleep, and the
+/// writer stood idle while that caller woke, about half as long as a transaction takes; an
+/// upload's answer now goes out from the writer thread.
 final class SQLiteGroupCommit: @unchecked Sendable {
-    /// The most writes one transaction holds: enough to absorb a full house of small uploads
-    /// (eight clients at two workers each), few enough that no caller waits behind many big ones.
-    static let batchLimit = 16
-
-    /// The checks' worth of work one transaction holds. Uploads from CI name a new commit and
-    /// the keys the project already has; a commit's key states sit beside the same keys' states
-    /// at the commits before it (key order), so each upload changes one page per key. Uploads of
-    /// neighbouring commits that share a transaction write those pages once for all of them
-    /// (CI-shaped 1,000-check uploads from 8 clients: 30–46 → 60–68 a second with a cap of
-    /// 8,000 where it was 500, the savepoint journals in memory either way).
-    static let costLimit = 8_000
-
-    /// A write costlier than this runs alone: a slice of a big run, or a bigger upload. A slice
-    /// in a small upload's transaction holds the small one back for its whole length: without
-    /// this, a small upload queued behind a slice of a 100,000-check run took the next slice
-    /// into its transaction too (the stall probe's worst wait 111 ms where it had been 35–55).
-    static let sharedWriteLimit = 1_000
-
-    /// A write of at most this many checks' worth (a CI shard's upload, a token, a suppression)
-    /// queued behind costlier ones goes first, in a transaction of the small writes alone, and
-    /// the costlier ones follow in the next (never two small-first transactions in a row, so
-    /// they wait for one at most). Behind 1,000-check uploads sharing transactions of 8,000
-    /// checks, a small upload waited for the transaction in progress and the next full one; the
-    /// slowest of them, 115–133 ms (`leakhistory-bench ingest`'s stream probe).
-    static let smallWriteLimit = 100
-
-    /// A detached write waits for room while the writes queued would cost more than this with it:
-    /// its caller no longer waits for the commit, and without a bound a flood of uploads on
-    /// thousands of connections would each hold a parsed run here (up to 2,000 checks each)
-    /// instead of at most one per worker. Twice `costLimit`: CI-shaped uploads from 8 clients
-    /// queue at most one transaction's worth, and never wait for it.
-    static let detachedCostLimit = 2 * costLimit
     private let connection: SQLiteConnection
     private let session: WriteSession
     /// Called at the start of each transaction (the checkpointer's catch-up).
@@ -74,7 +39,7 @@ final class SQLiteGroupCommit: @unchecked Sendable {
     // caller reads its write's `failure` after the writer's signal.
     private let lock = NSCondition()
     private var queued: [Write] = []
-    /// The cost of the writes in `queued` (`detachedCostLimit`).
+    /// The cost of the writes in `queued` (`StoreTuning.detachedCostLimit`).
     private var queuedCost = 0
     private var transactions = 0
     /// Whether the last batch was small writes taken ahead of costlier ones (`nextBatch`).
@@ -107,9 +72,9 @@ final class SQLiteGroupCommit: @unchecked Sendable {
         /// Runs alone and outside any transaction (`exclusive`).
         let outsideTransaction: Bool
         /// May share a transaction with other writes.
-        var shares: Bool { !outsideTransaction && cost <= SQLiteGroupCommit.sharedWriteLimit }
-        /// May go ahead of costlier writes (`smallWriteLimit`).
-        var isSmall: Bool { !outsideTransaction && cost <= SQLiteGroupCommit.smallWriteLimit }
+        var shares: Bool { !outsideTransaction && cost <= StoreTuning.sharedWriteLimit }
+        /// May go ahead of costlier writes (`StoreTuning.smallWriteLimit`).
+        var isSmall: Bool { !outsideTransaction && cost <= StoreTuning.smallWriteLimit }
 
         init(cost: Int, outsideTransaction: Bool, completion: (@Sendable ((any Error)?) -> Void)?,
              _ body: @escaping (WriteSession) throws -> Void) {
@@ -135,7 +100,7 @@ final class SQLiteGroupCommit: @unchecked Sendable {
     }
 
     /// Queues `body` as `write` does and returns without waiting for it (only for room, while the
-    /// writes queued cost too much: `detachedCostLimit`); `completion` is called on the writer
+    /// writes queued cost too much: `StoreTuning.detachedCostLimit`); `completion` is called on the writer
     /// thread once the transaction holding it has committed (nil) or with what failed it. It must
     /// be quick, and must not write (it would wait for itself): the writes after it wait for it.
     func detached(cost: Int, _ body: @escaping (WriteSession) throws -> Void,
@@ -174,7 +139,7 @@ final class SQLiteGroupCommit: @unchecked Sendable {
 
     private func enqueue(_ write: Write) {
         lock.lock()
-        while write.completion != nil, queuedCost > 0, queuedCost + write.cost > Self.detachedCostLimit {
+        while write.completion != nil, queuedCost > 0, queuedCost + write.cost > StoreTuning.detachedCostLimit {
             lock.wait()
         }
         queued.append(write)
@@ -230,21 +195,21 @@ final class SQLiteGroupCommit: @unchecked Sendable {
     }
 
     /// The small writes queued behind a costlier first one, when the last batch was not such a
-    /// one (`smallWriteLimit`); otherwise the first write queued and those behind it that fit
-    /// with it: at most `batchLimit` writes and `costLimit` in all; a write outside any
-    /// transaction, or costlier than `sharedWriteLimit`, goes alone. Lock held.
+    /// one (`StoreTuning.smallWriteLimit`); otherwise the first write queued and those behind it that fit
+    /// with it: at most `StoreTuning.writesPerTransaction` writes and `StoreTuning.checksPerTransaction` in all; a write outside any
+    /// transaction, or costlier than `StoreTuning.sharedWriteLimit`, goes alone. Lock held.
     private func nextBatch() -> [Write] {
         // Never past a write outside any transaction: it runs after the writes queued before it only.
         let smallFirst = queued[0].isSmall || tookSmallFirst
-            ? [] : Array(queued.lazy.prefix { !$0.outsideTransaction }.filter(\.isSmall).prefix(Self.batchLimit))
+            ? [] : Array(queued.lazy.prefix { !$0.outsideTransaction }.filter(\.isSmall).prefix(StoreTuning.writesPerTransaction))
         tookSmallFirst = !smallFirst.isEmpty
         if !smallFirst.isEmpty { return smallFirst }
         var batch = [queued[0]]
         guard queued[0].shares else { return batch }
         var cost = queued[0].cost
-        for next in queued.dropFirst().prefix(Self.batchLimit - 1) {
+        for next in queued.dropFirst().prefix(StoreTuning.writesPerTransaction - 1) {
             cost += next.cost
-            guard next.shares, cost <= Self.costLimit else { break }
+            guard next.shares, cost <= StoreTuning.checksPerTransaction else { break }
             batch.append(next)
         }
         return batch

@@ -4,7 +4,7 @@ import CCrypto
 public enum SHA256 {
     /// OpenSSL 3's SHA-256, looked up once. `SHA256()` and `EVP_sha256()` look the algorithm up
     /// among the providers on every call, under a lock: for a token of 40 bytes that lookup, not
-    /// the hashing, was the cost (3% of a 10-check upload's CPU, with the run's content hash 2% more).
+    /// the hashing, was the cost of each hash of a small upload.
     private struct Algorithm: @unchecked Sendable {
         // Read-only once fetched; OpenSSL allows its use from any thread.
         let md: OpaquePointer

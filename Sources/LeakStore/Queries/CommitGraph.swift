@@ -40,10 +40,6 @@ struct CommitGraph {
     private(set) var usable: [String: Set<Int64>] = [:]
     private var usableCount = 0
 
-    /// How many facts a connection keeps: past it, all are forgotten and learned again (a fact is
-    /// ~100 bytes; a server that answered the bench's 5,000 reads at 10M checks grew by 1.6 MB).
-    static let capacity = 100_000
-
     var isEmpty: Bool { shas.isEmpty && fallbacks.isEmpty && usable.isEmpty }
 
     mutating func learn(sha: String, of commit: Int64) {
@@ -68,7 +64,7 @@ struct CommitGraph {
         if usable[environment, default: []].insert(commit).inserted { usableCount += 1 }
     }
 
-    /// Forgets everything: past `capacity`, or when the connection was reset (its database may
+    /// Forgets everything: past `StoreTuning.commitGraphFacts`, or when the connection was reset (its database may
     /// not be the same one).
     mutating func forget() {
         shas = [:]
@@ -79,6 +75,6 @@ struct CommitGraph {
     }
 
     private mutating func makeRoom() {
-        if shas.count + firstParents.count + fallbacks.count + usableCount >= Self.capacity { forget() }
+        if shas.count + firstParents.count + fallbacks.count + usableCount >= StoreTuning.commitGraphFacts { forget() }
     }
 }

@@ -1,7 +1,7 @@
 /// The names of the leak keys one PostgreSQL connection has read, kept from one read to the next
 /// (`PostgresConnection.keyNames`), so that a diff does not join a few hundred keys to their
-/// scenario and type names again at every request (a suspect head's 300 keys: ~1 ms of
-/// PostgreSQL's time, twice a diff, and their names decoded each time).
+/// scenario and type names again at every request (twice a diff, and their names decoded each
+/// time).
 ///
 /// Kept as learned: a row of `leak_keys` is inserted once and never changed or deleted, nor are
 /// the `scenarios` and `types` rows it names, so what a snapshot read of a key stays true in
@@ -10,12 +10,8 @@ struct KeyNameMemory {
     /// Each key's ids and names by its id in `leak_keys`, counts zero (`KeyCounts.named(_:)`).
     private(set) var names: [Int64: KeyCounts] = [:]
 
-    /// How many keys a connection keeps: past it, all are forgotten and learned again (a key is
-    /// ~150 bytes; a project has a few thousand, a 100,000-check run as many keys).
-    static let capacity = 50_000
-
     mutating func learn(_ named: KeyCounts, id: Int64) {
-        if names.count >= Self.capacity { forget() }
+        if names.count >= StoreTuning.keyNamesKept { forget() }
         names[id] = named
     }
 

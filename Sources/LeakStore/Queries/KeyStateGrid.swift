@@ -1,15 +1,35 @@
 import LeakReport
 
 /// Keys' states at a set of commits, as `ProjectHistory.keyStates` reads them: a row per key,
-/// a column per commit. A diff reads a hundred keys along the same lines of several hundred
-/// commits: each line's columns are found once (`columns(of:)`), then every key's states along
-/// it are array reads, not a dictionary of dictionaries probed per key and commit.
+/// a column per commit, each cell the key's state there and the runs it rests on. A diff reads a
+/// hundred keys along the same lines of several hundred commits: each line's columns are found
+/// once (`columns(of:)`), then every key's states along it are array reads, not a dictionary of
+/// dictionaries probed per key and commit.
 struct KeyStateGrid {
     /// The columns: the commits asked about, ascending.
     let commits: [Int64]
-    /// Each key's state in every column (nil: not checked there); a key checked at none of the
+    /// Each key's cell in every column (nil: not checked there); a key checked at none of the
     /// commits has no row.
-    var rows: [KeyIDs: [KeyState?]] = [:]
+    var rows: [KeyIDs: [Cell?]] = [:]
+
+    /// A key at one commit: its state (`KeyCounts.state`), and the runs that checked it with an
+    /// answer (not an error) and those that leaked it, as `KeyEvidence.RunTally` counts them.
+    struct Cell {
+        var runs: Int32
+        var leakedRuns: Int32
+        var state: KeyState
+
+        init(checked: Int64, leaked: Int64, late: Int64, errors: Int64) {
+            runs = Int32(clamping: checked - errors)
+            leakedRuns = Int32(clamping: leaked)
+            state = KeyCounts.state(checked: Int(checked), leaked: Int(leaked), lateRelease: Int(late), errors: Int(errors))
+        }
+
+        init(_ counts: KeyCounts) {
+            self.init(checked: Int64(counts.checked), leaked: Int64(counts.leaked), late: Int64(counts.lateRelease),
+                      errors: Int64(counts.errors))
+        }
+    }
 
     init(commits: Set<Int64>) {
         self.commits = commits.sorted()
@@ -45,16 +65,17 @@ struct KeyStateGrid {
     }
 
     struct Row {
-        fileprivate let states: [KeyState?]?
+        fileprivate let states: [Cell?]?
 
         /// The state in `column` (nil: not checked there, or a commit not asked about).
         subscript(column: Int?) -> KeyState? {
             guard let column, let states else { return nil }
-            return states[column]
+            return states[column]?.state
         }
 
-        /// The states along a line's columns (`KeyStateGrid.columns(of:)`).
-        func along(_ columns: [Int?]) -> [KeyState?] {
+        /// The cells along a line's columns (`KeyStateGrid.columns(of:)`), nil where the key was
+        /// not checked.
+        func cells(along columns: [Int?]) -> [Cell?] {
             guard let states else { return Array(repeating: nil, count: columns.count) }
             return columns.map { $0.flatMap { states[$0] } }
         }

@@ -33,8 +33,8 @@ extension ProjectHistory {
     ///
     /// On PostgreSQL the keys' slices of their blocks as stored (`StateArrays.keySlices`), added
     /// up by key and commit here, and the keys' names read apart, once a key (`keyNames`):
-    /// unnested in SQL and joined to their names, a 1,000-commit trend's ~2,000 states took 27 ms
-    /// at 10M checks, the planner looking the names up a state at a time.
+    /// unnested in SQL and joined to their names, the planner looked the names up a state at a
+    /// time.
     func keyCounts(_ filter: KeyFilter, environment: String, at commitIDs: [Int64]) throws -> [Int64: [KeyCounts]] {
         guard let low = commitIDs.min(), let high = commitIDs.max() else { return [:] }
         let wanted = Set(commitIDs)
@@ -208,8 +208,8 @@ extension ProjectHistory {
     /// states along the lines reads anyway), and the base keeps its counts of the keys telling
     /// there too. Four statements — each side's telling keys, then the other's counts of them, each
     /// unnesting and grouping a commit's few hundred states in the `leak_states` view again — were
-    /// ~4.5 ms of a 21 ms diff; one statement doing it all in SQL (a window over both commits'
-    /// grouped states) still 3.2 ms. SQLite reads a commit's packed states once a snapshot and picks
+    /// a fifth of a diff, and one statement doing it all in SQL (a window over both commits'
+    /// grouped states) little better. SQLite reads a commit's packed states once a snapshot and picks
     /// its telling ones while reading (`LeakStatesTable`): there the four reads cost a few blob
     /// seeks.
     func tellingCounts(head: Int64?, base: Int64?, environment: String) throws -> (head: [KeyCounts], base: [KeyCounts]) {
@@ -252,8 +252,8 @@ extension ProjectHistory {
     /// The usable runs' counts at each of `commitIDs` on PostgreSQL of the keys `kept` says, by
     /// key id and not named yet (`keyNames`): the commits' rows of `state_arrays`, one a run,
     /// added up by key as the `leak_states` view adds them (`KeyCounts.add`). Keeping only the
-    /// telling keys passes the others over: a commit with a 100,000-check run put every key of
-    /// it in a dictionary, ~90 ms of the server's CPU for a diff that shows a few hundred.
+    /// telling keys passes the others over: a commit with a big run would put every key of it in
+    /// a dictionary for a diff that shows a few hundred.
     func stateArrays(at commitIDs: [Int64], environment: String, keeping kept: KeptKeys) throws -> [Int64: [Int64: KeyCounts]] {
         let runs = try storedStates(at: commitIDs, environment: environment, atMost: nil) ?? []
         // The keys kept, nil for every key. A key whose counts add up to a leak or a late release

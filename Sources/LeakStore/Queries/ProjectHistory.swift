@@ -24,8 +24,8 @@ struct ProjectHistory {
 
     /// The commit's id, and in the same statement what a diff asks of a commit next, kept in the
     /// memo: its branch (`branch(ofCommit:)`), its first two parents (`parent(of:position:)`)
-    /// and its runs in `environment` (`runCounts`) — one round trip for up to five (on
-    /// PostgreSQL each is ~0.1–0.2 ms, a diff asked ~25). A commit `readCommits` read is not
+    /// and its runs in `environment` (`runCounts`) — one round trip for up to five (a diff
+    /// asks a few dozen such questions). A commit `readCommits` read is not
     /// asked again.
     func commitID(_ sha: String, environment: String) throws -> Int64? {
         let sha = sha.lowercased()
@@ -35,13 +35,13 @@ struct ProjectHistory {
     }
 
     /// `commitID(_:environment:)` of several commits (a diff's head, base, tip and the base
-    /// branch's upload after the merge-base) in one statement, `commitBatch` at a time.
+    /// branch's upload after the merge-base) in one statement, `StoreTuning.commitsPerStatement` at a time.
     func readCommits(_ shas: [String], environment: String) throws {
         let shas = Array(Set(shas.map { $0.lowercased() })).sorted()
-        for batch in shas.batches(of: Self.commitBatch) {
+        for batch in shas.batches(of: StoreTuning.commitsPerStatement) {
             var found: [String: Int64?] = Dictionary(uniqueKeysWithValues: batch.map { ($0, nil) })
             try db.query(Self.commitsSQL, [.integer(projectID), .text(environment)]
-                         + batch.padded(to: Self.commitBatch).map(SQLValue.text)) { row in
+                         + batch.padded(to: StoreTuning.commitsPerStatement).map(SQLValue.text)) { row in
                 let id = row.int64(at: 0)
                 found[row.string(at: 6) ?? ""] = .some(id)
                 memo.branches[id] = .some(row.string(at: 1))
@@ -52,14 +52,11 @@ struct ProjectHistory {
         }
     }
 
-    /// How many commits one statement of `readCommits` asks about.
-    static let commitBatch = 4
-
-    /// Built once: the same text for every batch (padded to `commitBatch` shas).
+    /// Built once: the same text for every batch (padded to `StoreTuning.commitsPerStatement` shas).
     private static let commitsSQL = """
         SELECT c.id, c.branch, \(parentOf("c.id", position: "0", project: "?1")),
                \(parentOf("c.id", position: "1", project: "?1")), \(runCounts(of: "c.id", environment: "?2")), c.sha
-        FROM commits c WHERE c.project_id = ?1 AND c.sha IN (\((3..<(3 + commitBatch)).map { "?\($0)" }.joined(separator: ", ")))
+        FROM commits c WHERE c.project_id = ?1 AND c.sha IN (\((3..<(3 + StoreTuning.commitsPerStatement)).map { "?\($0)" }.joined(separator: ", ")))
         """
 
     func branch(ofCommit commitID: Int64) throws -> String? {
@@ -118,13 +115,12 @@ struct ProjectHistory {
         var result: [KeyCounts] = []
         let values: [SQLValue] = [.integer(commitID), .text(environment)] + (typeID.map { [SQLValue.integer($0)] } ?? [])
         // One type's keys, or every key: two statements, not `(k.type_id = ?3 OR ?3 IS NULL)`,
-        // which PostgreSQL's generic plan took for 3 rows and joined every type to each state (a
-        // head's 308 states: 12.8 ms, 1.2 ms planned apart).
+        // which PostgreSQL's generic plan took for 3 rows and joined every type to each state.
         let ofType = typeID == nil ? "" : " AND k.type_id = ?3"
         if runs.usable > 0, typeID == nil, db is PostgresConnection {
             // The commit's rows of `state_arrays` as stored, added up here, and the keys named
             // from what the connection knows (`keyNames(of:)`): the `leak_states` view's states
-            // joined to their names were ~2 ms of a suspect head's diff, twice its names.
+            // joined to their names cost a suspect head's diff twice what its names do.
             let states = try stateArrays(at: [commitID], environment: environment, keeping: .every)[commitID] ?? [:]
             let names = try keyNames(of: Set(states.keys))
             result = states.compactMap { keyID, counts in names[keyID].map { counts.named($0) } }.inKeyOrder()
@@ -140,8 +136,8 @@ struct ProjectHistory {
         }
         guard includingSuspect, runs.suspect > 0 else { return result }
         // Both halves, each key once with its counts added up. The suspect runs' checks come by
-        // key without names, which the usable runs' counts have for the keys they checked (a
-        // broken run's 300 keys joined to their names again were ~0.5 ms of a diff); a key only
+        // key without names, which the usable runs' counts have for the keys they checked (no
+        // need to join a broken run's keys to their names again); a key only
         // a suspect run checked has the statement read them with their names.
         var merged = Dictionary(result.map { ($0.ids, $0) }, uniquingKeysWith: { first, _ in first })
         var suspect: [KeyCounts] = []
@@ -164,7 +160,7 @@ struct ProjectHistory {
     /// `?3` where `ofType` says so): scenario id, type id, then with `named` their names, then
     /// the checked, leaked, late and error counts. Counted with FILTER, not `sum(outcome = …)`:
     /// PostgreSQL's `sum(boolean)` is an aggregate written in SQL (`0001_pg_initial.sql`), a
-    /// function call a row and column — a broken run's 308 checks took 2.9 ms, 1.4 ms so.
+    /// function call a row and column, twice the cost of the FILTER.
     private static func suspectCounts(named: Bool, ofType: String) -> String {
         """
         SELECT k.scenario_id, k.type_id,\(named ? " s.name, t.name," : "") count(*), count(*) FILTER (WHERE k.outcome = 'leaked'),
@@ -211,10 +207,6 @@ struct ProjectHistory {
         return counts
     }
 
-    /// How many keys one statement of `keyStates` asks for: a diff's many keys cost a few
-    /// round trips, not a few per key.
-    static let keyBatch = 128
-
     /// Each key's state at each of `commitIDs` that checked it, from its usable runs (every run
     /// at `allRunsAt`, a head): a range of `leak_states` by key per key (the table's own order on
     /// SQLite). Keys go as `keyBatches` gives them (all in one statement on PostgreSQL). A head
@@ -223,31 +215,23 @@ struct ProjectHistory {
     /// already), not from a GROUP BY of the suspect run's records again.
     func keyStates(_ keys: Set<KeyIDs>, environment: String, at commitIDs: Set<Int64>,
                    allRunsAt head: Int64? = nil) throws -> KeyStateGrid {
-        var read: Set<KeyIDs> = []
-        return try keyStates(keys, environment: environment, at: commitIDs, allRunsAt: head, leakingOnly: false, read: &read)
-    }
-
-    /// `keyStates`, the keys with a state in the span of `commitIDs` added to `read`; with
-    /// `leakingOnly` (PostgreSQL's reads) only the keys with a stored leak in that span.
-    private func keyStates(_ keys: Set<KeyIDs>, environment: String, at commitIDs: Set<Int64>, allRunsAt head: Int64?,
-                           leakingOnly: Bool, read readKeys: inout Set<KeyIDs>) throws -> KeyStateGrid {
         var grid = KeyStateGrid(commits: commitIDs)
         guard !keys.isEmpty, let low = grid.commits.first, let high = grid.commits.last else { return grid }
         var suspectAtHead = false
         if let head, commitIDs.contains(head) { suspectAtHead = try runCounts(commitID: head, environment: environment).suspect > 0 }
         let headColumn = head.flatMap(grid.column(of:))
-        let unchecked = [KeyState?](repeating: nil, count: grid.commits.count)
-        // Many keys at a few commits (a suspect head's 155 keys looked for at the base's 8 nearest
-        // commits: 310 key slices, 3.3 ms): the commits' rows as stored, by commit.
+        let unchecked = [KeyStateGrid.Cell?](repeating: nil, count: grid.commits.count)
+        // Many keys at a few commits (a suspect head's keys looked for at the base's nearest
+        // commits, a key slice each): the commits' rows as stored, by commit.
         var byKey = true
-        if !statesComeMerged, !leakingOnly, grid.commits.count * Self.keysForCommitRead <= keys.count,
+        if !statesComeMerged, grid.commits.count * StoreTuning.keysForCommitRead <= keys.count,
            let byCommit = try keyCountsByCommit(keys, at: grid.commits, environment: environment) {
             byKey = false
             for (ids, columns) in byCommit {
                 var states = unchecked
                 var filled = false
                 for (column, counts) in columns where counts.checked > 0 && !(suspectAtHead && column == headColumn) {
-                    states[column] = counts.state
+                    states[column] = KeyStateGrid.Cell(counts)
                     filled = true
                 }
                 if filled { grid.rows[ids] = states }
@@ -259,18 +243,17 @@ struct ProjectHistory {
             // key by key (in the order of their ids); where an engine does not, a key met again takes up its row
             // where it was left.
             // (No local function to store it: one capturing these would cost an exclusivity check a row.)
-            var current: (id: Int64, ids: KeyIDs, states: [KeyState?], filled: Bool, column: Int)?
+            var current: (id: Int64, ids: KeyIDs, states: [KeyStateGrid.Cell?], filled: Bool, column: Int)?
             // PostgreSQL's key reads come as stored, a key's slices of its blocks as arrays
             // (`StateArrays.keySlices`): its counts at a commit are added up here, then made states
-            // (a GROUP BY there sorted a few thousand rows for each statement, ~3 ms).
+            // (a GROUP BY there sorted a few thousand rows for each statement).
             if !statesComeMerged {
                 // Each key's counts in the order they come, then sorted by column and added up
                 // where a commit came in several rows: one dictionary probe a row, not two a state
-                // (the hashing was a tenth of the server's CPU in a diff; a head whose 300 keys
-                // leaked in a broken run took 8.4–9.5 ms of it, 6.0 ms so).
+                // (the hashing was a tenth of the server's CPU in a diff).
                 var slots: [Int64: Int] = [:]
-                var read: [(id: Int64, leaking: Bool, counts: [ColumnCounts])] = []
-                try db.query(keyStatesStatement(leakingOnly: leakingOnly), [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
+                var read: [(id: Int64, counts: [ColumnCounts])] = []
+                try db.query(keyStatesStatement, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
                     let id = row.int64(at: 0)
                     let slice = StoredStates(row: row, from: 1)
                     let commits = slice.ids
@@ -283,47 +266,44 @@ struct ProjectHistory {
                     } else {
                         slot = read.count
                         slots[id] = slot
-                        read.append((id, false, []))
+                        read.append((id, []))
                     }
                     var hint = 0
                     for index in 0..<slice.count {
-                        if slice.leaked[index] > 0 { read[slot].leaking = true }
                         guard let column = grid.column(of: commits[index], from: hint) else { continue }
                         hint = column
                         read[slot].counts.append(ColumnCounts(column: column, checked: slice.checked[index], leaked: slice.leaked[index],
                                                               late: slice.late[index], errors: slice.errors[index]))
                     }
                 }
-                for key in read where !leakingOnly || key.leaking {
+                for key in read {
                     guard let ids = batch.keys[key.id] else { continue }
-                    readKeys.insert(ids)
                     var states = grid.rows[ids] ?? unchecked
                     var filled = grid.rows[ids] != nil
                     for counts in ColumnCounts.added(key.counts) where counts.checked > 0 && !(suspectAtHead && counts.column == headColumn) {
-                        states[counts.column] = KeyCounts.state(checked: Int(counts.checked), leaked: Int(counts.leaked),
-                                                                lateRelease: Int(counts.late), errors: Int(counts.errors))
+                        states[counts.column] = KeyStateGrid.Cell(checked: counts.checked, leaked: counts.leaked, late: counts.late,
+                                                                  errors: counts.errors)
                         filled = true
                     }
                     if filled { grid.rows[ids] = states }
                 }
                 continue
             }
-            try db.query(keyStatesStatement(leakingOnly: false), [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
+            try db.query(keyStatesStatement, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
                 let id = row.int64(at: 0)
                 if current?.id != id {
                     if let done = current, done.filled { grid.rows[done.ids] = done.states }
                     current = batch.keys[id].map { ids in
-                        readKeys.insert(ids)
-                        return grid.rows.removeValue(forKey: ids).map { (id, ids, $0, true, 0) } ?? (id, ids, unchecked, false, 0)
+                        grid.rows.removeValue(forKey: ids).map { (id, ids, $0, true, 0) } ?? (id, ids, unchecked, false, 0)
                     }
                 }
                 guard current != nil, let column = grid.column(of: row.int64(at: 1), from: current!.column) else { return }
                 current!.column = column
                 if suspectAtHead, column == headColumn { return }
-                let checked = row.int(at: 2)
+                let checked = row.int64(at: 2)
                 guard checked > 0 else { return }
-                current!.states[column] = KeyCounts.state(checked: checked, leaked: row.int(at: 3), lateRelease: row.int(at: 4),
-                                                          errors: row.int(at: 5))
+                current!.states[column] = KeyStateGrid.Cell(checked: checked, leaked: row.int64(at: 3), late: row.int64(at: 4),
+                                                            errors: row.int64(at: 5))
                 current!.filled = true
             }
             if let done = current, done.filled { grid.rows[done.ids] = done.states }
@@ -331,27 +311,22 @@ struct ProjectHistory {
         if suspectAtHead, let head, let headColumn {
             for counts in try keyCounts(commitID: head, environment: environment, includingSuspect: true)
             where counts.checked > 0 && keys.contains(counts.ids) {
-                grid.rows[counts.ids, default: unchecked][headColumn] = counts.state
+                grid.rows[counts.ids, default: unchecked][headColumn] = KeyStateGrid.Cell(counts)
             }
         }
         return grid
     }
 
-    /// How many keys a commit of a read of keys' states must be asked about for the read to
-    /// take the commits' rows of `state_arrays` (a few hundred states each) rather than the keys'
-    /// slices of their blocks (a few dozen states each, but a lookup of its own).
-    static let keysForCommitRead = 4
-
     /// The usable runs' counts of `keys` at each of `commitIDs` (PostgreSQL), by key and column
     /// of `commitIDs` (ascending), from the commits' rows of `state_arrays` as stored; nil when
-    /// a row holds more than `commitReadStates` states (a 100,000-check run's rows are read by
-    /// key: its arrays as text alone took ~50 ms).
+    /// a row holds more than `StoreTuning.commitReadStates` states (a big run's rows are read by
+    /// key: its arrays as text alone would be most of the read).
     private func keyCountsByCommit(_ keys: Set<KeyIDs>, at commitIDs: [Int64], environment: String) throws
         -> [KeyIDs: [Int: KeyCounts]]?
     {
         let ids = try keyIDs(of: keys)
         let wanted = Dictionary(ids.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
-        guard let rows = try storedStates(at: commitIDs, environment: environment, atMost: Self.commitReadStates) else { return nil }
+        guard let rows = try storedStates(at: commitIDs, environment: environment, atMost: StoreTuning.commitReadStates) else { return nil }
         var counts: [KeyIDs: [Int: KeyCounts]] = [:]
         var column = 0
         for row in rows {
@@ -366,9 +341,6 @@ struct ProjectHistory {
         return counts
     }
 
-    /// The most states a row of `state_arrays` may hold for `keyCountsByCommit` to read it.
-    static let commitReadStates = 5_000
-
     /// Whether key reads give each key's state at a commit once (SQLite's table), or as stored
     /// (PostgreSQL's slices, `StateArrays.keySlices`, or `StateArrays.keyStates` unmerged), for
     /// the reader to add up.
@@ -378,10 +350,8 @@ struct ProjectHistory {
     /// `?1`, the keys' parameters from `?4` on. On SQLite a row a state (key id, commit, counts),
     /// a range of the table's own order a key; on PostgreSQL a row a key and slice of its blocks
     /// (`StateArrays.keySlices`: key id, then arrays of commits and counts), not joined to
-    /// `leak_keys` again (a join the planner made a nested loop over every state for each key:
-    /// 6 keys, 4,400 states, 8.9 ms for 3.8 without it). `leakingOnly` (PostgreSQL): only the
-    /// slices of keys with a stored leak in one of them (`StateArrays.keySlices`).
-    private func keyStatesStatement(leakingOnly: Bool) -> String {
+    /// `leak_keys` again (a join the planner made a nested loop over every state for each key).
+    private var keyStatesStatement: String {
         statesComeMerged ? """
             SELECT k.id, ls.commit_id, ls.checked_count, ls.leaked_count, ls.late_release_count, ls.error_count
             FROM leak_keys k JOIN leak_states ls ON ls.key_id = k.id
@@ -391,42 +361,8 @@ struct ProjectHistory {
             SELECT s.key_id, s.commit_ids, s.checked, s.leaked, s.late, s.errors
             FROM \(StateArrays.keySlices("SELECT k.id FROM leak_keys k WHERE \(among("k.id", from: 4))",
                                          environment: "(SELECT id FROM environments WHERE name = ?1)",
-                                         from: "?2", through: "?3", leakingOnly: leakingOnly)) s
+                                         from: "?2", through: "?3")) s
             """
-    }
-
-    /// Of `keys`, those with a leaking state (leaked or flaky, from the usable runs) at a commit
-    /// whose id is within the span of `commitIDs`, and their `keyStates` at `commitIDs`. Only these
-    /// can show intermittence along lines inside that span: a key whose every state there
-    /// released (or errored) has no leak before the head's, so no episode
-    /// (`Intermittence.evidence`); a leak at a commit of the span that is on none of the lines
-    /// only keeps the key in.
-    ///
-    /// On SQLite the keys that leaked first, a read per key of its leaking states in the span
-    /// (`Outcomes.predicate(on:)`), then their states. On PostgreSQL one read of every key's
-    /// slices, the keys with a stored leak among them kept (a key whose states at a commit add up
-    /// to a leak has a stored one that leaked) — two statements read the same blocks twice.
-    func leakingKeyStates(_ keys: Set<KeyIDs>, environment: String, at commitIDs: Set<Int64>) throws
-        -> (keys: Set<KeyIDs>, states: KeyStateGrid)
-    {
-        guard !keys.isEmpty, let low = commitIDs.min(), let high = commitIDs.max() else { return ([], KeyStateGrid(commits: commitIDs)) }
-        var leaked: Set<KeyIDs> = []
-        if !statesComeMerged {
-            let grid = try keyStates(keys, environment: environment, at: commitIDs, allRunsAt: nil, leakingOnly: true, read: &leaked)
-            return (leaked, grid)
-        }
-        for batch in try keyBatches(keys) {
-            try db.query("""
-                SELECT k.id FROM leak_keys k
-                WHERE \(among("k.id", from: 4))
-                  AND EXISTS (SELECT 1 FROM leak_states ls
-                              WHERE ls.key_id = k.id AND ls.environment_id = (SELECT id FROM environments WHERE name = ?1)
-                                AND ls.commit_id BETWEEN ?2 AND ?3 AND \(Outcomes.leaked.predicate(on: db)))
-                """, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
-                if let ids = batch.keys[row.int64(at: 0)] { leaked.insert(ids) }
-            }
-        }
-        return (leaked, try keyStates(leaked, environment: environment, at: commitIDs))
     }
 
     /// For each key, the first commit of `line` (at its position) that checked it with a result
@@ -454,15 +390,13 @@ struct ProjectHistory {
         return found
     }
 
-    /// Keys by their ids in `leak_keys`, `keyBatch` to a statement on SQLite, each batch padded
+    /// Keys by their ids in `leak_keys`, `StoreTuning.keysPerStatement` to a statement on SQLite, each batch padded
     /// with its last id so that every batch is the same statement; on PostgreSQL all of them in
     /// one array parameter (the same statement for any number of keys, one round trip). A key
     /// without a row there (never checked) is in none.
     ///
-    /// By id, not by (scenario, type): PostgreSQL took a batch's 128 scenario ids and 128 type ids
-    /// for thousands of keys and hash-joined them to every state in the range (14 keys: 50 ms on
-    /// analyzed tables, 500–780 ms on a table that had just grown, the reads that stalled during
-    /// ingest); a list of ids of `leak_keys` is at most as many keys as it is long.
+    /// By id, not by (scenario, type): PostgreSQL took a batch's scenario ids and type ids for
+    /// thousands of keys and hash-joined them to every state in the range; a list of ids of `leak_keys` is at most as many keys as it is long.
     private func keyBatches(_ keys: Set<KeyIDs>) throws -> [KeyBatch] {
         let ids = try keyIDs(of: keys)
         let sorted = ids.sorted { $0.value < $1.value }
@@ -471,9 +405,9 @@ struct ProjectHistory {
             return [KeyBatch(keys: Dictionary(uniqueKeysWithValues: sorted.map { ($0.value, $0.key) }),
                              values: [.text(PostgresArray.literal(integers: sorted.map(\.value)))])]
         }
-        return sorted.batches(of: Self.keyBatch).map { chunk in
+        return sorted.batches(of: StoreTuning.keysPerStatement).map { chunk in
             KeyBatch(keys: Dictionary(uniqueKeysWithValues: chunk.map { ($0.value, $0.key) }),
-                     values: chunk.map(\.value).padded(to: Self.keyBatch).map { .integer($0) })
+                     values: chunk.map(\.value).padded(to: StoreTuning.keysPerStatement).map { .integer($0) })
         }
     }
 
@@ -496,23 +430,23 @@ struct ProjectHistory {
     private struct KeyBatch {
         /// The batch's keys by their ids in `leak_keys`.
         var keys: [Int64: KeyIDs]
-        /// The statement's parameters after its own: `keyBatch` key ids, or (PostgreSQL) one array of them.
+        /// The statement's parameters after its own: `StoreTuning.keysPerStatement` key ids, or (PostgreSQL) one array of them.
         var values: [SQLValue]
     }
 
     /// That `column` (a `leak_keys` id) is one of a `KeyBatch`'s keys, whose parameters come from
-    /// `?first` on: an IN list of `keyBatch` parameters, or on PostgreSQL `= ANY` of one array.
+    /// `?first` on: an IN list of `StoreTuning.keysPerStatement` parameters, or on PostgreSQL `= ANY` of one array.
     private func among(_ column: String, from first: Int) -> String {
         db is PostgresConnection
             ? "\(column) = ANY(CAST(?\(first) AS BIGINT[]))" : "\(column) IN (\(Self.keyLists[first] ?? Self.keyList(from: first)))"
     }
 
-    /// The IN lists the statements use (their own parameters are 2 or 3), built once: built for
-    /// every statement they were ~4% of a diff with a few hundred keys.
+    /// The IN lists the statements use (their own parameters are 2 or 3), built once, not for
+    /// every statement.
     private static let keyLists = Dictionary(uniqueKeysWithValues: [3, 4].map { ($0, keyList(from: $0)) })
 
     private static func keyList(from first: Int) -> String {
-        (first..<(first + keyBatch)).map { "?\($0)" }.joined(separator: ", ")
+        (first..<(first + StoreTuning.keysPerStatement)).map { "?\($0)" }.joined(separator: ", ")
     }
 
     /// The head's suspect runs in the environment, oldest first.
@@ -885,7 +819,7 @@ struct ProjectHistory {
 
     /// When each commit's first usable run in the environment started, for those that have one:
     /// the times a walk did not read (`BranchCommit.at`). On PostgreSQL one statement (an array
-    /// of ids), elsewhere `idBatch` commits a statement.
+    /// of ids), elsewhere `StoreTuning.commitIDsPerStatement` commits a statement.
     func firstRunTimes(of commitIDs: [Int64], environment: String) throws -> [Int64: String] {
         var times: [Int64: String] = [:]
         guard !commitIDs.isEmpty else { return times }
@@ -936,96 +870,7 @@ struct ProjectHistory {
         "coalesce(pl.id, (SELECT ps.id FROM commits ps WHERE ps.project_id = \(project) AND ps.sha = p.parent_sha))"
     }
 
-    /// The branches merged into `line` (a first-parent line, as `firstParentLine` walks it): for
-    /// each of its merges whose second parent the server knows, that tip and the commit of `line`
-    /// where the branch started (its merge-base), reached along the tip's first parents in at
-    /// most `steps` commits. Where the walk reaches a commit without an upload (the merge-base,
-    /// or a branch commit before it), the newest commit of `line` uploaded before the branch's
-    /// oldest known commit stands in for the merge-base.
-    func mergedBranches(into line: [BranchCommit], steps: Int) throws -> [MergedBranch] {
-        guard let low = line.map(\.id).min(), let high = line.map(\.id).max() else { return [] }
-        let position = Dictionary(line.enumerated().map { ($0.element.id, $0.offset) }, uniquingKeysWith: { first, _ in first })
-        // The branch commits walked are those uploaded in the line's span (a branch merged into the
-        // line was uploaded in between): a commit outside it ends its walk unanswered.
-        let inSpan = { (id: Int64) in id >= low && id <= high }
-        // The merges' second parents that were uploaded: a range of `commit_parents` (a row or two
-        // per commit of the span, read in key order), each merge's parent by its id.
-        var tips: [Int64: Int64] = [:]
-        try db.query("""
-            SELECT p.commit_id, \(Self.parentID(project: "?1")) FROM commit_parents p \(Self.parentJoin(project: "?1"))
-            WHERE p.commit_id BETWEEN ?2 AND ?3 AND p.position = 1
-            """, [.integer(projectID), .integer(low), .integer(high)]) { row in
-            let merge = row.int64(at: 0)
-            if position[merge] != nil, !row.isNull(at: 1) { tips[merge] = row.int64(at: 1) }
-        }
-        var answers: [Int: MergedBranch] = [:]
-        /// A walk: its merge's offset in `line`, the branch commit it stands on, and how many
-        /// steps it has taken.
-        typealias Walk = (merge: Int, current: Int64, taken: Int)
-        /// The walk one step on, to its commit's first parent; nil where that parent is on `line`
-        /// after the merge (the merge-base: answered).
-        func step(_ walk: Walk, to parent: Int64) -> Walk? {
-            if let at = position[parent], at > walk.merge {
-                let merge = line[walk.merge].id
-                answers[walk.merge] = MergedBranch(merge: merge, tip: tips[merge]!, mergeBase: parent)
-                return nil
-            }
-            return (walk.merge, parent, walk.taken + 1)
-        }
-        let postgres = db as? PostgresConnection
-        var walks: [Walk] = line.indices.compactMap { index in tips[line[index].id].map { (index, $0, 0) } }
-        while !walks.isEmpty {
-            // Each walk goes on as far as the connection's graph knows first parents, then waits
-            // for the one statement that asks about every waiting walk's commit (a statement for
-            // each step of them all was ~7 a diff).
-            var waiting: [Walk] = []
-            for var walk in walks {
-                while walk.taken < steps, inSpan(walk.current) {
-                    guard let parent = postgres?.commitGraph.firstParents[walk.current] else {
-                        waiting.append(walk)
-                        break
-                    }
-                    guard let next = step(walk, to: parent) else { break }
-                    walk = next
-                }
-            }
-            guard !waiting.isEmpty else { break }
-            let firstParents = try firstParents(of: waiting.map(\.current))
-            walks = waiting.compactMap { walk in
-                // No first parent recorded: the walk ends without a merge-base.
-                guard let parent = firstParents[walk.current] else { return nil }
-                guard let parentID = parent else {
-                    // The branch's parent was never uploaded: the line's commit uploaded before it stands in.
-                    let merge = line[walk.merge].id, before = walk.current
-                    answers[walk.merge] = line.first { $0.id < before }.map { MergedBranch(merge: merge, tip: tips[merge]!, mergeBase: $0.id) }
-                    return nil
-                }
-                return step(walk, to: parentID)
-            }
-        }
-        return answers.sorted { $0.key < $1.key }.map(\.value)
-    }
-
-    /// Each commit's first parent that has a row (its id, nil when the server has no upload of
-    /// it); commits without one are absent. `idBatch` commits a statement.
-    /// On PostgreSQL the first parents this connection learned are not read again (`CommitGraph`).
-    private func firstParents(of commitIDs: [Int64]) throws -> [Int64: Int64?] {
-        var parents: [Int64: Int64?] = [:]
-        let postgres = db as? PostgresConnection
-        var unknown: [Int64] = []
-        for id in commitIDs {
-            if let parent = postgres?.commitGraph.firstParents[id] { parents[id] = .some(parent) } else { unknown.append(id) }
-        }
-        guard !unknown.isEmpty else { return parents }
-        try inIDBatches(unknown, Self.firstParentsSQL, after: [.integer(projectID)]) { row in
-            let id = row.int64(at: 0), parent = row.isNull(at: 1) ? nil : row.int64(at: 1)
-            parents[id] = .some(parent)
-            if let parent { postgres?.commitGraph.learn(firstParent: parent, of: id) }
-        }
-        return parents
-    }
-
-    /// The sha of each of the project's commits, by id; `idBatch` commits a statement (on
+    /// The sha of each of the project's commits, by id; `StoreTuning.commitIDsPerStatement` commits a statement (on
     /// PostgreSQL a statement is a round trip: a statement a commit was 50 of them for a
     /// scenario history of 50 commits).
     func shas(of commitIDs: [Int64]) throws -> [Int64: String] {
@@ -1035,7 +880,7 @@ struct ProjectHistory {
     }
 
     /// The distinct fingerprints of the type's leaked checks in the usable runs of each of
-    /// `commitIDs` in the environment, in byte order; commits without any are absent. `idBatch`
+    /// `commitIDs` in the environment, in byte order; commits without any are absent. `StoreTuning.commitIDsPerStatement`
     /// commits a statement (a trend of 1,000 commits asked a statement a leaking commit).
     func leakFingerprints(typeID: Int64, environment: String, at commitIDs: [Int64]) throws -> [Int64: [String]] {
         var found: [Int64: Set<String>] = [:]
@@ -1045,22 +890,19 @@ struct ProjectHistory {
         return found.mapValues { $0.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } }
     }
 
-    /// Runs `sql` — the values `after` as its first parameters, then `idBatch` ids — for the
-    /// distinct `ids`, `idBatch` a statement, the last batch padded with its last id so that every
+    /// Runs `sql` — the values `after` as its first parameters, then `StoreTuning.commitIDsPerStatement` ids — for the
+    /// distinct `ids`, `StoreTuning.commitIDsPerStatement` a statement, the last batch padded with its last id so that every
     /// batch is the same statement.
     private func inIDBatches(_ ids: [Int64], _ sql: String, after leading: [SQLValue], row: (any SQLRow) throws -> Void) throws {
         let ids = Array(Set(ids)).sorted()
-        for chunk in ids.batches(of: Self.idBatch) {
-            try db.query(sql, leading + chunk.padded(to: Self.idBatch).map(SQLValue.integer), row: row)
+        for chunk in ids.batches(of: StoreTuning.commitIDsPerStatement) {
+            try db.query(sql, leading + chunk.padded(to: StoreTuning.commitIDsPerStatement).map(SQLValue.integer), row: row)
         }
     }
 
-    /// How many commit ids one statement of `inIDBatches` asks for.
-    static let idBatch = 64
-
     /// `?first, …`: the ids of a statement of `inIDBatches`.
     private static func idSlots(from first: Int) -> String {
-        (first..<(first + idBatch)).map { "?\($0)" }.joined(separator: ", ")
+        (first..<(first + StoreTuning.commitIDsPerStatement)).map { "?\($0)" }.joined(separator: ", ")
     }
 
     // Built once: the same text for every batch.
@@ -1121,12 +963,4 @@ struct BranchCommit: Sendable {
     /// When its first usable run started, ISO 8601; nil where the walk knew the commit has one
     /// and did not read when (`ProjectHistory.firstRunTimes` reads it).
     var at: String?
-}
-
-/// A branch merged into a first-parent line: the merge, the branch's tip (the merge's second
-/// parent) and the line's commit it started from.
-struct MergedBranch: Sendable {
-    var merge: Int64
-    var tip: Int64
-    var mergeBase: Int64
 }

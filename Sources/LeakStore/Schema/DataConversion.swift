@@ -38,9 +38,6 @@ public struct UpgradeProgress: Sendable, CustomStringConvertible {
 /// `unit` copied, and `finished`. The conversion is done when `finished` is set, or when the
 /// migration's last part dropped the table (a layout that keeps no marker).
 struct DataConversion: Sendable {
-    /// Roughly how many old rows a batch copies (whole runs, or whole commits).
-    static let defaultBatchRows = 50_000
-
     /// The marker table, e.g. `compaction_progress`, and its column of the last id copied.
     let marker: String
     let markerColumn: String

@@ -13,7 +13,7 @@ struct Migrator {
     /// Told how a converting migration comes along, after each batch; it may throw to stop.
     var progress: UpgradeProgress.Observer?
     /// Roughly how many old rows (checks, key states) a conversion batch copies in one transaction.
-    var batchRows = DataConversion.defaultBatchRows
+    var batchRows = StoreTuning.conversionBatchRows
 
     /// The versions applied, in order (empty when the database was already up to date).
     @discardableResult

@@ -20,6 +20,10 @@ struct IncomingCheck {
     var checkedAt: String
     /// A leak recorded inside `withKnownIssue`.
     var knownIssue: Bool
+    /// The check's confirmation attempts and those that leaked, as reported (nil: the default,
+    /// `CheckRecord.attemptCount`); kept on full records only, read for the leaks at a head.
+    var attempts: Int64? = nil
+    var leakedAttempts: Int64? = nil
 
     var site: CheckSite { CheckSite(file: file, line: line, lifecycle: lifecycle) }
 }
@@ -77,10 +81,12 @@ struct CompactCheckWriter {
                                                  OR excluded.slowest_pass_us > \(states).slowest_pass_us
                                                THEN excluded.slowest_pass_us ELSE \(states).slowest_pass_us END
             """
+        // The attempts came with migration 16, after the table migration 6 fills.
+        keepsAttempts = keys == .keyID
         recordInsert = RowInsert(into: """
             \(checks) (run_id, scenario_id, type_id, outcome, waited_ms, timeout_ms, site_id, fingerprint, retain_path,
-                message, source, checked_at, known_issue, before_pass)
-            """, columnCount: 14)
+                message, source, checked_at, known_issue, before_pass\(keepsAttempts ? ", attempts, leaked_attempts" : ""))
+            """, columnCount: keepsAttempts ? 16 : 14)
         stateUpsert = RowInsert(into: stateColumns, columnCount: keys == .keyID ? 9 : 10, suffix: stateConflict)
         let passedState = switch keys {
         case .keyID: """
@@ -92,7 +98,7 @@ struct CompactCheckWriter {
                 AND ls.scenario_id = w.scenario_id AND ls.type_id = w.type_id
             """
         }
-        passedReadBack = (0...WriteSession.keyBatch.trailingZeroBitCount).map { power in
+        passedReadBack = (0...StoreTuning.keysPerStatement.trailingZeroBitCount).map { power in
             """
             WITH wanted (scenario_id, type_id) AS (VALUES \(WriteSession.keyPairs(1 << power, from: 3)))
             SELECT w.scenario_id, w.type_id FROM wanted w
@@ -139,7 +145,7 @@ struct CompactCheckWriter {
                     passed = recordKeys.filter { writer.keyIDs[$0].map { passedKeyIDs.contains($0.id) } ?? false }
                 }
             } else {
-                for chunk in sorted.batches(of: WriteSession.keyBatch) {
+                for chunk in sorted.batches(of: StoreTuning.keysPerStatement) {
                     let size = WriteSession.keyReadBackSize(chunk.count)
                     try db.query(passedReadBack[size.trailingZeroBitCount], [.integer(commitID), .integer(environmentID)]
                                  + chunk.padded(to: size).flatMap { [SQLValue.integer($0.scenarioID), .integer($0.typeID)] }) { row in
@@ -159,7 +165,7 @@ struct CompactCheckWriter {
     /// afterwards in key order, so that each slice's transaction touches a few neighbouring
     /// pages of each index. The slice's own states come back, not `earlier` grown by them: a
     /// write body may run again, so it must not change what it was given, and a copy of the
-    /// states gathered so far for each slice of a 100,000-check run held two of them (21 MB).
+    /// states gathered so far for each slice of a big run would hold two of them.
     func storeRecords(_ incoming: [IncomingCheck], runID: Int64, suspect: Bool, writer: WriteSession,
                       after earlier: CompactRun) throws -> CompactRun {
         var run = CompactRun()
@@ -189,7 +195,7 @@ struct CompactCheckWriter {
                 .text(check.retainPath), .text(check.message), .text(check.source), .text(check.checkedAt),
                 check.knownIssue && check.outcome == .leaked ? .integer(1) : .null,
                 run.passed.contains(ids) || earlier.passed.contains(ids) ? .null : .integer(1),
-            ])
+            ] + (keepsAttempts ? [check.attempts.map(SQLValue.integer) ?? .null, check.leakedAttempts.map(SQLValue.integer) ?? .null] : []))
         }
         try writer.connection.insert(recordInsert, rows: records)
         return run
@@ -252,7 +258,7 @@ struct CompactCheckWriter {
         if isLive, let packed = db as? SQLiteConnection {
             // The commit's blobs read once, not the commit's states merged again for each record
             // (each update changes the database, and `leak_states` keeps nothing across a change
-            // inside a transaction): a 100,000-check run's publish took 178 ms of it.
+            // inside a transaction), which made a big run's publish slow.
             let passed = try StateBlobs.passedKeys(commitID: commitID, environmentID: environmentID, db: packed)
             guard !passed.isEmpty else { return }
             var unmarked: [Int64] = []
@@ -280,8 +286,10 @@ struct CompactCheckWriter {
 
     /// Made once (`init`): the connection looks its prepared statement up by the text.
     private let recordInsert: RowInsert
+    /// Whether `checks` has the attempts' columns.
+    private let keepsAttempts: Bool
     private let stateUpsert: RowInsert
-    /// Which of 1, 2, 4, … `WriteSession.keyBatch` keys (bound from `?3` on, after the commit
+    /// Which of 1, 2, 4, … `StoreTuning.keysPerStatement` keys (bound from `?3` on, after the commit
     /// and the environment) have a row-less passing check at the commit already; the statement
     /// of `2^n` keys at index `n`.
     private let passedReadBack: [String]
@@ -382,17 +390,13 @@ extension WriteSession {
         return id
     }
 
-    /// How many keys one statement of `intern(keys:)` reads back, at most (a power of two).
-    static let keyBatch = 128
-
     /// Interns the leak keys this session does not know yet: inserts the ones not in `leak_keys`
     /// (in the order given: sorted, so that racing servers lock rows in the same order), each
     /// with its usual site (the site of its first row-less passing check, when it has one), and
     /// keeps the rows the insert returns; reads back only those it did not return (another server
     /// inserted them first, or SQLite could not tell: `RowInsert.returnsAddedRows`). The insert
     /// leaves the keys already there, and the read back finds them with the same ids: a new run's
-    /// keys are mostly new, and a read first found none of them (6% of an upload with new keys on
-    /// SQLite, callgrind). PostgreSQL, where a conflict uses up an id of the sequence, reads the
+    /// keys are mostly new, and a read first would find none of them. PostgreSQL, where a conflict uses up an id of the sequence, reads the
     /// known keys and inserts the others in one statement (`PostgresConnection.internKeys`).
     func intern(keys wanted: [(key: KeyIDs, siteID: Int64?)]) throws {
         let unknown = wanted.filter { keyIDs[$0.key] == nil }
@@ -429,10 +433,10 @@ extension WriteSession {
     }
 
     /// Hands `row` the `leak_keys` row (id, scenario, type, site) of each of `keys` there is,
-    /// `keyBatch` keys a statement: the writers' read-back, and the readers' ids of the keys they
+    /// `StoreTuning.keysPerStatement` keys a statement: the writers' read-back, and the readers' ids of the keys they
     /// read states of (`ProjectHistory.keyBatches`).
     static func lookUpKeys(_ keys: [KeyIDs], on db: any SQLConnection, row: (any SQLRow) throws -> Void) throws {
-        for chunk in keys.batches(of: keyBatch) {
+        for chunk in keys.batches(of: StoreTuning.keysPerStatement) {
             // Padded with the last key up to a statement's size, so that eight prepared statements
             // serve every batch, and a run's ten new keys are looked up 16 times, not 128.
             let size = keyReadBackSize(chunk.count)
@@ -441,16 +445,16 @@ extension WriteSession {
         }
     }
 
-    /// How many pairs the statement that reads `count` keys (1 to `keyBatch`) binds: the power
+    /// How many pairs the statement that reads `count` keys (1 to `StoreTuning.keysPerStatement`) binds: the power
     /// of two at or above `count`.
     static func keyReadBackSize(_ count: Int) -> Int {
-        precondition((1...keyBatch).contains(count), "a key read-back reads 1 to \(keyBatch) keys")
+        precondition((1...StoreTuning.keysPerStatement).contains(count), "a key read-back reads 1 to \(StoreTuning.keysPerStatement) keys")
         return count == 1 ? 1 : 1 << (Int.bitWidth - (count - 1).leadingZeroBitCount)
     }
 
-    /// The `leak_keys` rows of 1, 2, 4, … `keyBatch` (scenario, type) pairs, bound in turn; the
+    /// The `leak_keys` rows of 1, 2, 4, … `StoreTuning.keysPerStatement` (scenario, type) pairs, bound in turn; the
     /// statement of `2^n` pairs at index `n`.
-    private static let keyReadBack: [String] = (0...keyBatch.trailingZeroBitCount).map { power in
+    private static let keyReadBack: [String] = (0...StoreTuning.keysPerStatement.trailingZeroBitCount).map { power in
         """
         WITH wanted (scenario_id, type_id) AS (VALUES \(keyPairs(1 << power, from: 1)))
         SELECT k.id, k.scenario_id, k.type_id, k.site_id

@@ -35,7 +35,7 @@ struct CopiedTable: Sendable {
             ("id", .integer), ("run_id", .integer), ("scenario_id", .integer), ("type_id", .integer), ("outcome", .text),
             ("waited_ms", .real), ("timeout_ms", .integer), ("site_id", .integer), ("fingerprint", .text),
             ("retain_path", .text), ("message", .text), ("source", .text), ("checked_at", .text), ("known_issue", .integer),
-            ("before_pass", .integer),
+            ("before_pass", .integer), ("attempts", .integer), ("leaked_attempts", .integer),
         ], orderBy: "id"),
         CopiedTable(name: "leak_keys", columns: [("id", .integer), ("scenario_id", .integer), ("type_id", .integer),
                                                 ("site_id", .integer)],
@@ -82,7 +82,6 @@ extension LeakStore {
             throw DatabaseCopyError(description: "the target \(target.location) already holds \(targetRows) project(s); "
                 + "migrate copies into an empty database only")
         }
-        let batchRows = 5_000
         let continuesIDs = target.engine is PostgresEngine
         let copied = try read { source in
             try target.write { writer in
@@ -105,12 +104,12 @@ extension LeakStore {
                     let insert = RowInsert(into: "\(table.name) (\(table.columns.map(\.name).joined(separator: ", ")))",
                                            columnCount: table.columns.count)
                     var batch: [[SQLValue]] = []
-                    batch.reserveCapacity(batchRows)
+                    batch.reserveCapacity(StoreTuning.copyBatchRows)
                     var count: Int64 = 0
                     try source.query("SELECT \(table.columns.map(\.name).joined(separator: ", ")) FROM \(table.name) ORDER BY \(table.orderBy)") { row in
                         batch.append((0..<table.columns.count).map { table.value(row, $0) })
                         count += 1
-                        if batch.count == batchRows {
+                        if batch.count == StoreTuning.copyBatchRows {
                             try db.insert(insert, rows: batch)
                             batch.removeAll(keepingCapacity: true)
                         }

@@ -231,7 +231,7 @@ extension LeakStore {
             return ("SELECT 1 FROM \(table) WHERE commit_id = ? LIMIT 1",
                     db is PostgresConnection ? StateArrays.removal
                         : "DELETE FROM \(table) WHERE id IN (SELECT id FROM \(table) WHERE commit_id = ?1 ORDER BY id LIMIT ?2)",
-                    .integer(Int64(max(1, ingestSliceChecks / StateBlobs.blobStates))))
+                    .integer(Int64(max(1, ingestSliceChecks / StoreTuning.blobStates))))
         }
         let steps: [(whileTrue: String, values: [SQLValue], id: SQLValue, removal: (any SQLConnection) -> Removal)] = [
             (runIsPending, [run], run, { _ in records }),
@@ -484,10 +484,11 @@ extension LeakStore {
             let (retainPath, (scenarioID, typeID)) = named
             var incoming = IncomingCheck(
                 scenarioID: scenarioID ?? 0, typeID: typeID ?? 0,
-                outcome: check.outcome, waitedMs: check.waitedMs, timeoutMs: Int64(check.timeoutMs), file: check.file,
+                outcome: check.storedOutcome, waitedMs: check.waitedMs, timeoutMs: Int64(check.timeoutMs), file: check.file,
                 line: Int64(check.line), lifecycle: check.lifecycle, fingerprint: check.fingerprint,
                 retainPath: retainPath, message: check.message, source: check.source?.rawValue,
-                checkedAt: "", knownIssue: check.knownIssue == true)
+                checkedAt: "", knownIssue: check.knownIssue == true,
+                attempts: check.attempts.map(Int64.init), leakedAttempts: check.leakedAttempts.map(Int64.init))
             // Only a full record keeps its time: formatting it for every check cost a thirtieth of
             // a 1,000-check run's write transaction.
             if !CompactCheckWriter.isRowless(incoming, suspectRun: suspect) {

@@ -10,19 +10,19 @@
 /// much) is `StateBlobs`'s, for both engines.
 enum StateArrays {
     /// How many keys (`key_id / keyGroup`) share a block: rows of a few kilobytes, which
-    /// PostgreSQL compresses, where a row a key (~50 states, under 2 kB) stayed as it was.
+    /// PostgreSQL compresses, where a row a key stayed under its compression threshold.
     static let keyGroup = 8
 
     /// Appends a run's states at `commitID` in `environmentID` (each key once): a row of up to
-    /// `StateBlobs.blobStates` of them, in key order; with each state a row of
+    /// `StoreTuning.blobStates` of them, in key order; with each state a row of
     /// `unsettled_key_states` until it settles (`byKeyUntilSettled`: not when the caller settles
-    /// everything in the same transaction — an upgrade's batch, a copy — where 938,000 states
-    /// written there and deleted again left the table 175 MB of dead rows).
+    /// everything in the same transaction — an upgrade's batch, a copy — where states written
+    /// there and deleted again only leave the table dead rows).
     static func append(_ states: [(keyID: Int64, state: KeyAggregate)], commitID: Int64, environmentID: Int64,
                        byKeyUntilSettled: Bool = true, db: PostgresConnection) throws {
         let byKey = states.sorted { $0.keyID < $1.keyID }
-        for start in stride(from: 0, to: byKey.count, by: StateBlobs.blobStates) {
-            let chunk = byKey[start..<min(start + StateBlobs.blobStates, byKey.count)]
+        for start in stride(from: 0, to: byKey.count, by: StoreTuning.blobStates) {
+            let chunk = byKey[start..<min(start + StoreTuning.blobStates, byKey.count)]
             var columns = Array(repeating: "{", count: 7)
             for (index, (keyID, state)) in chunk.enumerated() {
                 let values: [SQLValue] = [
@@ -97,8 +97,8 @@ enum StateArrays {
     /// fewer keys), counted without reading the arrays: a run's states at its commit are each
     /// of another key, over one row or several (a big run's slices), so a batch has about as
     /// many keys as the most states it holds at one commit and environment (a re-run counts
-    /// twice), and no row is taken once that reaches `maxKeys`. A 100,000-check run settles a
-    /// few thousand keys a statement: 32,000 of them at once were 4,000 blocks and 250–410 ms.
+    /// twice), and no row is taken once that reaches `maxKeys`. A big run settles a few thousand
+    /// keys a statement, so that no statement holds the upkeep long.
     static func settle(maxStates: Int, maxKeys: Int, db: PostgresConnection) throws -> (rows: Int, states: Int, full: Bool) {
         var result = (rows: 0, states: 0, full: false)
         try db.query("""
@@ -163,9 +163,9 @@ enum StateArrays {
     /// (SQL expressions), merged where several runs stored one: a relation with the columns of
     /// `leak_states` but for the passing site and wait, which no read by key asks for. Read from
     /// each key's slice (`key_starts`) of the blocks of its group that reach the range (unnesting
-    /// every array of a block cost ~0.4 µs a state, eight times the states wanted: a diff's key
-    /// histories at 1M checks took 30 ms; an element read by subscript decompressed its array
-    /// again each time), and from the states not settled yet (`unsettled_key_states`). Reads of
+    /// every array of a block reads eight times the states wanted; an element read by subscript
+    /// decompresses its array again each time), and from the states not settled yet
+    /// (`unsettled_key_states`). Reads of
     /// many states take the slices themselves (`keySlices`).
     static func keyStates(_ keys: String, environment: String, from low: String, through high: String) -> String {
         """
@@ -192,25 +192,9 @@ enum StateArrays {
     /// and a row a key for its states not settled yet, each with the columns `key_id`,
     /// `commit_ids`, `checked`, `leaked`, `late` and `errors` (arrays of the same length, in
     /// commit order within a row; a commit may recur in another row), each only its states in
-    /// the range (`blockSlices`). Unnesting was ~0.7 µs a state, most of a diff's key reads at
-    /// 10M checks (~5,000 states); an array goes out as one value (`PostgresArray.integers` reads
-    /// it back).
-    ///
-    /// `leakingOnly`: only the rows of keys with a leak stored in one of their rows, the rest
-    /// taken once and passed over here. A head whose 107 keys leaked, 15 of them ever before
-    /// along its lines, read 1,906 slices (~75,000 states, two megabytes of text) to keep 270 of
-    /// them: 22–38 ms in `psql`, 14.6 so.
-    static func keySlices(_ keys: String, environment: String, from low: String, through high: String,
-                          leakingOnly: Bool = false) -> String {
-        let slices = everyKeySlice(keys, environment: environment, from: low, through: high)
-        return leakingOnly ? """
-            (WITH a AS MATERIALIZED (SELECT * FROM \(slices) AS t)
-             SELECT a.* FROM a WHERE a.key_id IN (SELECT l.key_id FROM a AS l WHERE 0 < ANY(l.leaked)))
-            """ : slices
-    }
-
-    /// `keySlices` of every key asked about.
-    private static func everyKeySlice(_ keys: String, environment: String, from low: String, through high: String) -> String {
+    /// the range (`blockSlices`). Unnested, a row a state was most of a diff's key reads; an
+    /// array goes out as one value (`PostgresArray.integers` reads it back).
+    static func keySlices(_ keys: String, environment: String, from low: String, through high: String) -> String {
         """
         (SELECT w.id AS key_id, b.commit_ids[p.first:p.last] AS commit_ids, b.checked[p.first:p.last] AS checked,
                 b.leaked[p.first:p.last] AS leaked, b.late[p.first:p.last] AS late, b.errors[p.first:p.last] AS errors
@@ -231,14 +215,13 @@ enum StateArrays {
     /// commits `low` through `high` and hold states of it there, with the bounds `p.first` and
     /// `p.last` of its slice's states in the range: the FROM of `keyStates` and `keySlices`. The
     /// narrow blocks by a range of their last commit bounded on both sides (`last_commit_id >=
-    /// low` alone read every block of the group up to the newest: 361 for 15 at 10M checks), the
-    /// wide ones on their own index.
+    /// low` alone reads every block of the group up to the newest), the wide ones on their own
+    /// index.
     ///
     /// A slice reaching past the range is cut down to it by its commit ids, which are in order
     /// (`width_bucket` finds the ends by bisection): a block spans a settling batch's few dozen
-    /// commits, and a read of a few of them (a suspect head's 155 keys looked for at the base's 8
-    /// nearest commits) sent out 15,030 states to use 2,120, 10.8 ms of a diff, most of it
-    /// writing them as text. The bounds are worked out once a slice (`OFFSET 0`: inlined, each use
+    /// commits, and a read of a few of them (a suspect head's keys looked for at the base's
+    /// nearest commits) would send out several times the states it uses, as text. The bounds are worked out once a slice (`OFFSET 0`: inlined, each use
     /// of them sliced the block's array again).
     private static func blockSlices(_ keys: String, environment: String, from low: String, through high: String) -> String {
         """

@@ -6,16 +6,6 @@
 /// Blobs are settled in id order, which is the order the runs were stored in; a blob of a
 /// pending upload's commit (`PendingUpload`) waits until the upload is published.
 enum StateBlobs {
-    /// About how many states one settling moves: a few dozen CI runs' worth, so that a key gets
-    /// a row for a few dozen commits, not one a commit.
-    static let settleStates = 32_000
-
-    /// How many keys one settling writes a block for, at most (whole blobs: at least one): a
-    /// block costs a b-tree descent, and a settling runs inside some upload's transaction (on
-    /// SQLite; on PostgreSQL in the background, a transaction each), so a big run's states (keys
-    /// mostly its own) settle over several.
-    static let settleKeys = 4_096
-
     /// How many commit ids a block of key states may span and still be found by its last commit
     /// alone, on both engines: a block reaching commits `low` through `high` that is no wider
     /// ends by `high + narrowSpan`; the wider ones (a batch that also settled a re-run of an old
@@ -24,12 +14,8 @@ enum StateBlobs {
     /// 256 uploads (`CommitOrder.spacing` ids each); a settling batch spans a few dozen.
     static let narrowSpan = 256 * CommitOrder.spacing
 
-    /// The most states one blob holds: a big run's states are several blobs, so that a settling
-    /// stays within `settleKeys` and `settleStates`.
-    static let blobStates = 4_096
-
     /// Appends a run's states at `commitID` in `environmentID` (each key once): a blob of up to
-    /// `blobStates` of them, in key order.
+    /// `StoreTuning.blobStates` of them, in key order.
     /// `settledAtOnce`: the caller settles every blob before its transaction ends (`RowPacker`),
     /// so PostgreSQL need not keep the states by key meanwhile (`unsettled_key_states`).
     static func append(_ states: [(keyID: Int64, state: KeyAggregate)], commitID: Int64, environmentID: Int64,
@@ -40,11 +26,11 @@ enum StateBlobs {
         }
         guard let db = db as? SQLiteConnection else { throw LeakStoreError.unavailable("packed key states need SQLite or PostgreSQL") }
         let byKey = states.sorted { $0.keyID < $1.keyID }
-        for start in stride(from: 0, to: byKey.count, by: blobStates) {
+        for start in stride(from: 0, to: byKey.count, by: StoreTuning.blobStates) {
             let insert = try db.statement("INSERT INTO state_blobs (commit_id, environment_id, states) VALUES (?, ?, ?)")
             try insert.bind(commitID, at: 1)
             try insert.bind(environmentID, at: 2)
-            try insert.bind(bytes: PackedKeyStates.encode(byKey[start..<min(start + blobStates, byKey.count)].lazy.map {
+            try insert.bind(bytes: PackedKeyStates.encode(byKey[start..<min(start + StoreTuning.blobStates, byKey.count)].lazy.map {
                 ($0.keyID, $0.state)
             }), at: 3)
             try insert.step()
@@ -90,19 +76,19 @@ enum StateBlobs {
     }
 
     /// Whether an upload leaves settling to the background (`PostgresStatistics.settleWaitingStates`),
-    /// not doing it in its own transaction: on PostgreSQL, where a batch took 150–300 ms (a
-    /// statement of `GROUP BY`s and sorts over its 32,000 states) and each writer waits only for
-    /// itself, an upload that found settling due answered that much later (beside a 100,000-check
-    /// upload, 210–410 ms). On SQLite one writer at a time: a settling in the background would
-    /// hold up every upload behind it as long, and takes a few milliseconds in an upload.
+    /// not doing it in its own transaction: on PostgreSQL, where a batch is a statement of
+    /// `GROUP BY`s and sorts over its states and each writer waits only for itself, an upload that
+    /// found settling due would answer that much later. On SQLite one writer at a time: a
+    /// settling in the background would hold up every upload behind it as long, and is quick
+    /// inside an upload.
     static func settlesInBackground(_ db: any SQLConnection) -> Bool { db is PostgresConnection }
 
-    /// Settles once `added` more states leave `settleStates` or more unsettled (the session
+    /// Settles once `added` more states leave `StoreTuning.settleStates` or more unsettled (the session
     /// keeps the count; when it does not know it, it settles a batch and starts counting).
     /// PostgreSQL settles in the background instead (`settlesInBackground`): nothing.
     static func settleIfDue(added: Int, session: WriteSession, db: any SQLConnection) throws {
         guard !settlesInBackground(db) else { return }
-        if let known = session.unsettledStates, known + added < settleStates {
+        if let known = session.unsettledStates, known + added < StoreTuning.settleStates {
             session.unsettledStates = known + added
             return
         }
@@ -116,7 +102,7 @@ enum StateBlobs {
     /// states it settled, and whether it stopped at a limit (more may wait). On PostgreSQL, rows
     /// of `state_arrays` (`StateArrays.settle`: one statement, its keys counted by its states at one commit).
     @discardableResult
-    static func settle(maxStates: Int = settleStates, maxKeys: Int = settleKeys,
+    static func settle(maxStates: Int = StoreTuning.settleStates, maxKeys: Int = StoreTuning.settleKeys,
                        db: any SQLConnection) throws -> (blobs: Int, states: Int, full: Bool) {
         if let postgres = db as? PostgresConnection {
             let settled = try StateArrays.settle(maxStates: maxStates, maxKeys: maxKeys, db: postgres)

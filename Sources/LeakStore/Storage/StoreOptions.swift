@@ -28,9 +28,9 @@ public struct StoreOptions: Sendable, Hashable {
     public var ingestSliceChecks: Int
     /// How many interned ids (names, check sites and leak keys together) a write connection keeps
     /// from one transaction to the next; a transaction that finds more starts with none
-    /// (`WriteSession`). 150,000 take at most about 12 MiB, and hold the keys of some 70
-    /// projects of 2,000 checks a run; a server whose uploads name more keys than the limit in
-    /// turn reads each run's keys again (a statement per 128), which costs a few % of ingest.
+    /// (`WriteSession`). The default holds the keys of many projects of a few thousand checks a
+    /// run; a server whose uploads name more keys than the limit in turn reads each run's keys
+    /// again (`StoreTuning.keysPerStatement` a statement).
     public var internedLimit: Int
     /// How long a token the store found live is remembered as live (`LeakStore.rememberedToken`,
     /// which never reads the database), counted from the last time the database said so; zero
@@ -40,11 +40,10 @@ public struct StoreOptions: Sendable, Hashable {
     public var tokenMemory: Duration
     /// How much of the database file each SQLite read connection maps into memory
     /// (`PRAGMA mmap_size`) instead of copying each page it reads through `pread` into a page
-    /// cache of its own (2 MiB): the pages come from the kernel's file cache, shared by every
-    /// connection. At 10M checks (a 385 MB file) a mix of diffs, types and scenario histories
-    /// took 29% less time with it. Address space, not memory: the mapped pages are the file
+    /// cache of its own: the pages come from the kernel's file cache, shared by every
+    /// connection, and a big database's reads copy nothing. Address space, not memory: the mapped pages are the file
     /// cache's (the process's RSS counts those it touched). 0 maps nothing. The writer never
-    /// maps: it keeps the pages it changes in a page cache of its own (`SQLiteEngine.writerCacheKiB`).
+    /// maps: it keeps the pages it changes in a page cache of its own (`StoreTuning.writerCacheKiB`).
     public var readerMemoryMapBytes: Int64
 
     public init(synchronous: Synchronous = .normal, readerCount: Int = 4, busyTimeoutMs: Int32 = 5_000,

@@ -1,13 +1,13 @@
 import Foundation
 import Testing
 
-/// LeakCheck, LeakReport and LeakCheckUIKit go into apps' test targets, which build for the
+/// LeakRuntime, LeakRuntimeUIKit, LeakCheck, LeakReport and LeakCheckUIKit go into apps' test targets, which build for the
 /// package's floor (macOS 13 / iOS 16): no API above it may appear in their sources. Linux
 /// cannot compile for Apple platforms, so this reads the sources instead.
 @Suite struct AvailabilityFloorTests {
     static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let guardedTargets = ["LeakCheck", "LeakReport", "LeakCheckUIKit"]
+    static let guardedTargets = ["LeakRuntime", "LeakRuntimeUIKit", "LeakCheck", "LeakReport", "LeakCheckUIKit"]
 
     @Test func guardedTargetsUseNothingAboveTheFloor() throws {
         let folders = Self.guardedTargets.map { Self.root.appendingPathComponent("Sources/\($0)") }

@@ -1,5 +1,6 @@
 import Testing
 @testable import LeakCheck
+@testable import LeakRuntime
 
 @Suite("Type metadata")
 struct TypeMetadataTests {

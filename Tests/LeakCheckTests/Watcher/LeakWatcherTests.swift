@@ -3,6 +3,7 @@ import Foundation
 import LeakReport
 import Testing
 @testable import LeakCheck
+@testable import LeakRuntime
 
 /// Collects what a watcher hands out, from any thread.
 final class FindingRecorder: @unchecked Sendable {

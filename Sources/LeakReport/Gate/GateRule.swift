@@ -1,0 +1,140 @@
+import Foundation
+
+/// The gate's one rule: whether a key that leaked at head, and not (confirmed) at base, is a
+/// `new` leak (fails the build) or `flaky` (the key's own intermittence explains it).
+///
+/// 1. Not confirmed at head (a run or an attempt there released it): flaky, whatever the history.
+/// 2. A leak seen in every run of the newest commits up to the head (a pull request's earlier
+///    commits) is the head's leak holding, not evidence of intermittence: the key's history is
+///    read before it. The measured stretch is that history after the most recent *held leak*
+///    (`heldLeakCommits` commits in a row that leaked in every run: a real leak, whose end was a
+///    fix). The key's rate is measured over that stretch from its oldest leak there on, in runs.
+/// 3. Evidence that a key leaking at that rate would produce only with a chance below
+///    `implausibleChance` is not its intermittence: clean in so many runs since its last leak
+///    that it would almost surely have leaked means its intermittence ended (rate 0); a head
+///    whose every attempt leaked, each with the key's rate, means a real leak.
+///
+/// ```swift
+/// let (verdict, evidence) = GateRule.judge(keyEvidence)
+/// print(verdict, evidence.summary)   // new "leaked in 3 of 3 attempts at head; 0 of the last 412 runs leaked"
+/// ```
+public enum GateRule {
+    public enum Verdict: String, Codable, Sendable {
+        case new, flaky
+    }
+
+    /// The chance below which the gate no longer believes the key's intermittence explains what
+    /// it sees. It is the error the gate accepts per judged leak: a key intermittent at rate p is
+    /// failed wrongly when all A attempts at head leak (p^A) — 0.5% is one false failure in two
+    /// hundred such sightings, below the 1% of builds a team notices, and it puts the line between
+    /// a key at ~17% (flaky with three attempts: 0.17^3 ≈ 0.005) and one at 5% (0.05^3 = 0.0001,
+    /// new) — three attempts tell a real leak from a low-rate key, not from a key leaking in a
+    /// third of its runs. The same chance ends intermittence: a 30% key clean for 15 runs
+    /// (0.7^15 < 0.005) or a 5% key for 104 has stopped leaking.
+    public static let implausibleChance = 0.005
+
+    /// A key that leaked at this many checked commits in a row, in every run, had a real leak, and
+    /// its end was a fix: one change of state is not flakiness. Intermittent keys leak in up to
+    /// about a third of their runs, and such a key leaks eight commits in a row with a chance of
+    /// (1/3)^8 ≈ 0.00015, far below `implausibleChance`, while real leaks mostly hold longer
+    /// than eight commits before they are fixed.
+    public static let heldLeakCommits = 8
+
+    /// Judges one key: its verdict, and the evidence with the sentence that explains it.
+    public static func judge(_ key: KeyEvidence) -> (verdict: Verdict, evidence: GateEvidence) {
+        let stretch = MeasuredStretch(key.history)
+        let attempts = max(key.headLeakedAttempts, 1)
+        let verdict: Verdict
+        if !key.confirmedAtHead {
+            verdict = .flaky
+        } else if stretch.rate == 0 || stretch.ended {
+            verdict = .new
+        } else {
+            verdict = pow(stretch.rate, Double(attempts)) >= implausibleChance ? .flaky : .new
+        }
+        let evidence = GateEvidence(
+            confirmedAtHead: key.confirmedAtHead, headRuns: key.headRuns, headLeakedRuns: key.headLeakedRuns,
+            headAttempts: key.headAttempts, headLeakedAttempts: key.headLeakedAttempts,
+            recentRuns: stretch.runs, recentLeakedRuns: stretch.leakedRuns, commitsLookedAt: key.history.count,
+            sinceChange: stretch.sinceChange, summary: summary(key, stretch, verdict))
+        return (verdict, evidence)
+    }
+
+    /// The part of a key's history its rate is measured over.
+    struct MeasuredStretch {
+        /// Runs from the key's oldest leak after the held leak (or the window's start) to the
+        /// base; every run of the stretch when it did not leak there.
+        var runs = 0
+        var leakedRuns = 0
+        /// Runs since the newest commit that leaked the key.
+        var cleanRuns = 0
+        /// Commits back to the newest commit of the held leak, if any.
+        var sinceChange: Int?
+        /// The newest commits, up to the head, that leaked in every run: the head's leak holding.
+        var heldToHead = 0
+
+        var rate: Double { runs == 0 ? 0 : Double(leakedRuns) / Double(runs) }
+
+        /// Clean in so many runs that a key leaking at `rate` would almost surely have leaked.
+        var ended: Bool { leakedRuns > 0 && pow(1 - rate, Double(cleanRuns)) < GateRule.implausibleChance }
+
+        init(_ history: [KeyEvidence.RunTally]) {
+            heldToHead = history.prefix { $0.leakedInEveryRun }.count
+            var end = history.count
+            var streak = 0
+            for (index, tally) in history.enumerated().dropFirst(heldToHead) {
+                streak = tally.leakedInEveryRun ? streak + 1 : 0
+                if streak == GateRule.heldLeakCommits {
+                    end = index - streak + 1
+                    sinceChange = end
+                    break
+                }
+            }
+            let window = history[heldToHead..<max(end, heldToHead)]
+            guard let oldestLeak = window.lastIndex(where: { $0.leakedRuns > 0 }) else {
+                runs = window.reduce(0) { $0 + $1.runs }
+                return
+            }
+            for tally in window[...oldestLeak] {
+                runs += tally.runs
+                leakedRuns += tally.leakedRuns
+            }
+            let newestLeak = window.firstIndex { $0.leakedRuns > 0 }!
+            cleanRuns = window[..<newestLeak].reduce(0) { $0 + $1.runs }
+        }
+    }
+
+    /// The one sentence of a verdict, built from the numbers the evidence carries.
+    static func summary(_ key: KeyEvidence, _ stretch: MeasuredStretch, _ verdict: Verdict) -> String {
+        let byAttempts = key.headAttempts > key.headRuns
+        if !key.confirmedAtHead {
+            return byAttempts
+                ? "leaked in \(key.headLeakedAttempts) of \(key.headAttempts) attempts: intermittent at head"
+                : "leaked in \(key.headLeakedRuns) of \(key.headRuns) runs at head: intermittent at head"
+        }
+        let heldToHead = stretch.heldToHead == 0 ? "" : " and in every run of the \(stretch.heldToHead) commits before"
+        let atHead = (byAttempts ? "leaked in \(key.headLeakedAttempts) of \(key.headAttempts) attempts at head"
+            : key.headRuns > 1 ? "leaked in \(key.headLeakedRuns) of \(key.headRuns) runs at head"
+            : "leaked at head") + heldToHead
+        let confirmed = byAttempts ? "confirmed in \(key.headLeakedAttempts) of \(key.headAttempts) attempts"
+            : key.headRuns > 1 ? "confirmed in \(key.headLeakedRuns) of \(key.headRuns) runs"
+            : "leaked at head"
+        if stretch.runs == 0 { return "\(atHead); no earlier run checked it" }
+        let heldLeak = stretch.sinceChange.map { " since a held leak ended \($0) commits back" } ?? ""
+        if stretch.leakedRuns == 0 { return "\(atHead); 0 of the last \(stretch.runs) runs leaked\(heldLeak)" }
+        let rate = percent(stretch.rate), runs = "its last \(stretch.runs) runs"
+        if stretch.ended {
+            return "\(atHead); 0 of its last \(stretch.cleanRuns) runs leaked: its intermittence (\(rate) of \(runs)) ended"
+        }
+        switch verdict {
+        case .flaky: return key.headAttempts > 1 ? "confirmed, but leaked in \(rate) of \(runs)" : "leaked at head, as in \(rate) of \(runs)"
+        case .new: return "\(confirmed); its rate of \(rate) in \(runs) cannot explain that"
+        }
+    }
+
+    /// A rate as a person reads it: whole percents, one decimal below 1%.
+    static func percent(_ rate: Double) -> String {
+        let value = rate * 100
+        return value < 1 ? String(format: "%.1f%%", value) : "\(Int(value.rounded()))%"
+    }
+}

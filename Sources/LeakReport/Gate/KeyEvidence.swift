@@ -1,0 +1,48 @@
+/// What the gate knows about one key that leaked at head and not (confirmed) at base: the runs
+/// and attempts at head, and the key's runs along the head's ancestry. `GateRule.judge` reads it.
+///
+/// ```swift
+/// // Leaked in 3 of 3 attempts of the head's one run; clean in the 412 commits before.
+/// let evidence = KeyEvidence(headRuns: 1, headLeakedRuns: 1, headAttempts: 3, headLeakedAttempts: 3,
+///                            history: Array(repeating: .init(runs: 1, leakedRuns: 0), count: 412))
+/// GateRule.judge(evidence).verdict   // .new
+/// ```
+public struct KeyEvidence: Sendable, Hashable {
+    /// At head: usable runs that checked the key, and those that leaked it.
+    public var headRuns: Int
+    public var headLeakedRuns: Int
+    /// At head: attempts in all over those runs, and the attempts that leaked (a check without
+    /// attempts counts one attempt, leaked or not).
+    public var headAttempts: Int
+    public var headLeakedAttempts: Int
+    /// Along the head's ancestry, newest first (the base first): one element per usable commit
+    /// that checked the key.
+    public var history: [RunTally]
+
+    /// One commit's runs that checked the key, and those of them that leaked it.
+    public struct RunTally: Sendable, Hashable {
+        public var runs: Int
+        public var leakedRuns: Int
+
+        public init(runs: Int, leakedRuns: Int) {
+            self.runs = runs
+            self.leakedRuns = leakedRuns
+        }
+
+        /// Every run of the commit leaked the key.
+        public var leakedInEveryRun: Bool { runs > 0 && leakedRuns >= runs }
+    }
+
+    public init(headRuns: Int, headLeakedRuns: Int, headAttempts: Int, headLeakedAttempts: Int, history: [RunTally]) {
+        self.headRuns = headRuns
+        self.headLeakedRuns = headLeakedRuns
+        self.headAttempts = headAttempts
+        self.headLeakedAttempts = headLeakedAttempts
+        self.history = history
+    }
+
+    /// A leak at head that no run or attempt there released.
+    public var confirmedAtHead: Bool {
+        headLeakedRuns >= headRuns && headLeakedAttempts >= headAttempts
+    }
+}
