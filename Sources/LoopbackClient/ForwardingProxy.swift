@@ -207,14 +207,5 @@ public final class ForwardingProxy: @unchecked Sendable {
         return (Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8), length, chunked)
     }
 
-    private static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var sent = 0
-        while sent < bytes.count {
-            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return false }
-            sent += n
-        }
-        return true
-    }
+    private static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool { LoopbackSocket.sendAll(fd, bytes) }
 }

@@ -16,7 +16,8 @@ enum BurstTest {
     static let checks = 2_000
 
     static func run(quick: Bool) throws -> Bool {
-        let uploads = quick ? 12 : 200
+        // BURST_UPLOADS: another fleet size, to look into one.
+        let uploads = ProcessInfo.processInfo.environment["BURST_UPLOADS"].flatMap(Int.init) ?? (quick ? 12 : 200)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("leakhistory-burst-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -78,13 +79,18 @@ enum BurstTest {
             let busy = notes.filter { $0.contains("(busy: Retry-After") }.count
             let unanswered = notes.filter { $0.hasPrefix("Note: no answer") }.count
             let succeeded = all.filter { $0.status == 0 }.count
-            let stored = try storedRuns(port: server.port)
+            let metrics = try serverMetrics(port: server.port)
+            let stored = metrics["leakhistory_runs_ingested_total"] ?? -1
             let retried = all.filter { $0.stderr.contains("Note:") }.count
             print("burst\(proxied ? " behind a proxy (trustedProxies set)" : ""): \(uploads) simultaneous `leakhistory upload` of "
                 + "\(checks) checks from 127.0.0.1: \(stored) stored, \(succeeded) exited 0, \(retried) retried at least once; "
                 + "\(busy) busy answers (503 + Retry-After) waited out, \(unanswered) connections closed without an answer; "
-                + String(format: "%.1f s in all", seconds))
+                + String(format: "%.1f s in all", seconds)
+                + "; the server's count: \(metrics["leakhistory_http_overloaded_total"] ?? -1) answered 503, "
+                + "\(metrics["leakhistory_http_stalled_gave_way_total"] ?? -1) stalled connections pushed out, "
+                + "\(metrics["leakhistory_http_deadline_cutoffs_total"] ?? -1) cut off at the deadline")
             for failure in all.filter({ $0.status != 0 }).prefix(3) { print("    failed: \(failure.stderr.suffix(300))") }
+            for note in Set(notes.filter { $0.hasPrefix("Note: no answer") }).prefix(3) { print("    \(note)") }
             if stored != uploads || succeeded != uploads {
                 print("  FAILED: \(uploads - stored) uploads not stored")
                 ok = false
@@ -97,10 +103,14 @@ enum BurstTest {
         return ok
     }
 
-    /// Runs the server has stored, from its `/metrics`.
-    private static func storedRuns(port: Int) throws -> Int {
+    /// The server's `/metrics` counters without labels, by name.
+    private static func serverMetrics(port: Int) throws -> [String: Int] {
         let text = try KeepAliveConnection(port: port, timeoutSeconds: 10).request("GET", "/metrics").text
-        return text.split(separator: "\n").first { $0.hasPrefix("leakhistory_runs_ingested_total ") }
-            .flatMap { Int($0.split(separator: " ")[1]) } ?? -1
+        var values: [String: Int] = [:]
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") && !line.contains("{") {
+            let parts = line.split(separator: " ")
+            if parts.count == 2, let value = Int(parts[1]) { values[String(parts[0])] = value }
+        }
+        return values
     }
 }

@@ -52,46 +52,21 @@ if arguments.first == "ingest-client" {
     // The ingest suite's client process (IngestClient), not a suite of its own.
     exit(IngestClient.main(Array(arguments.dropFirst())))
 }
-if arguments == ["crash-test"] {
+/// Runs a reliability test named `name` (`what` in its error line) and exits: 0 when it passed.
+func runReliability(_ name: String, _ what: String, _ test: () throws -> Bool) -> Never {
     do {
-        let passed = try CrashTest.run()
-        print(passed ? "crash-test: PASSED" : "crash-test: FAILED")
+        let passed = try test()
+        print(passed ? "\(name): PASSED" : "\(name): FAILED")
         exit(passed ? 0 : 1)
     } catch {
-        FileHandle.standardError.write(Data("Error: the crash test could not run: \(error)\n".utf8))
+        FileHandle.standardError.write(Data("Error: the \(what) could not run: \(error)\n".utf8))
         exit(1)
     }
 }
-if arguments == ["burst"] {
-    do {
-        let passed = try BurstTest.run(quick: quick)
-        print(passed ? "burst: PASSED" : "burst: FAILED")
-        exit(passed ? 0 : 1)
-    } catch {
-        FileHandle.standardError.write(Data("Error: the burst test could not run: \(error)\n".utf8))
-        exit(1)
-    }
-}
-if arguments == ["attack"] {
-    do {
-        let passed = try AttackTest.run(quick: quick)
-        print(passed ? "attack: PASSED" : "attack: FAILED")
-        exit(passed ? 0 : 1)
-    } catch {
-        FileHandle.standardError.write(Data("Error: the attack test could not run: \(error)\n".utf8))
-        exit(1)
-    }
-}
-if arguments == ["bad-input"] {
-    do {
-        let passed = try BadInputTest.run()
-        print(passed ? "bad-input: PASSED" : "bad-input: FAILED")
-        exit(passed ? 0 : 1)
-    } catch {
-        FileHandle.standardError.write(Data("Error: the bad-input test could not run: \(error)\n".utf8))
-        exit(1)
-    }
-}
+if arguments == ["crash-test"] { runReliability("crash-test", "crash test") { try CrashTest.run() } }
+if arguments == ["burst"] { runReliability("burst", "burst test") { try BurstTest.run(quick: quick) } }
+if arguments == ["attack"] { runReliability("attack", "attack test") { try AttackTest.run(quick: quick) } }
+if arguments == ["bad-input"] { runReliability("bad-input", "bad-input test") { try BadInputTest.run() } }
 if arguments.first == "load" {
     var seconds = 60
     if arguments.count == 3, arguments[1] == "--seconds", let value = Int(arguments[2]), value > 0 {
