@@ -61,37 +61,25 @@ struct KeyStateGrid {
     }
 }
 
-/// A key's counts at one column of a `KeyStateGrid`, as one stored row (a run's, or a block's
-/// for several) holds them: PostgreSQL's key reads add them up per column
-/// (`ProjectHistory.keyStates`).
-struct ColumnCounts {
+/// A key's state at one column of a `KeyStateGrid`, as one stored row (a run's, or a block's
+/// for several) holds it: PostgreSQL's key reads merge them per column (`ProjectHistory.keyStates`).
+struct ColumnTally {
     var column: Int
-    var checked: Int64
-    var leaked: Int64
-    var late: Int64
-    var errors: Int64
+    var tally: KeyTally
 
-    /// Adds the counts of another row at the same column (as `KeyCounts.add`).
-    mutating func add(_ other: ColumnCounts) {
-        checked += other.checked
-        leaked += other.leaked
-        late += other.late
-        errors += other.errors
-    }
-
-    /// `counts` in column order, those of one column added up.
-    static func added(_ counts: [ColumnCounts]) -> [ColumnCounts] {
-        var sorted = counts
-        if !zip(counts, counts.dropFirst()).allSatisfy({ $0.column < $1.column }) {
+    /// `tallies` in column order, those of one column merged.
+    static func merged(_ tallies: [ColumnTally]) -> [ColumnTally] {
+        var sorted = tallies
+        if !zip(tallies, tallies.dropFirst()).allSatisfy({ $0.column < $1.column }) {
             sorted.sort { $0.column < $1.column }
         }
-        var result: [ColumnCounts] = []
+        var result: [ColumnTally] = []
         result.reserveCapacity(sorted.count)
-        for counts in sorted {
-            if let last = result.last, last.column == counts.column {
-                result[result.count - 1].add(counts)
+        for next in sorted {
+            if let last = result.last, last.column == next.column {
+                result[result.count - 1].tally.merge(next.tally)
             } else {
-                result.append(counts)
+                result.append(next)
             }
         }
         return result

@@ -37,12 +37,12 @@ extension LeakStore {
                 let commits = line ?? []
                 let countsAt = try history.keyCounts(.type(typeID), environment: environment, at: commits.map(\.id))
                 // The fingerprints of each leaking commit, only when asked for.
-                let leakingCommits = commits.map(\.id).filter { countsAt[$0]?.contains { $0.leaked > 0 } ?? false }
+                let leakingCommits = commits.map(\.id).filter { countsAt[$0]?.contains { $0.tally.isLeaking } ?? false }
                 let fingerprintsAt = withFingerprints
                     ? try history.leakFingerprints(typeID: typeID, environment: environment, at: leakingCommits) : [:]
                 result[type] = commits.map { commit in
                     let counts = countsAt[commit.id] ?? []
-                    let leaking = counts.filter { $0.leaked > 0 }
+                    let leaking = counts.filter(\.tally.isLeaking)
                     let fingerprints = fingerprintsAt[commit.id] ?? []
                     return TrendPoint(
                         commit: commit.sha, at: commit.at ?? "", leakedKeys: leaking.count, checkedKeys: counts.count,
@@ -72,7 +72,7 @@ extension LeakStore {
             let window = line.prefix(Self.directionWindow)
             guard let head = window.first else { return LeakingTypes(head: nil, types: []) }
             var leakingAtHead: [Int64: (name: String, scenarios: [String], keys: [KeyIDs])] = [:]
-            for counts in try history.keyCounts(commitID: head.id, environment: environment, having: .leaked) {
+            for counts in try history.keyCounts(commitID: head.id, environment: environment, having: .leaking) {
                 leakingAtHead[counts.typeID, default: (counts.type, [], [])].scenarios.append(counts.scenario)
                 leakingAtHead[counts.typeID]?.keys.append(counts.ids)
             }
@@ -83,7 +83,7 @@ extension LeakStore {
             let position = Dictionary(line.enumerated().map { ($1.sha, $0) }, uniquingKeysWith: { first, _ in first })
             var earlierTotals: [Int64: Int] = [:]
             for commit in window.dropFirst() {
-                for counts in try history.keyCounts(commitID: commit.id, environment: environment, having: .leaked)
+                for counts in try history.keyCounts(commitID: commit.id, environment: environment, having: .leaking)
                 where leakingAtHead[counts.typeID] != nil {
                     earlierTotals[counts.typeID, default: 0] += 1
                 }
@@ -211,7 +211,7 @@ extension LeakStore {
             for commitID in commitIDs.reversed() {
                 let sha = shas[commitID] ?? ""
                 let keys = (countsAt[commitID] ?? [])
-                    .map { ScenarioHistory.Key(type: $0.type, state: $0.state, checked: $0.checked, leaked: $0.leaked) }
+                    .map { ScenarioHistory.Key(type: $0.type, state: $0.state, checked: Int($0.tally.checked), leaked: Int($0.tally.leaked)) }
                 guard !keys.isEmpty else { continue }
                 commits.append(ScenarioHistory.Commit(commit: sha, keys: keys.sorted { $0.type < $1.type }))
             }

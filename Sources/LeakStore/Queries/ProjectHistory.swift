@@ -123,7 +123,7 @@ struct ProjectHistory {
             // joined to their names cost a suspect head's diff twice what its names do.
             let states = try stateArrays(at: [commitID], environment: environment, keeping: .every)[commitID] ?? [:]
             let names = try keyNames(of: Set(states.keys))
-            result = states.compactMap { keyID, counts in names[keyID].map { counts.named($0) } }.inKeyOrder()
+            result = states.compactMap { keyID, tally in names[keyID].map { KeyCounts(tally, named: $0) } }.inKeyOrder()
         } else if runs.usable > 0 {
             try db.query("""
                 SELECT k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
@@ -143,15 +143,15 @@ struct ProjectHistory {
         var suspect: [KeyCounts] = []
         try db.query(Self.suspectCounts(named: false, ofType: ofType), values) { row in
             suspect.append(KeyCounts(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1), scenario: "", type: "",
-                                     checked: row.int(at: 2), leaked: row.int(at: 3), lateRelease: row.int(at: 4), errors: row.int(at: 5)))
+                                     tally: KeyTally(checked: row.int64(at: 2), leaked: row.int64(at: 3),
+                                                     lateRelease: row.int64(at: 4), errors: row.int64(at: 5))))
         }
         if !suspect.allSatisfy({ merged[$0.ids] != nil }) {
             suspect = []
             try db.query(Self.suspectCounts(named: true, ofType: ofType), values) { suspect.append(KeyCounts(row: $0)) }
         }
         for counts in suspect {
-            merged[counts.ids, default: KeyCounts(scenarioID: counts.scenarioID, typeID: counts.typeID, scenario: counts.scenario,
-                                                  type: counts.type, checked: 0, leaked: 0, lateRelease: 0, errors: 0)].add(counts)
+            merged[counts.ids, default: KeyCounts(.zero, named: counts)].tally.merge(counts.tally)
         }
         return merged.values.inKeyOrder()
     }
@@ -238,8 +238,8 @@ struct ProjectHistory {
             for (ids, columns) in byCommit {
                 var states = unchecked
                 var filled = false
-                for (column, counts) in columns where counts.checked > 0 && !(suspectAtHead && column == headColumn) {
-                    states[column] = counts.state
+                for (column, tally) in columns where tally.checked > 0 && !(suspectAtHead && column == headColumn) {
+                    states[column] = tally.state
                     filled = true
                 }
                 if filled { grid.rows[ids] = states }
@@ -260,7 +260,7 @@ struct ProjectHistory {
                 // where a commit came in several rows: one dictionary probe a row, not two a state
                 // (the hashing was a tenth of the server's CPU in a diff).
                 var slots: [Int64: Int] = [:]
-                var read: [(id: Int64, leaking: Bool, counts: [ColumnCounts])] = []
+                var read: [(id: Int64, leaking: Bool, tallies: [ColumnTally])] = []
                 try db.query(keyStatesStatement(leakingOnly: leakingOnly), [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
                     let id = row.int64(at: 0)
                     let slice = StoredStates(row: row, from: 1)
@@ -278,11 +278,11 @@ struct ProjectHistory {
                     }
                     var hint = 0
                     for index in 0..<slice.count {
-                        if slice.leaked[index] > 0 { read[slot].leaking = true }
+                        let tally = slice.tally(at: index)
+                        if tally.isLeaking { read[slot].leaking = true }
                         guard let column = grid.column(of: commits[index], from: hint) else { continue }
                         hint = column
-                        read[slot].counts.append(ColumnCounts(column: column, checked: slice.checked[index], leaked: slice.leaked[index],
-                                                              late: slice.late[index], errors: slice.errors[index]))
+                        read[slot].tallies.append(ColumnTally(column: column, tally: tally))
                     }
                 }
                 for key in read where !leakingOnly || key.leaking {
@@ -290,9 +290,8 @@ struct ProjectHistory {
                     readKeys.insert(ids)
                     var states = grid.rows[ids] ?? unchecked
                     var filled = grid.rows[ids] != nil
-                    for counts in ColumnCounts.added(key.counts) where counts.checked > 0 && !(suspectAtHead && counts.column == headColumn) {
-                        states[counts.column] = KeyCounts.state(checked: Int(counts.checked), leaked: Int(counts.leaked),
-                                                                lateRelease: Int(counts.late), errors: Int(counts.errors))
+                    for next in ColumnTally.merged(key.tallies) where next.tally.checked > 0 && !(suspectAtHead && next.column == headColumn) {
+                        states[next.column] = next.tally.state
                         filled = true
                     }
                     if filled { grid.rows[ids] = states }
@@ -311,17 +310,17 @@ struct ProjectHistory {
                 guard current != nil, let column = grid.column(of: row.int64(at: 1), from: current!.column) else { return }
                 current!.column = column
                 if suspectAtHead, column == headColumn { return }
-                let checked = row.int(at: 2)
+                let checked = row.int64(at: 2)
                 guard checked > 0 else { return }
-                current!.states[column] = KeyCounts.state(checked: checked, leaked: row.int(at: 3), lateRelease: row.int(at: 4),
-                                                          errors: row.int(at: 5))
+                current!.states[column] = KeyTally(checked: checked, leaked: row.int64(at: 3), lateRelease: row.int64(at: 4),
+                                                   errors: row.int64(at: 5)).state
                 current!.filled = true
             }
             if let done = current, done.filled { grid.rows[done.ids] = done.states }
         }
         if suspectAtHead, let head, let headColumn {
             for counts in try keyCounts(commitID: head, environment: environment, includingSuspect: true)
-            where counts.checked > 0 && keys.contains(counts.ids) {
+            where counts.tally.checked > 0 && keys.contains(counts.ids) {
                 grid.rows[counts.ids, default: unchecked][headColumn] = counts.state
             }
         }
@@ -333,12 +332,12 @@ struct ProjectHistory {
     /// a row holds more than `StoreTuning.commitReadStates` states (a big run's rows are read by
     /// key: its arrays as text alone would be most of the read).
     private func keyCountsByCommit(_ keys: Set<KeyIDs>, at commitIDs: [Int64], environment: String) throws
-        -> [KeyIDs: [Int: KeyCounts]]?
+        -> [KeyIDs: [Int: KeyTally]]?
     {
         let ids = try keyIDs(of: keys)
         let wanted = Dictionary(ids.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
         guard let rows = try storedStates(at: commitIDs, environment: environment, atMost: StoreTuning.commitReadStates) else { return nil }
-        var counts: [KeyIDs: [Int: KeyCounts]] = [:]
+        var counts: [KeyIDs: [Int: KeyTally]] = [:]
         var column = 0
         for row in rows {
             // The rows come in commit order.
@@ -346,7 +345,7 @@ struct ProjectHistory {
             guard column < commitIDs.count, commitIDs[column] == row.commitID else { continue }
             for index in 0..<row.states.count {
                 guard let key = wanted[row.states.ids[index]] else { continue }
-                counts[key, default: [:]][column, default: .zero].add(row.states.counts(at: index))
+                counts[key, default: [:]][column, default: .zero].merge(row.states.tally(at: index))
             }
         }
         return counts
@@ -386,7 +385,7 @@ struct ProjectHistory {
     /// only keeps the key in.
     ///
     /// On SQLite the keys that leaked first, a read per key of its leaking states in the span
-    /// (`Outcomes.predicate(on:)`), then their states. On PostgreSQL one read of every key's
+    /// (`KeyTally.Filter.predicate(on:)`), then their states. On PostgreSQL one read of every key's
     /// slices, the keys with a stored leak among them kept (a key whose states at a commit add up
     /// to a leak has a stored one that leaked) — two statements read the same blocks twice.
     func leakingKeyStates(_ keys: Set<KeyIDs>, environment: String, at commitIDs: Set<Int64>) throws
@@ -404,7 +403,7 @@ struct ProjectHistory {
                 WHERE \(among("k.id", from: 4))
                   AND EXISTS (SELECT 1 FROM leak_states ls
                               WHERE ls.key_id = k.id AND ls.environment_id = (SELECT id FROM environments WHERE name = ?1)
-                                AND ls.commit_id BETWEEN ?2 AND ?3 AND \(Outcomes.leaked.predicate(on: db)))
+                                AND ls.commit_id BETWEEN ?2 AND ?3 AND \(KeyTally.Filter.leaking.predicate(on: db)))
                 """, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
                 if let ids = batch.keys[row.int64(at: 0)] { leaked.insert(ids) }
             }

@@ -18,7 +18,7 @@ enum StateBlobs {
     /// `StoreTuning.blobStates` of them, in key order.
     /// `settledAtOnce`: the caller settles every blob before its transaction ends (`RowPacker`),
     /// so PostgreSQL need not keep the states by key meanwhile (`unsettled_key_states`).
-    static func append(_ states: [(keyID: Int64, state: KeyAggregate)], commitID: Int64, environmentID: Int64,
+    static func append(_ states: [(keyID: Int64, state: KeyTally)], commitID: Int64, environmentID: Int64,
                        settledAtOnce: Bool = false, db: any SQLConnection) throws {
         if let postgres = db as? PostgresConnection {
             return try StateArrays.append(states, commitID: commitID, environmentID: environmentID, byKeyUntilSettled: !settledAtOnce,
@@ -112,7 +112,7 @@ enum StateBlobs {
         var blobIDs: [Int64] = []
         var states = 0
         // Per environment and key, its states in the order stored.
-        var byKey: [KeyInEnvironment: [(commitID: Int64, state: KeyAggregate)]] = [:]
+        var byKey: [KeyInEnvironment: [(commitID: Int64, state: KeyTally)]] = [:]
         let pending = try db.statement("""
             SELECT b.id, b.commit_id, b.environment_id, b.states
             FROM state_blobs b INDEXED BY state_blobs_unsettled JOIN commits c ON c.id = b.commit_id
@@ -136,7 +136,7 @@ enum StateBlobs {
             """)
         // In key order: each insert lands beside the last one's page.
         for key in byKey.keys.sorted(by: { ($0.keyID, $0.environmentID) < ($1.keyID, $1.environmentID) }) {
-            var merged: [(ordinal: Int64, state: KeyAggregate)] = []
+            var merged: [(ordinal: Int64, state: KeyTally)] = []
             for entry in byKey[key]!.enumerated().sorted(by: { ($0.element.commitID, $0.offset) < ($1.element.commitID, $1.offset) }) {
                 if merged.last?.ordinal == entry.element.commitID {
                     merged[merged.count - 1].state.merge(entry.element.state)
@@ -167,7 +167,7 @@ enum StateBlobs {
     /// the end. Each row is a key's merged state, so each blob holds its commit's as it was.
     struct RowPacker {
         let db: any SQLConnection
-        private var blob: (commitID: Int64, environmentID: Int64, states: [(keyID: Int64, state: KeyAggregate)])?
+        private var blob: (commitID: Int64, environmentID: Int64, states: [(keyID: Int64, state: KeyTally)])?
         private(set) var rows: Int64 = 0
 
         init(db: any SQLConnection) { self.db = db }
@@ -180,7 +180,7 @@ enum StateBlobs {
                 blob = (commitID, environmentID, [])
             }
             func optional(_ column: Int32) -> Int64? { row.isNull(at: first + column) ? nil : row.int64(at: first + column) }
-            blob?.states.append((row.int64(at: first + 2), KeyAggregate(
+            blob?.states.append((row.int64(at: first + 2), KeyTally(
                 checked: row.int64(at: first + 3), leaked: row.int64(at: first + 4), lateRelease: row.int64(at: first + 5),
                 errors: row.int64(at: first + 6), passedSiteID: optional(7), slowestPassUs: optional(8))))
             rows += 1
