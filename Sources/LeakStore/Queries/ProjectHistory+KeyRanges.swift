@@ -28,48 +28,20 @@ extension ProjectHistory {
     }
 
     /// The counts of the filter's keys at each of `commitIDs` (commits with usable runs), as
-    /// `keyCounts(commitID:…)` gives them commit by commit (in key order), in one index range a
-    /// key; a commit that also holds a suspect run adds up its usable checks.
-    ///
-    /// On PostgreSQL the keys' slices of their blocks as stored (`StateArrays.keySlices`), added
-    /// up by key and commit here, and the keys' names read apart, once a key (`keyNames`):
-    /// unnested in SQL and joined to their names, the planner looked the names up a state at a
-    /// time.
+    /// `keyCounts(commitID:…)` gives them commit by commit (in key order): the keys and their
+    /// names, then their histories over the range (`KeyStateStore.history`), one index range a key;
+    /// a commit that also holds a suspect run adds up its usable checks. (Joined to their names in
+    /// SQL, PostgreSQL's planner looked the names up a state at a time.)
     func keyCounts(_ filter: KeyFilter, environment: String, at commitIDs: [Int64]) throws -> [Int64: [KeyCounts]] {
         guard let low = commitIDs.min(), let high = commitIDs.max() else { return [:] }
         let wanted = Set(commitIDs)
         let suspect = try suspectCommits(among: wanted, environment: environment)
-        let values: [SQLValue] = [.integer(filter.id), .text(environment), .integer(low), .integer(high)]
         var result: [Int64: [KeyCounts]] = [:]
-        if statesComeMerged {
-            try db.query("""
-                SELECT ls.commit_id, k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
-                       ls.late_release_count, ls.error_count
-                FROM leak_keys k JOIN leak_states ls ON ls.key_id = k.id
-                     JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
-                WHERE \(filter.keyCondition) AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
-                  AND ls.commit_id BETWEEN ?3 AND ?4
-                """, values) { row in
-                let commitID = row.int64(at: 0)
-                if wanted.contains(commitID) { result[commitID, default: []].append(KeyCounts(row: row, from: 1)) }
-            }
-        } else {
-            let names = try keyNames(where: filter.keyCondition, [.integer(filter.id)])
-            var tallies: [Int64: [Int64: KeyTally]] = [:]
-            try db.query("""
-                SELECT s.key_id, s.commit_ids, s.checked, s.leaked, s.late, s.errors
-                FROM \(StateArrays.keySlices("SELECT k.id FROM leak_keys k WHERE \(filter.keyCondition)",
-                                             environment: "(SELECT id FROM environments WHERE name = ?2)", from: "?3", through: "?4")) s
-                """, values) { row in
-                let keyID = row.int64(at: 0)
-                let slice = StoredStates(row: row, from: 1)
-                // A slice holds the key's states at every commit of the range, not only those asked about.
-                for index in 0..<slice.count where wanted.contains(slice.ids[index]) {
-                    tallies[slice.ids[index], default: [:]][keyID, default: .zero].merge(slice.tally(at: index))
-                }
-            }
-            for (commitID, keys) in tallies {
-                result[commitID] = keys.compactMap { keyID, tally in names[keyID].map { KeyCounts(tally, named: $0) } }
+        let names = try keyNames(where: filter.keyCondition, [.integer(filter.id)])
+        for (keyID, states) in try db.keyStates.history(of: Set(names.keys), environment: environment, from: low, through: high) {
+            guard let name = names[keyID] else { continue }
+            for (commitID, tally) in states where wanted.contains(commitID) {
+                result[commitID, default: []].append(KeyCounts(tally, named: name))
             }
         }
         for commitID in result.keys {
@@ -318,25 +290,15 @@ extension ProjectHistory {
 }
 
 extension ProjectHistory {
-    /// `leak_states` as a read of keys' histories names it: the table itself where it answers
-    /// by key (SQLite's virtual table, or its rows before migration 14); on PostgreSQL, where it
-    /// is a view by commit, the states of `keys` (SQL yielding their ids) in `environment` at
-    /// commits `low` through `high` from the keys' blocks (`StateArrays.keyStates`). The
-    /// statement keeps its own conditions on `ls`: the relation holds no other rows.
+    /// `leak_states` as a read of keys' histories names it (`KeyStateStore.relation(ofKeys:…)`).
     func statesOfKeys(_ keys: String, environment: String, from low: String, through high: String) -> String {
-        db is PostgresConnection ? StateArrays.keyStates(keys, environment: environment, from: low, through: high) : "leak_states"
+        db.keyStates.relation(ofKeys: keys, environment: environment, from: low, through: high)
     }
 }
 
 extension KeyTally.Filter {
-    /// The condition on `leak_states ls`: where SQLite packs states, the virtual table's hidden
-    /// column, which it applies while reading a commit (`LeakStatesTable`); elsewhere the
-    /// counts (on PostgreSQL, of the view or of the keys' blocks: `StateArrays`).
+    /// The condition on `leak_states ls` (`KeyStateStore.condition`).
     func predicate(on db: any SQLConnection) -> String {
-        guard db is SQLiteConnection else { return condition(on: "ls") }
-        return switch self {
-        case .leaking: "ls.leaking = 1"
-        case .telling: "ls.telling = 1"
-        }
+        db.keyStates.condition(self, on: "ls")
     }
 }

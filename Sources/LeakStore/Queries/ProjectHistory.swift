@@ -447,13 +447,9 @@ struct ProjectHistory {
         let ids = try keyIDs(of: keys)
         let sorted = ids.sorted { $0.value < $1.value }
         guard !sorted.isEmpty else { return [] }
-        if db is PostgresConnection {
-            return [KeyBatch(keys: Dictionary(uniqueKeysWithValues: sorted.map { ($0.value, $0.key) }),
-                             values: [.text(PostgresArray.literal(integers: sorted.map(\.value)))])]
-        }
-        return sorted.batches(of: StoreTuning.keysPerStatement).map { chunk in
-            KeyBatch(keys: Dictionary(uniqueKeysWithValues: chunk.map { ($0.value, $0.key) }),
-                     values: chunk.map(\.value).padded(to: StoreTuning.keysPerStatement).map { .integer($0) })
+        let keys = Dictionary(uniqueKeysWithValues: sorted.map { ($0.value, $0.key) })
+        return db.keyStates.keyIDBatches(sorted.map(\.value)).map { batch in
+            KeyBatch(keys: Dictionary(uniqueKeysWithValues: batch.ids.compactMap { id in keys[id].map { (id, $0) } }), values: batch.values)
         }
     }
 
@@ -483,16 +479,7 @@ struct ProjectHistory {
     /// That `column` (a `leak_keys` id) is one of a `KeyBatch`'s keys, whose parameters come from
     /// `?first` on: an IN list of `StoreTuning.keysPerStatement` parameters, or on PostgreSQL `= ANY` of one array.
     private func among(_ column: String, from first: Int) -> String {
-        db is PostgresConnection
-            ? "\(column) = ANY(CAST(?\(first) AS BIGINT[]))" : "\(column) IN (\(Self.keyLists[first] ?? Self.keyList(from: first)))"
-    }
-
-    /// The IN lists the statements use (their own parameters are 2 or 3), built once, not for
-    /// every statement.
-    private static let keyLists = Dictionary(uniqueKeysWithValues: [3, 4].map { ($0, keyList(from: $0)) })
-
-    private static func keyList(from first: Int) -> String {
-        (first..<(first + StoreTuning.keysPerStatement)).map { "?\($0)" }.joined(separator: ", ")
+        db.keyStates.keyIDCondition(column, from: first)
     }
 
     /// The head's suspect runs in the environment, oldest first.
