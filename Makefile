@@ -1,7 +1,7 @@
 # The commands README.md gives. Each installs the system packages it needs first, and only
 # those: the server's build libraries for `make server`, plus git for the bench, plus chromium
 # and python3-jsonschema for the tests.
-.PHONY: deps deps-server deps-bench deps-peer server test bench bench-quick release-tools crash-test load fuzz bad-input attack
+.PHONY: deps deps-server deps-bench deps-peer server test portable bench bench-quick release-tools crash-test load fuzz bad-input attack
 
 deps:
 	@bash .ci/install-deps test
@@ -26,6 +26,11 @@ server: deps-server
 # PostgreSQL cluster (.ci/postgres-test-cluster).
 test: deps
 	bash .ci/postgres-test-cluster run swift test
+
+# What Apple platforms build, compiled here with the Linux-only paths off (the `+Darwin` platform
+# files in), warnings as errors; then the short list of what still needs an Apple SDK.
+portable:
+	.ci/portable-check
 
 bench: deps-bench deps-peer
 	swift build -c release --product leakhistory

@@ -1,4 +1,7 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
+// The toolchain floor: Swift 6.1 (Xcode 16.3), for Swift Testing's `TestScoping` (the
+// `.checksDeallocation` trait). Newer Testing APIs sit behind `#if compiler(>=…)` with a fallback
+// (`ToolchainFloorTests` reads the sources for any that do not).
 import PackageDescription
 
 let package = Package(
@@ -69,12 +72,21 @@ let package = Package(
         // The upload path under libFuzzer (`make fuzz`), or a replay of saved inputs.
         .executableTarget(name: "leakhistory-fuzz", dependencies: ["LeakServer", "LeakStore", "LoopbackClient"]),
 
+        // A service that links the watcher alone (LeakRuntimeTests runs it).
+        .executableTarget(name: "leak-watcher-example", dependencies: ["LeakRuntime"], path: "Examples/LeakWatcherService"),
+
         // Appends report lines from a separate process, for the concurrent-writers test.
         .executableTarget(name: "ReportAppendProbe", dependencies: ["LeakReport"]),
 
         .testTarget(name: "LeakReportTests", dependencies: ["LeakReport", "ReportAppendProbe"]),
         .testTarget(name: "LeakCheckTests", dependencies: ["LeakCheck", "LeakRuntime", "LeakReport"]),
         .testTarget(name: "LeakCheckUIKitTests", dependencies: ["LeakCheckUIKit", "LeakRuntimeUIKit", "LeakCheck", "LeakRuntime"]),
+        // The runtime: its package graph (no XCTest, no Testing), the example that links it alone, and
+        // its uploader against the real server over real sockets.
+        .testTarget(
+            name: "LeakRuntimeTests",
+            dependencies: ["LeakRuntime", "LeakReport", "LeakServer", "LeakStore", "leak-watcher-example"]
+        ),
         // Leak shapes from real code, each with the exact path LeakCheck must name.
         .testTarget(name: "LeakCheckCorpusTests", dependencies: ["LeakCheck", "LeakRuntime", "LeakReport"]),
         // The same call shapes compiled in Swift 5 language mode.

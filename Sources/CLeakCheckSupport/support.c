@@ -1,6 +1,6 @@
 // Memory and image access for LeakCheck's retain-path search. Linux with glibc only; elsewhere
 // every function reports that it is unsupported and the search walks stored values only.
-#if defined(__linux__)
+#if defined(__linux__) && !defined(LEAKHISTORY_PORTABLE_CHECK)
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
@@ -35,7 +35,7 @@ char *lc_demangle(const char *name, size_t length) {
     return swift_demangle(name, length, 0, 0, 0);
 }
 
-#if defined(__linux__)
+#if defined(__linux__) && !defined(LEAKHISTORY_PORTABLE_CHECK)
 
 int lc_copy_memory(uintptr_t address, void *buffer, size_t length) {
     if (length == 0) return 1;

@@ -9,18 +9,26 @@
 /// The object is created, taken through `lifecycle`, released, `afterRelease` runs, and then
 /// its weak reference is checked at once and polled until `timeout`. Still alive then, it gets
 /// `gracePeriod` more: going during grace is a late release (a warning); outliving it is a leak,
-/// recorded at this call's location. Every check appends a line to the leak report.
+/// recorded at this call's location. A leak is confirmed first: the check runs again with fresh
+/// objects from `make` and `lifecycle` (`attempts` in all), released and then waited for together,
+/// so confirming costs one more wait, whatever the number of attempts. A leak that some attempt
+/// released is reported as intermittent ("leaked in 1 of 3 attempts: intermittent"): it still
+/// fails the test, as any leak does. Every check appends a line to the leak report, with its
+/// attempts when it ran more than once.
 ///
 /// - Parameters:
 ///   - lifecycle: what to do with the object before releasing it; `.none` by default.
 ///   - timeout: how long to wait; default from the test's trait, else 2 s.
 ///   - gracePeriod: how much longer a late release is a warning; default from the trait, else 3 s.
+///   - attempts: how many times a check whose object leaked runs in all; default from the trait,
+///     else `LEAKHISTORY_ATTEMPTS`, else 3. 1 runs it once.
 ///   - afterRelease: clears legitimate holders (a cache) after the release, before the check.
 ///   - make: creates the object under check. Its errors are rethrown.
 public func expectDeallocation<Object: AnyObject>(
     _ lifecycle: DeallocationLifecycle<Object> = .none,
     timeout: Duration? = nil,
     gracePeriod: Duration? = nil,
+    attempts: Int? = nil,
     roots: [Any] = [],
     afterRelease: () async -> Void = {},
     isolation: isolated (any Actor)? = #isolation,
@@ -30,7 +38,8 @@ public func expectDeallocation<Object: AnyObject>(
 ) async rethrows {
     let context = CheckContext(
         location: CallerLocation(fileID, filePath, line, column, function), lifecycle: lifecycle.name,
-        timeouts: DeallocationTimeouts(timeout: timeout, gracePeriod: gracePeriod).over(.current))
+        timeouts: DeallocationTimeouts(timeout: timeout, gracePeriod: gracePeriod).over(.current),
+        attempts: ConfirmationAttempts.count(call: attempts))
     try await checkDeallocation(of: make, lifecycle: lifecycle, roots: roots, afterRelease: afterRelease, context: context)
 }
 
@@ -45,6 +54,7 @@ public func expectDeallocation<Object: AnyObject>(
 public func expectDeallocation(
     timeout: Duration? = nil,
     gracePeriod: Duration? = nil,
+    attempts: Int? = nil,
     roots: [Any] = [],
     afterRelease: () async -> Void = {},
     isolation: isolated (any Actor)? = #isolation,
@@ -54,7 +64,8 @@ public func expectDeallocation(
 ) async rethrows {
     let context = CheckContext(
         location: CallerLocation(fileID, filePath, line, column, function),
-        timeouts: DeallocationTimeouts(timeout: timeout, gracePeriod: gracePeriod).over(.current))
+        timeouts: DeallocationTimeouts(timeout: timeout, gracePeriod: gracePeriod).over(.current),
+        attempts: ConfirmationAttempts.count(call: attempts))
     try await checkDeallocation(ofGroup: make, roots: roots, afterRelease: afterRelease, context: context)
 }
 
@@ -70,6 +81,7 @@ public func expectDeallocation<Service>(
     resolvedFrom container: some DependencyResolving,
     timeout: Duration? = nil,
     gracePeriod: Duration? = nil,
+    attempts: Int? = nil,
     roots: [Any] = [],
     afterRelease: () async -> Void = {},
     isolation: isolated (any Actor)? = #isolation,
@@ -78,11 +90,17 @@ public func expectDeallocation<Service>(
 ) async {
     let context = CheckContext(
         location: CallerLocation(fileID, filePath, line, column, function), lifecycle: "resolved",
-        timeouts: DeallocationTimeouts(timeout: timeout, gracePeriod: gracePeriod).over(.current))
+        timeouts: DeallocationTimeouts(timeout: timeout, gracePeriod: gracePeriod).over(.current),
+        attempts: ConfirmationAttempts.count(call: attempts))
     guard let reference = resolveReference(service, from: container, context: context) else { return }
     await afterRelease()
-    // What the container still holds is searched for from the container itself.
-    await DeallocationCheck.verify([reference], context: context, roots: roots + [container])
+    // What the container still holds is searched for from the container itself. Each attempt
+    // resolves the service again: a container that keeps handing out one instance leaks it in all.
+    await DeallocationCheck.verify([reference], context: context, roots: roots + [container]) {
+        guard let reference = resolveReference(service, from: container, context: context) else { return nil }
+        await afterRelease()
+        return [reference]
+    }
 }
 
 // MARK: - Shared by the free functions and the XCTestCase methods
@@ -96,15 +114,33 @@ func checkDeallocation<Object: AnyObject>(
     testCase: AnyObject? = nil,
     isolation: isolated (any Actor)? = #isolation
 ) async rethrows {
-    let created = try await makeAndRelease(make, lifecycle: lifecycle)
-    switch created {
+    guard let first = try await attempt(make, lifecycle: lifecycle, afterRelease: afterRelease, context: context,
+                                        testCase: testCase)
+    else { return }
+    try await DeallocationCheck.verify(first, context: context, roots: roots, testCase: testCase) {
+        try await attempt(make, lifecycle: lifecycle, afterRelease: afterRelease, context: context, testCase: testCase)
+    }
+}
+
+/// One attempt of a check: the object made, taken through its lifecycle, released, then
+/// `afterRelease`; nil after reporting a lifecycle that threw.
+private func attempt<Object: AnyObject>(
+    _ make: () async throws -> Object,
+    lifecycle: DeallocationLifecycle<Object>,
+    afterRelease: () async -> Void,
+    context: CheckContext,
+    testCase: AnyObject?,
+    isolation: isolated (any Actor)? = #isolation
+) async rethrows -> [WeakReference]? {
+    switch try await makeAndRelease(make, lifecycle: lifecycle) {
     case let .success(reference):
         await afterRelease()
-        await DeallocationCheck.verify([reference], context: context, roots: roots, testCase: testCase)
+        return [reference]
     case let .failure(failure):
         DeallocationCheck.reportError(
             LeakMessage.lifecycleThrew(failure.typeName, lifecycle: lifecycle.name, error: failure.error),
             typeName: failure.typeName, context: context, testCase: testCase)
+        return nil
     }
 }
 
@@ -118,7 +154,11 @@ func checkDeallocation(
 ) async rethrows {
     let references = try await makeAndReleaseGroup(make)
     await afterRelease()
-    await DeallocationCheck.verify(references, context: context, roots: roots, testCase: testCase)
+    try await DeallocationCheck.verify(references, context: context, roots: roots, testCase: testCase) {
+        let references = try await makeAndReleaseGroup(make)
+        await afterRelease()
+        return references
+    }
 }
 
 /// A lifecycle that threw: the check reports it as an error, not as a leak.

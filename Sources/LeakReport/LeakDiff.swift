@@ -16,7 +16,8 @@ public struct LeakDiff: Codable, Sendable, Hashable {
         case fixed
         /// Leaked at both.
         case persisting
-        /// Runs disagree at head or base, or it flipped in the base branch's recent history.
+        /// Leaked at head, not (confirmed) at base, and `GateRule` found the key's own
+        /// intermittence explains it (`Entry.evidence` says why); or runs disagree at base.
         case flaky
         /// Leaked at base, not checked at head.
         case notRun
@@ -56,6 +57,10 @@ public struct LeakDiff: Codable, Sendable, Hashable {
         /// When the base did not check the key, or its check there errored: the nearest first-parent
         /// ancestor of the base that checked it, whose state stood in for the base's.
         public var baseStateFrom: String?
+        /// For a key `GateRule` judged (it leaked at head and not, confirmed, at base): the
+        /// verdict's evidence and the sentence that explains it. On new and flaky entries, and on
+        /// new ones a known issue, the base branch or a suppression moved.
+        public var evidence: GateEvidence?
 
         public var key: LeakKey { LeakKey(scenario: scenario, type: type) }
     }
@@ -96,15 +101,16 @@ public struct LeakDiff: Codable, Sendable, Hashable {
 
     /// Classifies every key seen at base or head.
     /// - Parameters:
-    ///   - flakyKeys: keys known to be intermittent in the base branch's recent history.
+    ///   - evidence: what the gate knows of keys that leaked at head and not at base; a key
+    ///     without is judged by its states alone (leaked at head: new; flaky at head: flaky).
     ///   - inherited: keys that the base branch shows leaking after the merge-base, when the base
     ///     had to fall back past commits without data, with the commit that shows each.
     ///   - suppressions: rules that move matching leaks out of "new".
     public init(base: [LeakKey: KeyObservation], head: [LeakKey: KeyObservation],
-                flakyKeys: Set<LeakKey> = [], inherited: [LeakKey: String] = [:],
+                evidence: [LeakKey: KeyEvidence] = [:], inherited: [LeakKey: String] = [:],
                 suppressions: [LeakSuppression] = [], now: Date = Date()) {
         let keys = Set(base.keys).union(head.keys).map {
-            KeyComparison(key: $0, base: base[$0], head: head[$0], knownFlaky: flakyKeys.contains($0), inheritedFrom: inherited[$0])
+            KeyComparison(key: $0, base: base[$0], head: head[$0], evidence: evidence[$0], inheritedFrom: inherited[$0])
         }
         self = Self.classify(keys, suppressions: suppressions, now: now).diff
     }
@@ -114,22 +120,22 @@ public struct LeakDiff: Codable, Sendable, Hashable {
         public var key: LeakKey
         public var base: KeyObservation?
         public var head: KeyObservation?
-        /// Known to be intermittent in the base branch's recent history.
-        public var knownFlaky: Bool
+        /// What the gate knows of a key that leaked at head and not at base (`GateRule.judge`).
+        public var evidence: KeyEvidence?
         /// The base branch's commit after the merge-base that shows it leaking, when the base had
         /// to fall back past commits without data.
         public var inheritedFrom: String?
 
-        public init(key: LeakKey, base: KeyObservation?, head: KeyObservation?, knownFlaky: Bool, inheritedFrom: String?) {
+        public init(key: LeakKey, base: KeyObservation?, head: KeyObservation?, evidence: KeyEvidence?, inheritedFrom: String?) {
             self.key = key
             self.base = base
             self.head = head
-            self.knownFlaky = knownFlaky
+            self.evidence = evidence
             self.inheritedFrom = inheritedFrom
         }
     }
 
-    /// `init(base:head:flakyKeys:inherited:suppressions:now:)` over a list of keys, each once: the
+    /// `init(base:head:evidence:inherited:suppressions:now:)` over a list of keys, each once: the
     /// store keeps its dictionaries of a diff's few hundred keys by interned ids (integers to hash,
     /// not scenario and type names) and names each key here. `sources` holds each entry's index in
     /// `keys`, in the entries' order (sorted by key).
@@ -139,7 +145,8 @@ public struct LeakDiff: Codable, Sendable, Hashable {
         var entries: [Entry] = [], sources: [Int] = []
         for index in keys.indices.sorted(by: { keys[$0].key < keys[$1].key }) {
             let key = keys[index].key, before = keys[index].base, after = keys[index].head
-            guard var category = Self.category(before: before?.state, after: after?.state, knownFlaky: keys[index].knownFlaky)
+            let judged = Self.isJudged(before: before?.state, after: after?.state) ? keys[index].evidence.map(GateRule.judge) : nil
+            guard var category = Self.category(before: before?.state, after: after?.state, verdict: judged?.verdict)
             else { continue }
             if category == .new, after?.knownIssue == true { category = .known }
             if category == .new, keys[index].inheritedFrom != nil { category = .inherited }
@@ -147,6 +154,7 @@ public struct LeakDiff: Codable, Sendable, Hashable {
             var entry = Entry(
                 category: category, scenario: key.scenario, type: key.type, file: shown.file, line: shown.line,
                 fingerprint: shown.fingerprint, retainPath: shown.retainPath, message: shown.message)
+            entry.evidence = judged?.evidence
             if category == .inherited { entry.inheritedFrom = keys[index].inheritedFrom }
             if category == .new {
                 let covering = suppressions.filter { $0.covers(key, fingerprint: shown.fingerprint) }
@@ -180,8 +188,6 @@ public struct LeakDiff: Codable, Sendable, Hashable {
         }
     }
 
-    /// The category of a key from its states at base and head; nil when there is nothing to say
-    /// (clean at both, or only errors).
     /// Whether a key's entry shows the base's check (file, line, fingerprint, …) rather than the
     /// head's: where the head has none (`notRun`, or not checked there) or a fixed leak's. The
     /// store reads the checks an entry can show, no others.
@@ -191,12 +197,18 @@ public struct LeakDiff: Codable, Sendable, Hashable {
         return before == .leaked && (after == .clean || after == .error)
     }
 
-    static func category(before: KeyState?, after: KeyState?, knownFlaky: Bool) -> Category? {
+    /// Whether `GateRule` judges a key: it leaked (or flaked) at head and not, confirmed, at base.
+    public static func isJudged(before: KeyState?, after: KeyState?) -> Bool {
+        (after == .leaked || after == .flaky) && before != .leaked
+    }
+
+    /// The category of a key from its states at base and head; nil when there is nothing to say
+    /// (clean at both, or only errors). `verdict`: the rule's, for a key it judged (`isJudged`); without one a judged key is new
+    /// when it leaked at head and the base never flaked, else flaky.
+    static func category(before: KeyState?, after: KeyState?, verdict: GateRule.Verdict?) -> Category? {
+        if let verdict { return verdict == .new ? .new : .flaky }
         if after == .flaky || before == .flaky { return .flaky }
-        if after == .leaked {
-            if knownFlaky { return .flaky }
-            return before == .leaked ? .persisting : .new
-        }
+        if after == .leaked { return before == .leaked ? .persisting : .new }
         if before == .leaked {
             if after == .clean || after == .lateRelease { return after == .lateRelease ? .lateRelease : .fixed }
             return .notRun

@@ -71,13 +71,7 @@ public struct LeakFingerprint: Sendable, Hashable, CustomStringConvertible {
 
     /// `Tests.(unknown context at $55d2a1).Node` → `Tests.Node`; `closure #2 in f()` → `closure in f()`.
     public static func normalizedType(_ name: String) -> String {
-        var result = name
-        while let range = result.range(of: "(unknown context at $") {
-            guard let close = result[range.upperBound...].firstIndex(of: ")") else { break }
-            var end = result.index(after: close)
-            if end < result.endIndex, result[end] == "." { end = result.index(after: end) }
-            result.removeSubrange(range.lowerBound..<end)
-        }
+        var result = droppingAnonymousContexts(name)
         // Drop the number after every `closure #`.
         var output = ""
         var rest = Substring(result)
@@ -86,6 +80,19 @@ public struct LeakFingerprint: Sendable, Hashable, CustomStringConvertible {
             rest = rest[range.upperBound...].drop(while: \.isNumber)
         }
         result = output + rest
+        return result
+    }
+
+    /// `RxSwift.(unknown context at $7f3a).SinkDisposer` → `RxSwift.SinkDisposer`: the context
+    /// `String(reflecting:)` gives a private or local type, whose address changes between runs.
+    public static func droppingAnonymousContexts(_ name: String) -> String {
+        var result = name
+        while let range = result.range(of: "(unknown context at $") {
+            guard let close = result[range.upperBound...].firstIndex(of: ")") else { break }
+            var end = result.index(after: close)
+            if end < result.endIndex, result[end] == "." { end = result.index(after: end) }
+            result.removeSubrange(range.lowerBound..<end)
+        }
         return result
     }
 

@@ -26,7 +26,7 @@ public struct LeakGroup: Codable, Sendable, Hashable {
     /// Where the first occurrence (by file, then line) was checked: where an annotation goes.
     public var file: String
     public var line: Int
-    /// The retain path, once: the first occurrence's that has one.
+    /// The retain path, once: the first occurrence's proven one, else the first possible one.
     public var retainPath: [RetainPathStep]?
     /// The type at the end of `retainPath`.
     public var pathType: String?
@@ -38,6 +38,9 @@ public struct LeakGroup: Codable, Sendable, Hashable {
     public var inheritedFrom: String?
     /// The suppression that covers it (or lapsed), when one does.
     public var suppression: LeakDiff.SuppressionNote?
+    /// The gate's evidence for the first occurrence it judged (`LeakDiff.Entry.evidence`): why the
+    /// group is new or flaky. Each entry carries its own.
+    public var evidence: GateEvidence?
     /// Every key of the group, the first occurrence first.
     public var occurrences: [Occurrence]
 
@@ -65,7 +68,8 @@ public struct LeakGroup: Codable, Sendable, Hashable {
     init(category: LeakDiff.Category, entries: [LeakDiff.Entry]) {
         let sorted = entries.sorted { ($0.file, $0.line, $0.scenario, $0.type) < ($1.file, $1.line, $1.scenario, $1.type) }
         let first = sorted[0]
-        let withPath = sorted.first { !($0.retainPath ?? []).isEmpty }
+        let withPath = sorted.first { RetainPathStep.isProven($0.retainPath ?? []) }
+            ?? sorted.first { !($0.retainPath ?? []).isEmpty }
         self.category = category
         fingerprint = first.fingerprint
         types = Array(Set(sorted.map(\.type))).sorted()
@@ -78,10 +82,12 @@ public struct LeakGroup: Codable, Sendable, Hashable {
         message = first.message
         inheritedFrom = sorted.lazy.compactMap(\.inheritedFrom).first
         suppression = sorted.lazy.compactMap(\.suppression).first
+        evidence = sorted.lazy.compactMap(\.evidence).first
         occurrences = sorted.map { Occurrence(scenario: $0.scenario, type: $0.type, file: $0.file, line: $0.line) }
     }
 
-    /// The retain path as people read it, or nil when no occurrence reported one.
+    /// The retain path as people read it (`RetainPathStep.readable`, a possible one marked so), or
+    /// nil when no occurrence reported one.
     public var readablePath: String? {
         guard let retainPath, let pathType else { return nil }
         return RetainPathStep.readable(retainPath, leakedType: pathType)

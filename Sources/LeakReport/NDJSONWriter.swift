@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Appends checks to a leak report, one line per check, as each check finishes.
 ///
@@ -80,8 +75,7 @@ public struct ReportWriteError: Error, Sendable, CustomStringConvertible {
     public var description: String { "cannot write the leak report \(path): \(problem)" }
 }
 
-#if canImport(Glibc)
-private let systemWrite = Glibc.write
-#elseif canImport(Darwin)
-private let systemWrite = Darwin.write
-#endif
+/// `write(2)` from the C library Foundation brings in (Glibc, Darwin): one spelling everywhere.
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    write(descriptor, bytes, count)
+}

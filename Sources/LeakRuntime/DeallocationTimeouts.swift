@@ -27,13 +27,22 @@ public struct DeallocationTimeouts: Sendable, Hashable {
     package var resolvedGracePeriod: Duration { gracePeriod ?? Self.defaultGracePeriod }
 }
 
-/// Adopt in an `XCTestCase` subclass to set its checks' timeout and grace period.
+/// Adopt in an `XCTestCase` subclass to set its checks' timeout and grace period, and how many
+/// attempts confirm a leak.
 ///
 /// ```swift
 /// final class ProfileTests: XCTestCase, DeallocationCheckConfiguring {
 ///     var deallocationTimeouts: DeallocationTimeouts { .init(timeout: .milliseconds(300)) }
+///     var deallocationAttempts: Int? { 5 }
 /// }
 /// ```
 public protocol DeallocationCheckConfiguring {
     var deallocationTimeouts: DeallocationTimeouts { get }
+    /// How many times a check whose object leaked runs in all; nil (the default) leaves it to
+    /// `LEAKHISTORY_ATTEMPTS`, else 3.
+    var deallocationAttempts: Int? { get }
+}
+
+extension DeallocationCheckConfiguring {
+    public var deallocationAttempts: Int? { nil }
 }

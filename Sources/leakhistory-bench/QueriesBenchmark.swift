@@ -216,8 +216,8 @@ enum QueriesBenchmark {
                 let from = build.isPullRequest ? build.mergeBase : history.commits[build.commit].parents.first
                 guard let from, let base = seeder.nearestUploaded(from: from) else { continue }
                 var query = "base=\(sha(base))&head=\(sha(build.commit))&environment=\(environment)"
-                if build.isPullRequest, let tip = seeder.nearestUploaded(from: build.mainTip) {
-                    query += "&mergeBase=\(sha(build.mergeBase!))&tip=\(sha(tip))"
+                if build.isPullRequest, seeder.nearestUploaded(from: build.mainTip) != nil {
+                    query += "&mergeBase=\(sha(build.mergeBase!))"
                 }
                 return query
             }

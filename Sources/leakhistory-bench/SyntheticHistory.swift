@@ -249,16 +249,6 @@ struct SyntheticHistory {
 
     /// The whole history as a `git fast-import` stream: `main`, and `pr-N` for each pull request.
     func fastImportStream() -> String {
-        var stream = ""
-        for commit in commits {
-            let message = "commit \(commit.index)\n"
-            stream += "commit refs/heads/\(commit.branch)\nmark :\(commit.mark)\n"
-            stream += "committer Bench <bench@example.com> \(1_700_000_000 + commit.index * 60) +0000\n"
-            stream += "data \(message.utf8.count)\n\(message)"
-            if let first = commit.parents.first { stream += "from :\(first + 1)\n" }
-            for other in commit.parents.dropFirst() { stream += "merge :\(other + 1)\n" }
-            stream += "M 644 inline file.txt\ndata \(String(commit.index).utf8.count)\n\(commit.index)\n\n"
-        }
-        return stream
+        GitFastImport.stream(commits.map { ($0.branch, $0.parents) })
     }
 }

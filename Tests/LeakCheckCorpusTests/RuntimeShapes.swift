@@ -57,8 +57,6 @@ final class Ticker: @unchecked Sendable {
     }
 }
 
-let possible = " (possible: a reference on it was read from memory without its type, and may be weak)"
-
 @Suite("Runtime-owned leak shapes")
 struct RuntimeShapeTests {
     @Test func storedTask() async {

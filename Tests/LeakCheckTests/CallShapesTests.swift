@@ -51,9 +51,14 @@ final class ShapeContainer: DependencyResolving {
             let m = factory.makeAndExpose(); return [m.view, m.presenter, m.interactor]
         }
         await expectDeallocation(of: ShapeAPIManaging.self, resolvedFrom: container)
+        await expectDeallocation(timeout: .milliseconds(300), attempts: 5) { ShapeFoo() }
+        await expectDeallocation(.custom { loader in await loader.load() }, attempts: 1) { ShapeLoader() }
+        await expectDeallocation(attempts: 2) { () -> [AnyObject] in [ShapeFoo(), ShapeFoo()] }
+        await expectDeallocation(of: ShapeAPIManaging.self, resolvedFrom: container, attempts: 4)
     }
 
     @Test(.checksDeallocation) func loads() async { let vm = trackForDeallocation(ShapeLoader()); await vm.load() }
+    @Test(.checksDeallocation(attempts: 5)) func confirmsInFive() async { await expectDeallocation { ShapeFoo() } }
 }
 
 @MainActor @Suite struct MainActorCallShapes {
@@ -61,6 +66,7 @@ final class ShapeContainer: DependencyResolving {
 
     @Test func everyShape() async {
         await expectDeallocation { ShapeMainActorOwner() }
+        await expectDeallocation(.custom { owner in owner.start() }, attempts: 2) { ShapeMainActorOwner() }
         await expectDeallocation(timeout: .milliseconds(300)) { ShapeFoo() }
         await expectDeallocation(.custom { owner in owner.start() }, timeout: .milliseconds(300)) { ShapeMainActorOwner() }
         await expectDeallocation(.custom { loader in await loader.load() }) { ShapeLoader() }
@@ -82,4 +88,12 @@ final class CallShapesXCTests: XCTestCase {
     func testB() { assertDeallocation { ShapeFoo() } }
     func testC() { let sut = trackForDeallocation(ShapeFoo()); _ = sut }
     @MainActor func testD() async { await expectDeallocation { ShapeMainActorOwner() } }
+    func testE() async { await expectDeallocation(attempts: 5) { ShapeFoo() } }
+    func testF() { assertDeallocation(timeout: .milliseconds(300), attempts: 2) { ShapeFoo() } }
+}
+
+final class CallShapesConfiguredXCTests: XCTestCase, DeallocationCheckConfiguring {
+    var deallocationTimeouts: DeallocationTimeouts { .init(timeout: .milliseconds(300)) }
+    var deallocationAttempts: Int? { 5 }
+    func testA() async { await expectDeallocation { ShapeFoo() } }
 }

@@ -94,3 +94,35 @@ final class TestContainer: DependencyResolving {
         return factory?() as? Service
     }
 }
+
+/// A factory whose objects something keeps alive, except its `released` ones (counted from 0,
+/// in the order made), which a queued block lets go of at once: a leak in some attempts only,
+/// the same ones every run. Each test makes its own, since tests run in parallel.
+final class SometimesHeld: @unchecked Sendable {
+    private let lock = NSLock()
+    private var held: [ObjectIdentifier: AnyObject] = [:]
+    private var count = 0
+    let released: Set<Int>
+
+    init(released: Set<Int> = []) {
+        self.released = released
+    }
+
+    /// How many objects the factory made.
+    var made: Int { lock.withLock { count } }
+
+    func make() -> CleanObject {
+        let object = CleanObject()
+        let key = ObjectIdentifier(object)
+        let index = lock.withLock {
+            held[key] = object
+            defer { count += 1 }
+            return count
+        }
+        if released.contains(index) {
+            // On a Dispatch queue, not a task (see `ReleasedLater`).
+            DispatchQueue.global().async { self.lock.withLock { self.held[key] = nil } }
+        }
+        return object
+    }
+}

@@ -95,8 +95,71 @@ final class XCTestSupportTests: FailureRecordingTestCase, DeallocationCheckConfi
         keeper.children.append(child)
     }
 
+    func testAsyncLeakIsConfirmedInEveryAttempt() async {
+        let factory = SometimesHeld()
+        let records = await capturingRecords {
+            await expectDeallocation(attempts: 3) { factory.make() }
+        }
+        XCTAssertEqual(factory.made, 3)
+        XCTAssertEqual(failures.count, 1, "one failure for the check, not one per attempt")
+        XCTAssertTrue(failures.first?.description.contains("It leaked in 3 of 3 attempts: confirmed") ?? false)
+        XCTAssertEqual(records.map(\.outcome), [.leaked])
+        XCTAssertEqual(records.first?.attempts, 3)
+        XCTAssertEqual(records.first?.leakedAttempts, 3)
+    }
+
+    /// The synchronous form confirms too; the object a queued block releases makes its leak
+    /// intermittent. (A grace period long enough for the release on a loaded machine.)
+    func testSynchronousFormReportsAnIntermittentLeak() {
+        let factory = SometimesHeld(released: [2])
+        let capture = CheckCapture()
+        let line = #line + 2
+        ReportSink.$capture.withValue(capture) {
+            assertDeallocation(timeout: .milliseconds(100), gracePeriod: .seconds(2), attempts: 3) { factory.make() }
+        }
+        XCTAssertEqual(factory.made, 3)
+        XCTAssertEqual(failures.map(\.line), [line])
+        XCTAssertTrue(failures.first?.description.contains("It leaked in 2 of 3 attempts: intermittent") ?? false,
+                      "\(failures.map(\.description))")
+        XCTAssertEqual(capture.all.map(\.outcome), [.leaked])
+        XCTAssertEqual(capture.all.first?.attempts, 3)
+        XCTAssertEqual(capture.all.first?.leakedAttempts, 2)
+    }
+
+    /// Xcode's XCTest declares `addTeardownBlock` for `@Sendable @MainActor () -> Void` and for
+    /// `@Sendable () async throws -> Void`; the tracking block must be the synchronous one there,
+    /// which pumps the main run loop. Declared here with those shapes, since Linux's differ.
+    func testTheTearDownBlockTakesXcodesSynchronousOverload() {
+        final class XcodeShapedTearDowns {
+            var taken: [String] = []
+            func addTeardownBlock(_ block: @escaping @Sendable @MainActor () -> Void) { taken.append("sync") }
+            func addTeardownBlock(_ block: @escaping @Sendable () async throws -> Void) { taken.append("async") }
+        }
+        let tearDowns = XcodeShapedTearDowns()
+        let context = CheckContext(
+            location: CallerLocation(fileID: "A/B.swift", filePath: "/A/B.swift", line: 1, column: 1), timeouts: DeallocationTimeouts())
+        tearDowns.addTeardownBlock(deallocationTeardown(WeakReference(CleanObject()), context: context))
+        XCTAssertEqual(tearDowns.taken, ["sync"])
+    }
+
     func testGroupInXCTest() async {
         await expectDeallocation { () -> [AnyObject] in [CleanObject(), Loader()] }
         XCTAssertTrue(failures.isEmpty)
+    }
+}
+
+/// A test case's `DeallocationCheckConfiguring` sets its checks' attempts.
+final class XCTestAttemptsConfiguringTests: FailureRecordingTestCase, DeallocationCheckConfiguring {
+    var deallocationTimeouts: DeallocationTimeouts { DeallocationTimeouts(timeout: .milliseconds(30), gracePeriod: .zero) }
+    var deallocationAttempts: Int? { 2 }
+
+    func testTheTestCaseSetsTheAttempts() async {
+        let factory = SometimesHeld()
+        let records = await capturingRecords {
+            await expectDeallocation { factory.make() }
+        }
+        XCTAssertEqual(factory.made, 2)
+        XCTAssertEqual(records.first?.attempts, 2)
+        XCTAssertEqual(failures.count, 1)
     }
 }

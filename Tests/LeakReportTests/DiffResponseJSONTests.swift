@@ -37,7 +37,12 @@ import Testing
                         expiresAt: maybe { now.addingTimeInterval(random.chance(0.5) ? 86_400 : -86_400) },
                         createdBy: maybe(string)), now: now)
                 },
-                inheritedFrom: maybe(string), baseStateFrom: maybe(string))
+                inheritedFrom: maybe(string), baseStateFrom: maybe(string),
+                evidence: maybe {
+                    GateEvidence(confirmedAtHead: random.chance(0.5), headRuns: 2, headLeakedRuns: 1, headAttempts: 6,
+                                 headLeakedAttempts: 4, recentRuns: Int(random.next(below: 500)), recentLeakedRuns: 7,
+                                 commitsLookedAt: 400, sinceChange: maybe { Int(random.next(below: 400)) }, summary: string())
+                })
         }
         let suspectRuns = maybe {
             (0..<Int(random.next(below: 3))).map { _ in

@@ -97,6 +97,18 @@ import Testing
         #expect(evidence.summary == "leaked in 3 of 3 attempts at head; 0 of the last 20 runs leaked since a held leak ended 20 commits back")
     }
 
+    /// A pull request whose earlier commits leaked in every run: the head's own leak holding,
+    /// however short, not a key that leaks now and then.
+    @Test func leakHeldUpToHeadIsNotIntermittence() {
+        let (verdict, evidence) = GateRule.judge(Self.confirmed(attempts: 3, history: Self.leaking(2) + Self.clean(300)))
+        #expect(verdict == .new)
+        #expect(evidence.summary == "leaked in 3 of 3 attempts at head and in every run of the 2 commits before; 0 of the last 300 runs leaked")
+        let intermittent = Self.leaking(1) + Self.intermittent(0.3, commits: 300)
+        #expect(GateRule.judge(Self.confirmed(attempts: 3, history: intermittent)).verdict == .flaky)
+        let onlyHeld = GateRule.judge(Self.confirmed(attempts: 1, history: Self.leaking(3))).evidence
+        #expect(onlyHeld.summary == "leaked at head and in every run of the 3 commits before; no earlier run checked it")
+    }
+
     /// Fewer commits in a row than a held leak, then leaking again: that is what intermittence does.
     @Test func shortStreaksAreNoHeldLeak() {
         let history = Self.intermittent(0.3, commits: 20) + Self.clean(1) + Self.leaking(GateRule.heldLeakCommits - 1) + Self.clean(1)
@@ -123,8 +135,8 @@ import Testing
     @Test(arguments: [
         (0.0, 1, GateRule.Verdict.new, "leaked at head; 0 of the last 400 runs leaked"),
         (0.0, 2, .new, "leaked in 2 of 2 runs at head; 0 of the last 400 runs leaked"),
-        (0.05, 2, .new, "confirmed in 2 of 2 runs; its rate of 5% in its last 381 runs cannot explain that"),
-        (0.30, 2, .flaky, "confirmed, but leaked in 30% of its last 397 runs"),
+        (0.05, 2, .new, "confirmed in 2 of 2 runs; its rate of 5% in its last 380 runs cannot explain that"),
+        (0.30, 2, .flaky, "confirmed, but leaked in 30% of its last 396 runs"),
     ])
     func reportsWithoutAttempts(rate: Double, runs: Int, expected: GateRule.Verdict, summary: String) {
         let history = rate == 0 ? Self.clean(400) : Self.intermittent(rate, commits: 400)

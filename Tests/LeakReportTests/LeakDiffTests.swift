@@ -55,14 +55,27 @@ private func check(_ scenario: String, _ type: String, _ outcome: CheckOutcome, 
         #expect(shownFile(.leaked, .lateRelease) == "head.swift")
     }
 
-    @Test func knownFlakyKeysAreFlakyNotNewAndFailOnlyWhenStrict() {
+    @Test func theRuleJudgesAKeyLeakedAtHeadAndNotAtBaseAndItsEntryCarriesTheEvidence() {
         let key = LeakKey(scenario: "S/t()", type: "M.T")
+        let intermittent = KeyEvidence(headRuns: 1, headLeakedRuns: 1, headAttempts: 1, headLeakedAttempts: 1,
+                                       history: [.init(runs: 1, leakedRuns: 0), .init(runs: 1, leakedRuns: 1), .init(runs: 1, leakedRuns: 0)])
         let diff = LeakDiff(
             base: KeyObservation.fold([check("S/t()", "M.T", .deallocated)]),
-            head: KeyObservation.fold([check("S/t()", "M.T", .leaked)]), flakyKeys: [key])
+            head: KeyObservation.fold([check("S/t()", "M.T", .leaked)]), evidence: [key: intermittent])
         #expect(diff.entries.map(\.category) == [.flaky])
+        #expect(diff.entries.first?.evidence == GateRule.judge(intermittent).evidence)
         #expect(!diff.failsBuild(strict: false))
         #expect(diff.failsBuild(strict: true))
+        // Leaking at base too: persisting, not judged.
+        let persisting = LeakDiff(
+            base: KeyObservation.fold([check("S/t()", "M.T", .leaked)]),
+            head: KeyObservation.fold([check("S/t()", "M.T", .leaked)]), evidence: [key: intermittent])
+        #expect(persisting.entries.map(\.category) == [.persisting])
+        #expect(persisting.entries.first?.evidence == nil)
+        // Without evidence: new.
+        let unknown = LeakDiff(base: KeyObservation.fold([check("S/t()", "M.T", .deallocated)]),
+                               head: KeyObservation.fold([check("S/t()", "M.T", .leaked)]))
+        #expect(unknown.entries.map(\.category) == [.new])
     }
 
     @Test func suppressionsMoveMatchesOutOfNewUntilTheyExpire() {

@@ -34,6 +34,18 @@ import Testing
         #expect(groups[1].title == "App.Other in D/d()")
     }
 
+    @Test func aProvenPathIsShownBeforeAPossibleOne() {
+        let possible = [RetainPathStep(holder: "App.Subject", property: "observers", kind: .closure, isPossible: true)]
+        let proven = [RetainPathStep(holder: "App.Model", property: "bag", kind: .strong)]
+        let group = LeakGroup.grouping([
+            entry(.new, "A/a()", "App.Model", fingerprint: "f", line: 1, path: possible),
+            entry(.new, "B/b()", "App.Model", fingerprint: "f", line: 2, path: proven),
+        ])[0]
+        #expect(group.retainPath == proven)
+        let alone = LeakGroup.grouping([entry(.new, "A/a()", "App.Model", fingerprint: "f", path: possible)])[0]
+        #expect(alone.readablePath == "Subject.observers (closure) → captures Model (possible: Subject.observers is not proven to hold it strongly)")
+    }
+
     @Test func entriesWithoutAFingerprintStandAloneAndCategoriesStayApart() {
         let groups = LeakGroup.grouping([
             entry(.fixed, "A/a()", "App.A", fingerprint: "same"),

@@ -27,12 +27,15 @@ struct GateTests {
         HistoryCase(name: "never leaked before: new", main: "cccccc", expected: .new),
         HistoryCase(name: "leaked once, then clean again: flaky", main: "ccLccc", expected: .flaky),
         HistoryCase(name: "leaked twice briefly: flaky", main: "cLcccLcc", expected: .flaky),
-        HistoryCase(name: "leaking with a one-commit gap: flaky", main: "LLLcLLL", expected: .flaky),
+        HistoryCase(name: "leaking at base, after a one-commit gap: persisting", main: "LLLcLLL", expected: .persisting),
         HistoryCase(name: "runs at one commit disagreed: flaky", main: "ccFccc", expected: .flaky),
-        HistoryCase(name: "fixed and stayed fixed, then back: new", main: "ccLLLLcccc", expected: .new),
+        HistoryCase(name: "a held leak fixed and stayed fixed, then back: new", main: "cc" + String(repeating: "L", count: GateRule.heldLeakCommits) + "cccc",
+                    expected: .new),
+        HistoryCase(name: "a short leak fixed, then back: its rate explains it", main: "ccLLLLcccc", expected: .flaky),
         HistoryCase(name: "leaking all along: persisting", main: "cLLLLL", expected: .persisting),
         HistoryCase(name: "fixed for only two commits, then back: flaky", main: "cLLLLcc", expected: .flaky),
-        HistoryCase(name: "fixed for three commits, then back: new", main: "cLLLLccc", expected: .new),
+        HistoryCase(name: "a held leak fixed for two commits, then back: new",
+                    main: "c" + String(repeating: "L", count: GateRule.heldLeakCommits) + "cc", expected: .new),
         HistoryCase(name: "base did not check it: the ancestor that did says clean", main: "ccc..", expected: .new, baseStateFrom: 3),
         HistoryCase(name: "base did not check it: the ancestor that did says leaked", main: "cLL..", expected: .persisting, baseStateFrom: 3),
         HistoryCase(name: "base errored: the ancestor says leaked", main: "cLLe", expected: .persisting, baseStateFrom: 3),
@@ -41,8 +44,8 @@ struct GateTests {
         HistoryCase(name: "leaked at the first upload only, then clean: flaky", main: "Lccc", expected: .flaky),
         HistoryCase(name: "a long leak fixed for two commits, then back: new", main: "c" + String(repeating: "L", count: 12) + "cc",
                     expected: .new),
-        HistoryCase(name: "a long leak with a one-commit gap: flaky", main: "c" + String(repeating: "L", count: 12) + "c",
-                    expected: .flaky),
+        HistoryCase(name: "a long leak fixed for one commit, then back: new", main: "c" + String(repeating: "L", count: 12) + "c",
+                    expected: .new),
     ]
 
     @Test(arguments: histories)
@@ -70,6 +73,7 @@ struct GateTests {
         let entry = try #require(diff.entry(Self.scenario, Self.type))
         #expect(entry.category == row.expected)
         #expect(entry.baseStateFrom == row.baseStateFrom.map(HistoryFixture.sha))
+        #expect((entry.evidence != nil) == (row.expected == .new || row.expected == .flaky), "judged by the rule, with its evidence")
     }
 
     @Test func aLeakTheBaseBranchShowsAfterTheMergeBaseIsInheritedNotNew() throws {
@@ -154,76 +158,76 @@ struct GateTests {
         #expect(diff.entry(Self.scenario, Self.type)?.firstSeen == HistoryFixture.sha(2))
     }
 
-    @Test func theFlakyWindowStartsAtTheBaseBranchsNewestUploadWhenGiven() throws {
-        let server = try TestServer()
-        // main: clean at 1-3 (3 is the merge-base), leaked once at 4, clean at 5 (main's tip).
-        try server.uploadLine(from: 1, [Self.key("deallocated"), Self.key("deallocated"), Self.key("deallocated"),
-                                        Self.key("leaked"), Self.key("deallocated")])
-        try server.uploadRun(commit: HistoryFixture.sha(10), branch: "feature", parents: [HistoryFixture.sha(3)], checks: Self.key("leaked"))
-        #expect(try server.diff(base: 3, head: 10).entry(Self.scenario, Self.type)?.category == .new)
-        #expect(try server.diff(base: 3, head: 10, tip: 5).entry(Self.scenario, Self.type)?.category == .flaky)
-    }
-
     @Test func aPullRequestIsJudgedAlongItsOwnAncestry() throws {
         let server = try TestServer()
-        // main: clean at 1, leaking at 2-5, fixed at 6 and 7 (the merge-base); the pull request's
-        // first commit 8 is clean too, so along the head's ancestry the fix held three commits.
-        let leaking: [[Check]?] = Array(repeating: Self.key("leaked"), count: 4)
-        try server.uploadLine(from: 1, [Self.key("deallocated")] + leaking + [Self.key("deallocated"), Self.key("deallocated")])
-        try server.uploadLine(from: 8, branch: "feature", parentOfFirst: 7, [Self.key("deallocated"), Self.key("leaked")])
-        #expect(try server.diff(base: 7, head: 9, tip: 7).entry(Self.scenario, Self.type)?.category == .new)
-        // The pull request's first commit alone: a two-commit clean spell between leaks.
-        try server.uploadRun(commit: HistoryFixture.sha(20), branch: "other", parents: [HistoryFixture.sha(7)], checks: Self.key("leaked"))
-        #expect(try server.diff(base: 7, head: 20).entry(Self.scenario, Self.type)?.category == .flaky)
+        // main: clean at 1-10 (10 is the merge-base); the pull request leaks at 11, is clean at 12,
+        // leaks at 13: its own commits show the key intermittent.
+        try server.uploadLine(from: 1, Array(repeating: Self.key("deallocated"), count: 10))
+        try server.uploadLine(from: 11, branch: "feature", parentOfFirst: 10,
+                              [Self.key("leaked"), Self.key("deallocated"), Self.key("leaked")])
+        let intermittent = try #require(try server.diff(base: 10, head: 13).entry(Self.scenario, Self.type))
+        #expect(intermittent.category == .flaky)
+        #expect(intermittent.evidence?.recentRuns == 2)
+        #expect(intermittent.evidence?.recentLeakedRuns == 1)
+        #expect(intermittent.evidence?.commitsLookedAt == 12)
+        // Another pull request from 10 that leaks at once: main's history is clean.
+        try server.uploadRun(commit: HistoryFixture.sha(20), branch: "other", parents: [HistoryFixture.sha(10)], checks: Self.key("leaked"))
+        let new = try #require(try server.diff(base: 10, head: 20).entry(Self.scenario, Self.type))
+        #expect(new.category == .new)
+        #expect(new.evidence?.summary.contains("0 of the last 10 runs leaked") == true, "\(new.evidence?.summary ?? "")")
     }
 
-    @Test func aMergeThatLostItsBranchsLeakIsEvidenceOfIntermittence() throws {
+    @Test func aLeakThePullRequestBroughtInEarlierIsTheHeadsOwnLeakNotHistory() throws {
         let server = try TestServer()
-        // main 1 clean; branch commit 2 leaks; merged at 3, clean; main 4 clean; head 5 leaks.
-        try server.uploadRun(commit: HistoryFixture.sha(1), checks: Self.key("deallocated"))
-        try server.uploadRun(commit: HistoryFixture.sha(2), branch: "feature", parents: [HistoryFixture.sha(1)], checks: Self.key("leaked"))
-        try server.uploadRun(commit: HistoryFixture.sha(3), parents: [HistoryFixture.sha(1), HistoryFixture.sha(2)], checks: Self.key("deallocated"))
-        try server.uploadLine(from: 4, parentOfFirst: 3, [Self.key("deallocated"), Self.key("leaked")])
-        #expect(try server.diff(base: 4, head: 5).entry(Self.scenario, Self.type)?.category == .flaky)
-    }
-
-    @Test func aMergeBaseWithoutUploadsTakesItsNearestAncestorsState() throws {
-        let server = try TestServer()
-        // main 1 clean, 2 without an upload; the branch from 2 leaks at 3; merged at 4, clean; head 5 leaks.
-        try server.uploadRun(commit: HistoryFixture.sha(1), checks: Self.key("deallocated"))
-        try server.uploadRun(commit: HistoryFixture.sha(3), branch: "feature", parents: [HistoryFixture.sha(2)], checks: Self.key("leaked"))
-        try server.uploadRun(commit: HistoryFixture.sha(4), parents: [HistoryFixture.sha(2), HistoryFixture.sha(3)], checks: Self.key("deallocated"))
-        try server.uploadRun(commit: HistoryFixture.sha(5), parents: [HistoryFixture.sha(4)], checks: Self.key("leaked"))
-        #expect(try server.diff(base: 4, head: 5).entry(Self.scenario, Self.type)?.category == .flaky)
-    }
-
-    @Test func aMergeOfABranchThatInheritedTheLeakIsNoEvidence() throws {
-        let server = try TestServer()
-        // main leaks at 2 and 3 and is fixed at 4; a branch started at 3 still leaks at 5; the merge
-        // 6 is clean because main fixed it; main stays clean at 7-9; head 10 leaks: a regression.
-        try server.uploadLine(from: 1, [Self.key("deallocated"), Self.key("leaked"), Self.key("leaked"), Self.key("deallocated")])
-        try server.uploadRun(commit: HistoryFixture.sha(5), branch: "feature", parents: [HistoryFixture.sha(3)], checks: Self.key("leaked"))
-        try server.uploadRun(commit: HistoryFixture.sha(6), parents: [HistoryFixture.sha(4), HistoryFixture.sha(5)], checks: Self.key("deallocated"))
-        try server.uploadLine(from: 7, parentOfFirst: 6, [Self.key("deallocated"), Self.key("deallocated"), Self.key("deallocated"),
-                                                          Self.key("leaked")])
-        #expect(try server.diff(base: 9, head: 10).entry(Self.scenario, Self.type)?.category == .new)
-    }
-
-    @Test func aLeakThatHeldAlongThePullRequestOutweighsOneEpisode() throws {
-        let server = try TestServer()
-        // main: one brief leak at 3, clean since; the pull request leaks at both its commits.
-        try server.uploadLine(from: 1, [Self.key("deallocated"), Self.key("deallocated"), Self.key("leaked"),
-                                        Self.key("deallocated"), Self.key("deallocated"), Self.key("deallocated")])
+        // main: clean at 1-6; the pull request leaks at both its commits.
+        try server.uploadLine(from: 1, Array(repeating: Self.key("deallocated"), count: 6))
         try server.uploadLine(from: 10, branch: "feature", parentOfFirst: 6, [Self.key("leaked"), Self.key("leaked")])
-        #expect(try server.diff(base: 6, head: 10).entry(Self.scenario, Self.type)?.category == .flaky,
-                "its first leak: one recent brief leak on main is evidence")
-        #expect(try server.diff(base: 6, head: 11).entry(Self.scenario, Self.type)?.category == .new,
-                "leaking at every commit of the pull request: a real leak")
+        let entry = try #require(try server.diff(base: 6, head: 11).entry(Self.scenario, Self.type))
+        #expect(entry.category == .new)
+        #expect(entry.evidence?.commitsLookedAt == 6)
+        #expect(entry.evidence?.recentLeakedRuns == 0)
+    }
+
+    @Test func aMergeHeadIsJudgedAlongWhatItBringsIn() throws {
+        let server = try TestServer()
+        // main: clean at 1-5; a branch from 5 leaks at 6, is clean at 7 and 8; merged at 9, which leaks.
+        try server.uploadLine(from: 1, Array(repeating: Self.key("deallocated"), count: 5))
+        try server.uploadLine(from: 6, branch: "feature", parentOfFirst: 5,
+                              [Self.key("leaked"), Self.key("deallocated"), Self.key("deallocated")])
+        try server.uploadRun(commit: HistoryFixture.sha(9), parents: [HistoryFixture.sha(5), HistoryFixture.sha(8)], checks: Self.key("leaked"))
+        let entry = try #require(try server.diff(base: 5, head: 9).entry(Self.scenario, Self.type))
+        #expect(entry.category == .flaky, "the branch it merges leaked it once in three commits")
+        #expect(entry.evidence?.commitsLookedAt == 8)
+    }
+
+    @Test func attemptsAtHeadDecideBetweenIntermittentAndConfirmed() throws {
+        let server = try TestServer()
+        // main: the key leaked at commit 2 of 20, one run each: about 5% of its runs since.
+        try server.uploadLine(from: 1, (1...20).map { Self.key($0 == 2 ? "leaked" : "deallocated") })
+        func head(_ commit: Int, attempts: Int, leaked: Int) throws -> LeakDiff.Entry {
+            var check = Check.leaked(Self.scenario, Self.type)
+            check.attempts = attempts
+            check.leakedAttempts = leaked
+            try server.uploadRun(commit: HistoryFixture.sha(commit), branch: "feature", parents: [HistoryFixture.sha(20)], checks: [check])
+            return try #require(try server.diff(base: 20, head: commit).entry(Self.scenario, Self.type))
+        }
+        let released = try head(30, attempts: 3, leaked: 1)
+        #expect(released.category == .flaky)
+        #expect(released.evidence?.confirmedAtHead == false)
+        #expect(released.evidence?.summary.contains("1 of 3 attempts") == true)
+        let confirmed = try head(31, attempts: 3, leaked: 3)
+        #expect(confirmed.category == .new, "a key leaking in 5% of its runs leaks in 3 attempts of 3 hardly ever")
+        #expect(confirmed.evidence?.confirmedAtHead == true)
+        #expect((confirmed.evidence?.headAttempts, confirmed.evidence?.headLeakedAttempts) == (3, 3))
+        #expect((confirmed.evidence?.recentRuns, confirmed.evidence?.recentLeakedRuns) == (19, 1))
+        let once = try head(32, attempts: 1, leaked: 1)
+        #expect(once.category == .flaky, "one attempt: a key that leaks in 5% of its runs explains it")
+        #expect(once.evidence?.headAttempts == 1)
     }
 
     @Test func badCommitParametersAreRefusedByName() throws {
         let server = try TestServer()
-        for name in ["base", "after", "tip"] {
+        for name in ["base", "after", "mergeBase"] {
             let reply = try server.client.get("/v1/projects/app/diff?head=\(HistoryFixture.sha(1))&\(name)=nope")
             #expect(reply.status == 400)
             #expect(reply.text.contains("\(name): expected a 40-digit hex commit id"))

@@ -33,7 +33,6 @@ import LeakStore
         #expect(comparison.compared == sha(1))
         #expect(comparison.distance == 1)
         #expect(comparison.after == sha(3))
-        #expect(comparison.tip == sha(4))
         #expect(!comparison.onBaseBranch)
     }
 

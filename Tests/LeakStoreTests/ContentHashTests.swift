@@ -31,6 +31,13 @@ struct ContentHashTests {
         #expect(RetainPathJSON.steps(text) == steps)
         #expect(RetainPathJSON.text([RetainPathStep(holder: "A", property: "b", kind: .strong)])
                 == #"[{"holder":"A","kind":"strong","property":"b"}]"#)
+        // A step not proven strong says so; a row stored before that member existed reads as proven.
+        let possible = [RetainPathStep(holder: "A", property: "b", kind: .closure, isPossible: true)]
+        #expect(RetainPathJSON.text(possible) == #"[{"holder":"A","kind":"closure","possible":true,"property":"b"}]"#)
+        #expect(RetainPathJSON.steps(RetainPathJSON.text(possible)) == possible)
+        #expect(RetainPathJSON.steps(#"[{"possible" : false, "holder":"A","kind":"closure","property":"b"}]"#)
+                == [RetainPathStep(holder: "A", property: "b", kind: .closure)])
+        #expect(try JSONDecoder().decode([RetainPathStep].self, from: Data(RetainPathJSON.text(possible).utf8)) == possible)
     }
 
     /// The reader by hand answers as `JSONDecoder` does: what `JSONEncoder` wrote (slashes

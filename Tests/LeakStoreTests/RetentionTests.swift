@@ -13,7 +13,7 @@ struct RetentionTests {
         let project = AnswerHistory.project, now = Date(timeIntervalSince1970: 1_900_000_000)
         for (index, head) in history.commits.enumerated() where index > 0 {
             let diff = try store.diff(project: project, base: history.commits[index - 1], head: head, environment: "linux",
-                                      mergeBase: nil, after: nil, tip: nil, now: now)
+                                      mergeBase: nil, after: nil, now: now)
             lines.append("diff \(index): " + diff.leaks.entries.map { "\($0.category) \($0.scenario) \($0.type) \($0.firstSeen ?? "-")" }
                 .joined(separator: ", "))
         }

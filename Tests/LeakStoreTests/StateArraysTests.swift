@@ -86,8 +86,7 @@ struct StateArraysTests {
         try byKey("SELECT id FROM leak_keys", 2, 1, 12)
 
         // The reads a diff makes through `ProjectHistory` (the keys as one array parameter, their
-        // states added up by the reader; the keys that leaked in a span with their states in one
-        // statement) against the rows.
+        // states and run counts added up by the reader) against the rows.
         var keysByID: [Int64: KeyIDs] = [:]
         try db.query("SELECT id, scenario_id, type_id FROM leak_keys", []) {
             keysByID[$0.int64(at: 0)] = KeyIDs(scenarioID: $0.int64(at: 1), typeID: $0.int64(at: 2))
@@ -114,12 +113,17 @@ struct StateArraysTests {
                 }
                 return rows
             }
+            func expectedCounts(_ keys: Set<KeyIDs>) -> [KeyIDs: [[Int32]?]] {
+                expectedGrid(keys).keys.reduce(into: [:]) { rows, ids in
+                    rows[ids] = commits.sorted().map { commit in
+                        states[ids]?[commit].flatMap { $0.checked > 0 ? [Int32($0.checked - $0.errors), Int32($0.leaked)] : nil }
+                    }
+                }
+            }
             let environment = environmentID == 1 ? "linux" : "macos"
-            #expect(try history.keyStates(keys, environment: environment, at: commits).rows == expectedGrid(keys))
-            let leaked = keys.filter { ids in (states[ids] ?? [:]).contains { $0.key >= low && $0.key <= high && $0.value.leaked > 0 } }
-            let (found, grid) = try history.leakingKeyStates(keys, environment: environment, at: commits)
-            #expect(found == leaked, "keys that leaked at commits \(low)...\(high) in \(environment)")
-            #expect(grid.rows == expectedGrid(leaked))
+            let grid = try history.keyStates(keys, environment: environment, at: commits)
+            #expect(grid.rows.mapValues { $0.map { $0?.state } } == expectedGrid(keys), "commits \(low)...\(high) in \(environment)")
+            #expect(grid.rows.mapValues { $0.map { $0.map { [$0.runs, $0.leakedRuns] } } } == expectedCounts(keys))
         }
     }
 

@@ -35,7 +35,7 @@ import LeakReport
             leak("CoordinatorTests/push()", "App.Coordinator", fingerprint: "fp-cycle", file: cycleFile, line: 40),
             leak("ProfileTests/open()", "App.ViewModel", fingerprint: "fp-cycle", file: cycleFile, line: 50),
             leak("ProfileTests/close()", "App.ViewModel", fingerprint: "fp-cycle", file: cycleFile, line: 60),
-            leak("SearchTests/type()", "App.SearchModel", fingerprint: "fp-search", line: 7),
+            leak("SearchTests/type()", "App.SearchModel", fingerprint: "fp-search", line: 7, path: Self.possiblePath),
             leak("LoaderTests/load()", "App.ImageLoader", fingerprint: "fp-loader", line: 8),
             leak("TimerTests/tick()", "App.Ticker", fingerprint: "fp-ticker", line: 9),
             check("CacheTests/fill()", "App.ImageCache", .deallocated),
@@ -149,6 +149,42 @@ import LeakReport
         #expect(note["expired"] as? Bool == true)
         #expect(note["createdBy"] as? String == "ana@example.com")
         #expect((object["entries"] as? [Any])?.count == 9)
+    }
+
+    /// A path read partly without types: uploaded, stored and answered with its step marked, and
+    /// printed by every format as the test's message prints it.
+    static let possiblePath = [
+        RetainPathStep(holder: "App.SearchModel", property: "query", kind: .strong),
+        RetainPathStep(holder: "RxSwift.(unknown context at $7f3a).PublishSubject<Swift.String>", property: "observers._value0",
+                       kind: .closure, isPossible: true),
+    ]
+    static let possibleText = "SearchModel.query → PublishSubject<String>.observers._value0 (closure) → captures SearchModel "
+        + "(possible: PublishSubject<String>.observers._value0 is not proven to hold it strongly)"
+
+    @Test func aPossiblePathIsShownMarkedInEveryFormat() throws {
+        #expect(RetainPathStep.readable(Self.possiblePath, leakedType: "App.SearchModel") == Self.possibleText)
+        let text = try diff("text")
+        #expect(text.stdout.contains("retain path: " + Self.possibleText), "\(text.stdout)")
+        let markdown = try diff("markdown")
+        #expect(markdown.stdout.contains("`" + Self.possibleText + "`"))
+        let github = try diff("github")
+        #expect(github.stdout.contains("Retain path: " + Self.possibleText + "."))
+        let json = try diff("json")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let group = try #require((object["groups"] as? [[String: Any]])?.first { $0["fingerprint"] as? String == "fp-search" })
+        let steps = try #require(group["retainPath"] as? [[String: Any]])
+        #expect(steps.map { $0["possible"] as? Bool } == [nil, true])
+        let sarif = try diff("sarif")
+        let log = try #require(try JSONSerialization.jsonObject(with: Data(sarif.stdout.utf8)) as? [String: Any])
+        let results = try #require((log["runs"] as? [[String: Any]])?.first?["results"] as? [[String: Any]])
+        let search = try #require(results.first { ($0["partialFingerprints"] as? [String: String])?["leakFingerprint/v1"] == "fp-search" })
+        #expect((search["message"] as? [String: Any])?["text"] as? String == "New leak: App.SearchModel in SearchTests/type(). Retain path: \(Self.possibleText).")
+        let flow = try #require((search["codeFlows"] as? [[String: Any]])?.first)
+        #expect((flow["message"] as? [String: Any])?["text"] as? String == "Possible retain path")
+        let locations = try #require((flow["threadFlows"] as? [[String: Any]])?.first?["locations"] as? [[String: Any]])
+        #expect(locations.map { (($0["location"] as? [String: Any])?["message"] as? [String: Any])?["text"] as? String } == [
+            "SearchModel.query", "PublishSubject<String>.observers._value0 (closure) (possible)", "captures SearchModel",
+        ])
     }
 
     @Test func sarifPassesThePublishedSchemaWithOneResultPerNewRootCause() throws {

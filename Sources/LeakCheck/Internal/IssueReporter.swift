@@ -9,19 +9,29 @@ import XCTest
 /// Records a failure or a warning at the caller's location, in whichever test framework is
 /// running: Swift Testing when there is a current test, else the XCTest case that made the
 /// check, else standard error (a check outside any test).
+///
+/// Swift Testing's warnings and issue handlers need Swift 6.3 (`Issue.record(_:severity:…)`,
+/// `Issue.isFailure`, `IssueHandlingTrait` in 6.2); the package's floor is Swift 6.1. Below 6.3 a
+/// warning goes to standard error, a leak is always an error (a warning on standard error in
+/// report-only mode) and never counted as known. `make portable` compiles that fallback here
+/// (`LEAKHISTORY_PORTABLE_CHECK`), and `ToolchainFloorTests` finds newer APIs left unguarded.
 enum IssueReporter {
     enum Severity { case warning, error }
 
     static func record(_ message: String, severity: Severity, at location: CallerLocation, in testCase: AnyObject? = nil) {
         #if canImport(Testing)
         if Test.current != nil {
-            Issue.record(
-                Comment(rawValue: message),
-                severity: severity == .error ? .error : .warning,
-                sourceLocation: SourceLocation(
-                    fileID: location.fileID, filePath: location.filePath,
-                    line: location.line, column: location.column))
+            let sourceLocation = SourceLocation(
+                fileID: location.fileID, filePath: location.filePath, line: location.line, column: location.column)
+            #if compiler(>=6.3) && !LEAKHISTORY_PORTABLE_CHECK
+            Issue.record(Comment(rawValue: message), severity: severity == .error ? .error : .warning, sourceLocation: sourceLocation)
             return
+            #else
+            if severity == .error {
+                Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
+                return
+            }
+            #endif
         }
         #endif
         switch severity {
@@ -38,7 +48,7 @@ enum IssueReporter {
         _ message: String, at location: CallerLocation, in testCase: AnyObject? = nil,
         isolation: isolated (any Actor)? = #isolation
     ) async -> Bool {
-        #if canImport(Testing)
+        #if canImport(Testing) && compiler(>=6.3) && !LEAKHISTORY_PORTABLE_CHECK
         if let test = Test.current {
             return await recordLeakInSwiftTesting(message, at: location, in: test)
         }
@@ -57,7 +67,7 @@ enum IssueReporter {
         }
     }
 
-    #if canImport(Testing)
+    #if canImport(Testing) && compiler(>=6.3) && !LEAKHISTORY_PORTABLE_CHECK
     /// Records the leak as an error under an issue handler of our own: Swift Testing marks an
     /// issue known while recording it (when a `withKnownIssue` matcher takes it), before any
     /// handler sees it, and `Issue.isFailure` is false for a known error. The handler reads that,
@@ -90,15 +100,7 @@ enum IssueReporter {
     private static func recordXCTestFailure(_ message: String, at location: CallerLocation, in testCase: AnyObject?) {
         #if canImport(XCTest)
         if let testCase = testCase as? XCTestCase {
-            #if os(Linux) || os(Windows)
-            testCase.recordFailure(
-                withDescription: message, inFile: location.filePath, atLine: location.line, expected: true)
-            #else
-            testCase.record(XCTIssue(
-                type: .assertionFailure, compactDescription: message,
-                sourceCodeContext: XCTSourceCodeContext(
-                    location: XCTSourceCodeLocation(filePath: location.filePath, lineNumber: location.line))))
-            #endif
+            testCase.recordLeakCheckFailure(message, at: location)
             return
         }
         #endif

@@ -60,6 +60,21 @@ extension LeakDiff.Entry {
         json.object { json in
             json.member("baseStateFrom", baseStateFrom)
             json.member("category", category.rawValue)
+            if let evidence {
+                json.key("evidence")
+                json.object { json in
+                    json.member("commitsLookedAt", evidence.commitsLookedAt)
+                    json.member("confirmedAtHead", evidence.confirmedAtHead)
+                    json.member("headAttempts", evidence.headAttempts)
+                    json.member("headLeakedAttempts", evidence.headLeakedAttempts)
+                    json.member("headLeakedRuns", evidence.headLeakedRuns)
+                    json.member("headRuns", evidence.headRuns)
+                    json.member("recentLeakedRuns", evidence.recentLeakedRuns)
+                    json.member("recentRuns", evidence.recentRuns)
+                    json.member("sinceChange", evidence.sinceChange)
+                    json.member("summary", evidence.summary)
+                }
+            }
             json.member("file", file)
             json.member("fingerprint", fingerprint)
             json.member("firstSeen", firstSeen)
@@ -73,6 +88,7 @@ extension LeakDiff.Entry {
                         json.object { json in
                             json.member("holder", step.holder)
                             json.member("kind", step.kind.rawValue)
+                            if step.isPossible { json.member("possible", true) }
                             json.member("property", step.property)
                         }
                     }

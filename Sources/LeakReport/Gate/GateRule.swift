@@ -4,9 +4,11 @@ import Foundation
 /// `new` leak (fails the build) or `flaky` (the key's own intermittence explains it).
 ///
 /// 1. Not confirmed at head (a run or an attempt there released it): flaky, whatever the history.
-/// 2. The measured stretch is the history after the most recent *held leak* (`heldLeakCommits`
-///    commits in a row that leaked in every run: a real leak, whose end was a fix). The key's
-///    rate is measured over that stretch from its oldest leak there on, in runs.
+/// 2. A leak seen in every run of the newest commits up to the head (a pull request's earlier
+///    commits) is the head's leak holding, not evidence of intermittence: the key's history is
+///    read before it. The measured stretch is that history after the most recent *held leak*
+///    (`heldLeakCommits` commits in a row that leaked in every run: a real leak, whose end was a
+///    fix). The key's rate is measured over that stretch from its oldest leak there on, in runs.
 /// 3. Evidence that a key leaking at that rate would produce only with a chance below
 ///    `implausibleChance` is not its intermittence: clean in so many runs since its last leak
 ///    that it would almost surely have leaked means its intermittence ended (rate 0); a head
@@ -68,6 +70,8 @@ public enum GateRule {
         var cleanRuns = 0
         /// Commits back to the newest commit of the held leak, if any.
         var sinceChange: Int?
+        /// The newest commits, up to the head, that leaked in every run: the head's leak holding.
+        var heldToHead = 0
 
         var rate: Double { runs == 0 ? 0 : Double(leakedRuns) / Double(runs) }
 
@@ -75,9 +79,10 @@ public enum GateRule {
         var ended: Bool { leakedRuns > 0 && pow(1 - rate, Double(cleanRuns)) < GateRule.implausibleChance }
 
         init(_ history: [KeyEvidence.RunTally]) {
+            heldToHead = history.prefix { $0.leakedInEveryRun }.count
             var end = history.count
             var streak = 0
-            for (index, tally) in history.enumerated() {
+            for (index, tally) in history.enumerated().dropFirst(heldToHead) {
                 streak = tally.leakedInEveryRun ? streak + 1 : 0
                 if streak == GateRule.heldLeakCommits {
                     end = index - streak + 1
@@ -85,7 +90,7 @@ public enum GateRule {
                     break
                 }
             }
-            let window = history[..<end]
+            let window = history[heldToHead..<max(end, heldToHead)]
             guard let oldestLeak = window.lastIndex(where: { $0.leakedRuns > 0 }) else {
                 runs = window.reduce(0) { $0 + $1.runs }
                 return
@@ -107,13 +112,14 @@ public enum GateRule {
                 ? "leaked in \(key.headLeakedAttempts) of \(key.headAttempts) attempts: intermittent at head"
                 : "leaked in \(key.headLeakedRuns) of \(key.headRuns) runs at head: intermittent at head"
         }
-        let atHead = byAttempts ? "leaked in \(key.headLeakedAttempts) of \(key.headAttempts) attempts at head"
+        let heldToHead = stretch.heldToHead == 0 ? "" : " and in every run of the \(stretch.heldToHead) commits before"
+        let atHead = (byAttempts ? "leaked in \(key.headLeakedAttempts) of \(key.headAttempts) attempts at head"
             : key.headRuns > 1 ? "leaked in \(key.headLeakedRuns) of \(key.headRuns) runs at head"
-            : "leaked at head"
+            : "leaked at head") + heldToHead
         let confirmed = byAttempts ? "confirmed in \(key.headLeakedAttempts) of \(key.headAttempts) attempts"
             : key.headRuns > 1 ? "confirmed in \(key.headLeakedRuns) of \(key.headRuns) runs"
             : "leaked at head"
-        if key.history.isEmpty { return "\(atHead); no earlier run checked it" }
+        if stretch.runs == 0 { return "\(atHead); no earlier run checked it" }
         let heldLeak = stretch.sinceChange.map { " since a held leak ended \($0) commits back" } ?? ""
         if stretch.leakedRuns == 0 { return "\(atHead); 0 of the last \(stretch.runs) runs leaked\(heldLeak)" }
         let rate = percent(stretch.rate), runs = "its last \(stretch.runs) runs"

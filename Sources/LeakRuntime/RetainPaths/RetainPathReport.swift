@@ -17,25 +17,30 @@ public struct RetainPathReport: Sendable, Hashable {
         /// The path leads from a global or static variable of the process (its first step has
         /// the kind `global`).
         case global
-        /// No path was found.
+        /// No path was found, not even a possible one.
         case none
     }
 
-    /// The shortest path back to the object (a cycle) or from a root; nil if none was found.
-    /// Holders are module-qualified.
+    /// The shortest path back to the object (a cycle) or from a root, proven if one was found,
+    /// else a possible one (steps not proven strong are `isPossible`): one read partly from memory
+    /// without types, or the path to the first suspect. Nil if neither was found. Holders are
+    /// module-qualified.
     public var steps: [RetainPathStep]?
     public var origin: Origin
-    /// When no path was found: the stored closures, tasks and dispatch sources on the object and
-    /// on objects it reaches that may hold something strongly, each as a sentence.
+    /// When no path was proven or read from memory: the stored closures, tasks and dispatch
+    /// sources on the object and on objects it reaches that may hold something strongly, each as
+    /// a sentence. The first is also `steps`' last step, a possible one.
     public var suspects: [String]
-    /// The bound the search reached, if any: `stopped after 100000 objects`, `stopped at depth 12`.
+    /// The bound the search reached, when no proven path was found: `stopped after 100000
+    /// objects`, `stopped at depth 12`, `stopped the backward scan of memory at depth 8`.
     public var limitReached: String?
     /// True when a path was found and every reference on it was read with its type (so each is
-    /// known to be strong); false for a possible path, found partly by reading memory without
-    /// types (`readable` says so), and when no path was found.
+    /// known to be strong); false for a possible path (`readable` says so) and when no path was
+    /// found.
     public var isProven: Bool
-    /// The path or the suspects, for failure messages, the same words the CLI and the dashboard
-    /// print (`RetainPathStep.readable`); short type names.
+    /// The path, for failure messages, in the words the CLI and the dashboard print
+    /// (`RetainPathStep.readable`), then the other suspects and the bound the search reached, if
+    /// any; short type names.
     public var readable: String
     /// The `LeakFingerprint` of the type and the normalised path, or of the type and the
     /// suspects when there is no path.
@@ -55,10 +60,4 @@ public struct RetainPathReport: Sendable, Hashable {
         self.readable = readable
         self.fingerprint = fingerprint
     }
-}
-
-extension RetainPathReport {
-    /// What a report line's `retainPath` carries: the steps of a proven path only. A possible
-    /// path is in the message (`readable`), labelled so, not in the report's path.
-    package var reportedSteps: [RetainPathStep]? { isProven ? steps : nil }
 }

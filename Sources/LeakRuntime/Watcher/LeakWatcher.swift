@@ -70,6 +70,15 @@ public final class LeakWatcher: Sendable {
         public mutating func writeReport(to writer: NDJSONWriter) {
             report = { record in try? writer.append(record) }
         }
+
+        /// Sends each finding to `uploader` as well, after wherever `report` sends it now.
+        public mutating func upload(to uploader: LeakUploader) {
+            let report = self.report
+            self.report = { record in
+                report?(record)
+                uploader.record(record)
+            }
+        }
     }
 
     public let configuration: Configuration
@@ -223,7 +232,7 @@ public final class LeakWatcher: Sendable {
         let record = CheckRecord(
             scenario: entry.scenario, file: entry.location.reportedFile, line: entry.location.line, type: entry.typeName,
             outcome: .leaked, waitedMs: entry.millisecondsWatched(at: now), timeoutMs: timeoutMs,
-            lifecycle: "watcher", retainPath: path?.reportedSteps, fingerprint: path?.fingerprint,
+            lifecycle: "watcher", retainPath: path?.steps, fingerprint: path?.fingerprint,
             message: message, source: .watcher
         )
         return LeakWatcherFinding(kind: .leak, record: record, retainPath: path)
@@ -255,7 +264,7 @@ public final class LeakWatcher: Sendable {
         let record = CheckRecord(
             scenario: entry.scenario, file: entry.location.reportedFile, line: entry.location.line, type: entry.typeName,
             outcome: .leaked, waitedMs: entry.millisecondsWatched(at: now), timeoutMs: timeoutMs,
-            lifecycle: "watcher-budget", retainPath: path?.reportedSteps, fingerprint: path?.fingerprint,
+            lifecycle: "watcher-budget", retainPath: path?.steps, fingerprint: path?.fingerprint,
             message: message, source: .watcher
         )
         return LeakWatcherFinding(kind: .budgetExceeded(budget), record: record, retainPath: path)

@@ -132,11 +132,12 @@ enum DashboardPage {
         count > 0 ? "<span class=\"leak\">\(count)</span>" : "\(count)"
     }
 
-    /// A retain path as a compact chain (`Coordinator.children[0] → Store.cache → Cache`), or
-    /// a muted note when none was reported.
-    static func retainPath(_ path: String?) -> HTML {
+    /// A retain path as a compact chain (`Coordinator.children[0] → Store.cache → Cache`), as
+    /// `RetainPathStep.readable` prints it (a possible one says so, and is drawn muted), or a
+    /// muted note when none was reported.
+    static func retainPath(_ path: String?, proven: Bool = true) -> HTML {
         guard let path, !path.isEmpty else { return "<span class=\"note\">none reported</span>" }
-        return "<span class=\"chain\">\(path)</span>"
+        return proven ? "<span class=\"chain\">\(path)</span>" : "<span class=\"chain possible\">\(path)</span>"
     }
 
     /// `file.swift:42` on one line, the full path in its title.
@@ -192,10 +193,11 @@ enum DashboardPage {
         th{font-weight:600;color:var(--muted);font-size:.85rem;white-space:nowrap}
         td .sha,td time,.where,.fingerprint{white-space:nowrap}
         .chain{font-family:ui-monospace,monospace;font-size:.85rem}
+        .chain.possible{font-style:italic;color:var(--muted)}
         details summary{cursor:pointer;color:var(--muted);font-size:.85rem}
         details pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:.85rem;margin:.3rem 0;padding:.4rem;background:var(--card)}
         details ul{margin:.3rem 0;padding-left:1.2rem}
-        .covered{font-size:.85rem;margin:.2rem 0 0}
+        .covered,.evidence{font-size:.85rem;margin:.2rem 0 0}
         table.cards td:first-child{min-width:12rem}
         @media (max-width:48rem){
         table.cards,table.cards tbody,table.cards tr{display:block;width:100%}

@@ -41,7 +41,7 @@ enum DiffPage {
         let compared = comparison.compared ?? comparison.mergeBase ?? base
         // No base with data: the head's leaks, unverified — as the CLI lists them.
         let diff = try store.diff(project: project, base: comparison.compared, head: head, environment: scope.environment,
-                                  after: comparison.after, tip: comparison.tip)
+                                  after: comparison.after)
         let groups = LeakGroup.grouping(diff.leaks.entries)
 
         // New, persisting and fixed always; the other categories when they hold something.
@@ -133,10 +133,12 @@ enum DiffPage {
             "<p class=\"covered\">Leaks on the base branch at \(DashboardPage.commitLink($0, links: links))</p>"
         } ?? ""
         let firstSeen: HTML = group.firstSeen.map { DashboardPage.commitLink($0, links: links) } ?? "<span class=\"note\">—</span>"
+        // The gate's verdict explains itself beside the leak (`LeakDiff.Entry.evidence`).
+        let evidence: HTML = group.evidence.map { "<p class=\"evidence\" data-evidence>Why \(group.category.rawValue): \($0.summary)</p>" } ?? ""
         return DashboardPage.Row(
             "data-category=\"\(group.category.rawValue)\" data-fingerprint=\"\(group.fingerprint)\" data-type=\"\(group.types.joined(separator: " "))\"",
             GroupCells.cells(group, links: links, branch: scope.branch, environment: scope.environment,
-                             notes: "\(suppression(group.suppression))\(inherited)") + [firstSeen])
+                             notes: "\(evidence)\(suppression(group.suppression))\(inherited)") + [firstSeen])
     }
 
     /// The rule next to what it covers, or the lapsed rule next to the leak it no longer hides.

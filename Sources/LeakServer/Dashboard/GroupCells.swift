@@ -22,7 +22,8 @@ enum GroupCells {
         let message: HTML = group.message.map { "<details><summary>Message</summary><pre>\($0)</pre></details>" } ?? ""
         return [
             "\(types) \(DashboardPage.fingerprint(group.fingerprint))\(notes)\(message)", scenarios,
-            DashboardPage.place(file: group.file, line: group.line), DashboardPage.retainPath(group.readablePath),
+            DashboardPage.place(file: group.file, line: group.line),
+            DashboardPage.retainPath(group.readablePath, proven: RetainPathStep.isProven(group.retainPath ?? [])),
         ]
     }
 }

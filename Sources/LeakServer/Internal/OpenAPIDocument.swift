@@ -74,7 +74,8 @@ enum OpenAPIDocument {
         "properties": {
           "holder": { "type": "string", "maxLength": 1024 },
           "property": { "type": "string", "maxLength": 1024 },
-          "kind": { "enum": ["strong", "closure", "capture", "global", "task", "collection", "unknown"] }
+          "kind": { "enum": ["strong", "closure", "capture", "global", "task", "collection", "unknown"] },
+          "possible": { "type": "boolean", "description": "The reference is not proven strong: the path is a possible one. Absent on proven steps." }
         }
       },
       "Check": {
@@ -97,7 +98,7 @@ enum OpenAPIDocument {
           "source": { "enum": ["test", "watcher"] },
           "knownIssue": { "type": "boolean", "description": "The check leaked inside withKnownIssue: a known leak, not failing a diff." },
           "attempts": { "type": "integer", "minimum": 1, "maximum": 2147483647, "description": "How many times the check ran with fresh objects (its confirmation attempts); absent means 1." },
-          "leakedAttempts": { "type": "integer", "minimum": 0, "maximum": 2147483647, "description": "How many attempts leaked, at most attempts (at least 1 on a leaked check); absent means all of them for a leaked check, else 0. Fewer than attempts on a leaked check: intermittent at its source." }
+          "leakedAttempts": { "type": "integer", "minimum": 0, "maximum": 2147483647, "description": "How many attempts leaked, at most attempts (at least 1 on a leaked check); absent means all of them for a leaked check, else 0. Fewer than attempts on a leaked check: intermittent at its source. A check of another outcome with leaked attempts is stored as a leak not confirmed at head." }
         }
       },
       "Run": {
@@ -218,7 +219,25 @@ enum OpenAPIDocument {
           "suppressedBecause": { "type": "string" },
           "inheritedFrom": { "type": "string", "description": "For inherited: the base branch's commit after the merge-base that shows the key leaking." },
           "baseStateFrom": { "type": "string", "description": "When the base did not check the key or only errored: the first-parent ancestor whose state stood in." },
-          "suppression": { "$ref": "#/components/schemas/SuppressionNote" }
+          "suppression": { "$ref": "#/components/schemas/SuppressionNote" },
+          "evidence": { "$ref": "#/components/schemas/GateEvidence" }
+        }
+      },
+      "GateEvidence": {
+        "type": "object",
+        "description": "Why the gate called a key new or flaky: on every entry it judged (leaked or flaky at head, not leaked at base).",
+        "required": ["confirmedAtHead", "headRuns", "headLeakedRuns", "headAttempts", "headLeakedAttempts", "recentRuns", "recentLeakedRuns", "commitsLookedAt", "summary"],
+        "properties": {
+          "confirmedAtHead": { "type": "boolean", "description": "No run and no attempt at head released the key." },
+          "headRuns": { "type": "integer", "minimum": 0, "description": "Runs at head that checked the key." },
+          "headLeakedRuns": { "type": "integer", "minimum": 0 },
+          "headAttempts": { "type": "integer", "minimum": 0, "description": "Attempts over those runs; a check without attempts counts one." },
+          "headLeakedAttempts": { "type": "integer", "minimum": 0 },
+          "recentRuns": { "type": "integer", "minimum": 0, "description": "The runs along the head's ancestry the key's rate was measured over." },
+          "recentLeakedRuns": { "type": "integer", "minimum": 0 },
+          "commitsLookedAt": { "type": "integer", "minimum": 0, "description": "Commits along the head's ancestry that checked the key and were read." },
+          "sinceChange": { "type": "integer", "minimum": 0, "description": "Commits back to where the measured stretch starts (a held leak ended there); absent when the whole window counts." },
+          "summary": { "type": "string", "description": "One sentence a person can check, e.g. \"leaked in 3 of 3 attempts at head; 0 of the last 412 runs leaked\"." }
         }
       },
       "SuppressionNote": {
@@ -473,7 +492,7 @@ enum OpenAPIDocument {
         "operationId": "diff",
         "summary": "Every leak key classified between base and head: new, fixed, persisting, flaky, notRun, lateRelease, suppressed, inherited, known; without base, every leak at head as unverified. Needs a token only when the server sets requireReadToken.",
         "security": [{}, { "bearer": [] }],
-        "parameters": [{ "$ref": "#/components/parameters/project" }, { "name": "base", "in": "query", "required": false, "description": "The base commit; without it there is nothing to compare with.", "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" } }, { "name": "head", "in": "query", "required": true, "description": "The head commit.", "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" } }, { "name": "tip", "in": "query", "required": false, "description": "The base branch's newest upload: the window that shows intermittence starts there instead of at the base.", "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" } }, { "name": "mergeBase", "in": "query", "required": false, "description": "Where the client's base search started; when the base is another commit, the base fell back past commits without uploads. Without it, a given after implies a fallback.", "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" } }, { "name": "after", "in": "query", "required": false, "description": "The base branch's nearest upload after the merge-base: would-be-new keys leaking there are inherited where the base's data ran out (the base fell back, or did not check the key).", "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" } }, { "$ref": "#/components/parameters/environment" }],
+        "parameters": [{ "$ref": "#/components/parameters/project" }, { "name": "base", "in": "query", "required": false, "description": "The base commit; without it there is nothing to compare with.", "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" } }, { "name": "head", "in": "query", "required": true, "description": "The head commit.", "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" } }, { "name": "mergeBase", "in": "query", "required": false, "description": "Where the client's base search started; when the base is another commit, the base fell back past commits without uploads. Without it, a given after implies a fallback.", "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" } }, { "name": "after", "in": "query", "required": false, "description": "The base branch's nearest upload after the merge-base: would-be-new keys leaking there are inherited where the base's data ran out (the base fell back, or did not check the key).", "schema": { "type": "string", "pattern": "^[0-9a-fA-F]{40}$" } }, { "$ref": "#/components/parameters/environment" }],
         "responses": {
           "200": { "description": "The answer.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Diff" } } } },
           "400": { "$ref": "#/components/responses/Error" },

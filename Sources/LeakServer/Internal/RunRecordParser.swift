@@ -159,18 +159,19 @@ struct RunRecordParser {
     }
 
     private mutating func step() throws -> RetainPathStep {
-        var holder: String?, property: String?, kind: RetainPathStep.Kind?
+        var holder: String?, property: String?, kind: RetainPathStep.Kind?, possible: Bool?
         var unknown: [Key] = []
         try object { key, parser in
             switch key {
             case "holder": try Self.once(&holder, try parser.string())
             case "property": try Self.once(&property, try parser.string())
             case "kind": try Self.once(&kind, try RetainPathStep.Kind(rawValue: parser.string()).orGiveUp())
+            case "possible": try Self.once(&possible, try parser.boolean())
             default: try parser.skipUnknown(key, &unknown)
             }
         }
         guard let holder, let property, let kind else { throw GiveUp() }
-        return RetainPathStep(holder: holder, property: property, kind: kind)
+        return RetainPathStep(holder: holder, property: property, kind: kind, isPossible: possible ?? false)
     }
 
     /// A schema the parser reads, with the spellings of its tag inside a JSON string, made once:

@@ -2,11 +2,11 @@ import Foundation
 import LeakReport
 import LeakStore
 
-/// `GET /v1/projects/{project}/diff?base=&head=&environment=&mergeBase=&after=&tip=`: every leak key classified
+/// `GET /v1/projects/{project}/diff?base=&head=&environment=&mergeBase=&after=`: every leak key classified
 /// between the two commits. A commit with no usable runs is a side with `runs: 0`; without
 /// `base`, every leak at head is unverified. `after` is the base branch's nearest upload after
-/// `mergeBase` (its leaks are inherited where the base's data ran out); `tip` its newest upload,
-/// where the flaky window starts.
+/// `mergeBase` (its leaks are inherited where the base's data ran out). Each new and flaky entry
+/// carries the gate's evidence (`LeakDiff.Entry.evidence`).
 enum DiffRoute {
     @Sendable
     static func handle(_ request: Request, _ context: RequestContext) throws -> any ResponseGenerator {
@@ -14,11 +14,10 @@ enum DiffRoute {
         let base = try request.query["base"].map { try QueryInput.commit($0, field: "base") }
         let head = try QueryInput.commit(request.query["head"], field: "head")
         let after = try request.query["after"].map { try QueryInput.commit($0, field: "after") }
-        let tip = try request.query["tip"].map { try QueryInput.commit($0, field: "tip") }
         let mergeBase = try request.query["mergeBase"].map { try QueryInput.commit($0, field: "mergeBase") }
         let environment = try QueryInput.environment(request)
         let diff = try context.store.diff(project: project, base: base, head: head, environment: environment,
-                                          mergeBase: mergeBase, after: after, tip: tip)
+                                          mergeBase: mergeBase, after: after)
         return Response.json(written: DiffResponse(project: project, environment: environment, diff).json())
     }
 }

@@ -91,18 +91,7 @@ extension KeyStateStore {
     /// `states` in commit order, those of one commit merged: what `history` promises, from rows
     /// an engine hands over in whatever order it stored them.
     static func inCommitOrder(_ states: [(commitID: Int64, tally: KeyTally)]) -> [(commitID: Int64, tally: KeyTally)] {
-        guard !zip(states, states.dropFirst()).allSatisfy({ $0.commitID < $1.commitID }) else { return states }
-        let sorted = states.sorted { $0.commitID < $1.commitID }
-        var merged: [(commitID: Int64, tally: KeyTally)] = []
-        merged.reserveCapacity(sorted.count)
-        for next in sorted {
-            if let last = merged.last, last.commitID == next.commitID {
-                merged[merged.count - 1].tally.merge(next.tally)
-            } else {
-                merged.append(next)
-            }
-        }
-        return merged
+        KeyTally.mergedInOrder(states, by: { $0.commitID }) { $0.tally.merge($1.tally) }
     }
 }
 

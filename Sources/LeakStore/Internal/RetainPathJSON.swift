@@ -2,7 +2,9 @@ import Foundation
 import LeakReport
 
 /// A retain path as the JSON text stored in `checks.retain_path`:
-/// `[{"holder":"App.Coordinator","kind":"collection","property":"children[0]"}]`.
+/// `[{"holder":"App.Coordinator","kind":"collection","property":"children[0]"}]`, with
+/// `"possible":true` after the kind on a step not proven strong (rows stored before that member
+/// existed hold proven paths only, and read so).
 /// Written by hand because it runs once per check on the ingest path, and read by hand because a
 /// diff reads it once per leak it shows.
 enum RetainPathJSON {
@@ -14,6 +16,7 @@ enum RetainPathJSON {
             appendString(step.holder, to: &out)
             out += ",\"kind\":"
             appendString(step.kind.rawValue, to: &out)
+            if step.isPossible { out += ",\"possible\":true" }
             out += ",\"property\":"
             appendString(step.property, to: &out)
             out += "}"
@@ -70,9 +73,15 @@ enum RetainPathJSON {
 
         private mutating func step() -> RetainPathStep? {
             guard take(UInt8(ascii: "{")) else { return nil }
-            var holder: String?, property: String?, kind: RetainPathStep.Kind?
+            var holder: String?, property: String?, kind: RetainPathStep.Kind?, possible = false
             repeat {
-                guard let name = string(), take(UInt8(ascii: ":")), let value = string() else { return nil }
+                guard let name = string(), take(UInt8(ascii: ":")) else { return nil }
+                if name == "possible" {
+                    guard let value = boolean() else { return nil }
+                    possible = value
+                    continue
+                }
+                guard let value = string() else { return nil }
                 switch name {
                 case "holder": holder = value
                 case "property": property = value
@@ -83,7 +92,7 @@ enum RetainPathJSON {
                 }
             } while take(UInt8(ascii: ","))
             guard take(UInt8(ascii: "}")), let holder, let property, let kind else { return nil }
-            return RetainPathStep(holder: holder, property: property, kind: kind)
+            return RetainPathStep(holder: holder, property: property, kind: kind, isPossible: possible)
         }
 
         /// A string literal: runs of bytes taken as they are, between escapes.
@@ -125,6 +134,16 @@ enum RetainPathJSON {
             at += 1
             skipSpace()
             return out
+        }
+
+        /// `true` or `false`, and the white space after it.
+        private mutating func boolean() -> Bool? {
+            for (word, value) in [("true", true), ("false", false)] where bytes[at...].starts(with: word.utf8) {
+                at += word.utf8.count
+                skipSpace()
+                return value
+            }
+            return nil
         }
 
         private mutating func hex4() -> UInt32? {

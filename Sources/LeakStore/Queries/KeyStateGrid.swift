@@ -1,15 +1,30 @@
 import LeakReport
 
 /// Keys' states at a set of commits, as `ProjectHistory.keyStates` reads them: a row per key,
-/// a column per commit. A diff reads a hundred keys along the same lines of several hundred
-/// commits: each line's columns are found once (`columns(of:)`), then every key's states along
-/// it are array reads, not a dictionary of dictionaries probed per key and commit.
+/// a column per commit, each cell the key's state there and the runs it rests on. A diff reads a
+/// hundred keys along the same lines of several hundred commits: each line's columns are found
+/// once (`columns(of:)`), then every key's states along it are array reads, not a dictionary of
+/// dictionaries probed per key and commit.
 struct KeyStateGrid {
     /// The columns: the commits asked about, ascending.
     let commits: [Int64]
-    /// Each key's state in every column (nil: not checked there); a key checked at none of the
+    /// Each key's cell in every column (nil: not checked there); a key checked at none of the
     /// commits has no row.
-    var rows: [KeyIDs: [KeyState?]] = [:]
+    var rows: [KeyIDs: [Cell?]] = [:]
+
+    /// A key at one commit: its state (`KeyTally.state`), and the runs that checked it with an
+    /// answer (not an error) and those that leaked it, as `KeyEvidence.RunTally` counts them.
+    struct Cell {
+        var runs: Int32
+        var leakedRuns: Int32
+        var state: KeyState
+
+        init(_ tally: KeyTally) {
+            runs = Int32(clamping: tally.checked - tally.errors)
+            leakedRuns = Int32(clamping: tally.leaked)
+            state = tally.state
+        }
+    }
 
     init(commits: Set<Int64>) {
         self.commits = commits.sorted()
@@ -45,16 +60,17 @@ struct KeyStateGrid {
     }
 
     struct Row {
-        fileprivate let states: [KeyState?]?
+        fileprivate let states: [Cell?]?
 
         /// The state in `column` (nil: not checked there, or a commit not asked about).
         subscript(column: Int?) -> KeyState? {
             guard let column, let states else { return nil }
-            return states[column]
+            return states[column]?.state
         }
 
-        /// The states along a line's columns (`KeyStateGrid.columns(of:)`).
-        func along(_ columns: [Int?]) -> [KeyState?] {
+        /// The cells along a line's columns (`KeyStateGrid.columns(of:)`), nil where the key was
+        /// not checked.
+        func cells(along columns: [Int?]) -> [Cell?] {
             guard let states else { return Array(repeating: nil, count: columns.count) }
             return columns.map { $0.flatMap { states[$0] } }
         }
@@ -69,19 +85,6 @@ struct ColumnTally {
 
     /// `tallies` in column order, those of one column merged.
     static func merged(_ tallies: [ColumnTally]) -> [ColumnTally] {
-        var sorted = tallies
-        if !zip(tallies, tallies.dropFirst()).allSatisfy({ $0.column < $1.column }) {
-            sorted.sort { $0.column < $1.column }
-        }
-        var result: [ColumnTally] = []
-        result.reserveCapacity(sorted.count)
-        for next in sorted {
-            if let last = result.last, last.column == next.column {
-                result[result.count - 1].tally.merge(next.tally)
-            } else {
-                result.append(next)
-            }
-        }
-        return result
+        KeyTally.mergedInOrder(tallies, by: \.column) { $0.tally.merge($1.tally) }
     }
 }

@@ -2,14 +2,14 @@ import Foundation
 import LeakReport
 
 extension LeakStore {
-    /// How many usable commits of the base's first-parent line the flaky window looks at: long
-    /// enough to see a leak that shows in 5% of runs a dozen times.
+    /// How many usable commits of the base's first-parent line the gate measures a key's rate
+    /// over: long enough to see a leak that shows in 5% of runs a dozen times.
     public static let flakyWindowCommits = 400
     /// How many usable first-parent ancestors of the base may stand in for a key the base did
     /// not check, or whose check there errored.
     public static let fallbackCommits = 100
     /// How many usable commits of the head's own line (a pull request's earlier commits, or the
-    /// branch a merge brings in) count as evidence of intermittence too.
+    /// branch a merge brings in) the gate reads too.
     public static let ownLineCommits = 50
     /// How far back along the head's first parents `firstSeen` looks.
     public static let firstSeenCommits = 200
@@ -51,14 +51,11 @@ extension LeakStore {
     /// - A key that leaks at head and that the base did not check (or only errored on) takes its
     ///   state from the nearest of `fallbackCommits` usable first-parent ancestors of the base
     ///   that checked it (`baseStateFrom`).
-    /// - A key that leaks at head is flaky when its history shows intermittence (`Intermittence`):
-    ///   episodes along the head's ancestry (the base's first-parent line of `flakyWindowCommits`
-    ///   usable commits, then a pull request's earlier commits, then the head's leak; a line that
-    ///   reaches the project's first upload starts the key's history), along what a merge head
-    ///   brings in (its second parent's line of `ownLineCommits`), along the base branch after the
-    ///   base up to `tip` (its newest upload, when given), and branches merged into that window
-    ///   whose merge lost their leak. Two episodes, or one recent one unless the head's leak has
-    ///   held along its own line. A leak that was fixed and stayed fixed, then comes back, is new.
+    /// - A key that leaked (or flaked) at head and not at base is judged by `GateRule` (new or
+    ///   flaky, with the evidence on its entry) from its runs and attempts at head and its runs
+    ///   along the head's ancestry: the base's first-parent line of `flakyWindowCommits` usable
+    ///   commits, and the head's own line of `ownLineCommits` (a pull request's earlier commits, or
+    ///   what a merge brings in) — `ProjectHistory.keyEvidence`.
     /// - `after`, the base branch's nearest upload after `mergeBase`: a would-be-new key that
     ///   leaks there is inherited when the base's data ran out — the base is not the merge-base
     ///   (it fell back past commits without uploads; assumed when `mergeBase` is not given), or
@@ -67,11 +64,11 @@ extension LeakStore {
     /// - Without a base, every leak at head is `unverified`.
     /// - Throws: `LeakStoreError.projectNotFound`.
     public func diff(project: String, base: String?, head: String, environment: String, mergeBase: String?,
-                     after: String?, tip: String?, now: Date) throws -> CommitDiff {
+                     after: String?, now: Date) throws -> CommitDiff {
         try read { db in
             let history = try ProjectHistory(db, project: project)
             // Every commit the diff names, in one round trip.
-            try history.readCommits([head] + [base, tip, after].compactMap { $0 }, environment: environment)
+            try history.readCommits([head] + [base, after].compactMap { $0 }, environment: environment)
             let headID = try history.commitID(head, environment: environment)
             let headRuns = try headID.map { try history.runCounts(commitID: $0, environment: environment) } ?? (usable: 0, suspect: 0)
             let suspectRuns = try headID.map {
@@ -102,51 +99,27 @@ extension LeakStore {
             let interesting = Set(headCounts.map(\.ids)).union(baseCounts.map(\.ids))
             let leakingAtHead = Set(headCounts.filter { $0.state == .leaked || $0.state == .flaky }.map(\.ids))
 
-            // The base's first-parent line: the fallback for keys it did not check, and the flaky
-            // window — from the base branch's newest upload when the client named it.
+            // The base's first-parent line: the fallback for keys it did not check, and the window
+            // the gate measures a key's rate over.
             let baseBranch = try baseID.flatMap { try history.branch(ofCommit: $0) }
             let baseLine = try baseID.map {
                 try history.firstParentLine(from: $0, branch: baseBranch, environment: environment, limit: Self.flakyWindowCommits)
             } ?? []
-            var windowLine = baseLine
-            if let tip, let tipID = try history.commitID(tip, environment: environment), tipID != baseID {
-                windowLine = try history.firstParentLine(from: tipID, branch: baseBranch, environment: environment,
-                                                         limit: Self.flakyWindowCommits)
-            }
             var baseStateFrom: [KeyIDs: String] = [:]
-            var flaky: Set<KeyIDs> = []
             let checkedAtBase = Dictionary(baseCounts.map { ($0.ids, $0.state) }, uniquingKeysWith: { first, _ in first })
             // The head's own line: what a merge brings in (its second parent), else the head's first
-            // parent when that is not the base (a pull request's earlier commits).
-            let headIsMerge = try headID.map { try history.parent(of: $0, position: 1) != nil } ?? false
+            // parent when that is not the base (a pull request's earlier commits); newest first, up
+            // to where it joins the base's line.
             var ownLine: [BranchCommit] = []
             if let headID, let start = try history.parent(of: headID, position: 1) ?? history.parent(of: headID, position: 0),
                start != baseID {
+                let onBaseLine = Set(baseLine.map(\.id))
                 ownLine = try history.firstParentLine(from: start, branch: nil, environment: environment, limit: Self.ownLineCommits)
+                    .prefix { !onBaseLine.contains($0.id) }.map { $0 }
             }
-            // The lines the head's leak is judged along, oldest first. The head's ancestry: the base's
-            // line, then (not for a merge) the pull request's earlier commits, then the head's leak.
-            let onBaseLine = Set(baseLine.map(\.id))
-            // The head's own commits: a pull request's earlier ones, or those a merge brings in.
-            let ownPart = Array(ownLine.prefix { !onBaseLine.contains($0.id) }.reversed())
-            let ancestry = baseLine.reversed() + (headIsMerge ? [] : ownPart)
-            // What a merge brings in, then the head's leak.
-            let mergedIn = headIsMerge ? Array(ownLine.reversed()) : []
-            // The base branch after the base, up to its newest upload (not the head's ancestry: no head
-            // leak after it), from the base on.
-            let onWindow = Set(windowLine.map(\.id))
-            let later = windowLine.prefix { !onBaseLine.contains($0.id) }.reversed() as [BranchCommit]
-            let afterBase = later.isEmpty ? [] : Array(baseLine.prefix(1)) + later
-            // The branches merged into the window: a merge that lost its branch's leak is evidence too.
-            let merged = try history.mergedBranches(into: windowLine, steps: Self.ownLineCommits)
-            let recentMerges = Set(windowLine.prefix(Intermittence.recentCommits).map(\.id))
-            let linesIDs = onBaseLine.union(onWindow).union(ownLine.map(\.id)).union(merged.flatMap { [$0.tip, $0.mergeBase] })
-            // Only a key that leaked at head is judged along the lines: one that flaked there is flaky
-            // whatever its history (`LeakDiff.category`). Only a key the base did not check (or only
-            // errored on) looks back for a stand-in state. A head whose broken run leaked every key
-            // beside a clean re-run reads no history for them.
-            let headStates = Dictionary(headCounts.map { ($0.ids, $0.state) }, uniquingKeysWith: { first, _ in first })
-            let judged = leakingAtHead.filter { headStates[$0] == .leaked }
+            let headCountsByKey = Dictionary(headCounts.map { ($0.ids, $0) }, uniquingKeysWith: { first, _ in first })
+            let headStates = headCountsByKey.mapValues(\.state)
+            // Only a key the base did not check (or only errored on) looks back for a stand-in state.
             let standingIn = leakingAtHead.filter { checkedAtBase[$0] == nil || checkedAtBase[$0] == .error }
             // A key the base did not check takes the state of the nearest ancestor that did.
             let standIns = try history.nearestCheckedStates(standingIn, along: Array(baseLine.prefix(Self.fallbackCommits)),
@@ -155,41 +128,19 @@ extension LeakStore {
             if !fromAncestors.isEmpty {
                 // Each base count a stand-in replaces goes in one pass (a suspect head's 155 stand-ins
                 // each searched the head's and the base's few hundred counts).
-                let namesAtHead = Dictionary(headCounts.map { ($0.ids, $0) }, uniquingKeysWith: { first, _ in first })
                 baseCounts.removeAll { fromAncestors[$0.ids] != nil }
                 for (ids, standIn) in fromAncestors {
                     baseStateFrom[ids] = baseLine[standIn.position].sha
-                    let name = namesAtHead[ids]!
+                    let name = headCountsByKey[ids]!
                     baseCounts.append(KeyCounts(KeyTally(standingFor: standIn.state), named: name))
                 }
             }
-            // Only a key that leaked somewhere along the lines can have intermittent history.
-            let (withHistory, lineStates) = try history.leakingKeyStates(judged, environment: environment, at: linesIDs)
-            // Each line's columns, found once for all keys.
-            let ancestryColumns = lineStates.columns(of: ancestry.map(\.id))
-            let afterBaseColumns = lineStates.columns(of: afterBase.map(\.id)), mergedInColumns = lineStates.columns(of: mergedIn.map(\.id))
-            let ownPartColumns = lineStates.columns(of: ownPart.map(\.id))
-            let mergedColumns = merged.map { (mergeBase: lineStates.column(of: $0.mergeBase), tip: lineStates.column(of: $0.tip),
-                                              merge: lineStates.column(of: $0.merge), recent: recentMerges.contains($0.merge)) }
-            for ids in withHistory {
-                let states = lineStates.row(ids)
-                // The head's own leak ends the head's lines: a brief clean spell between leaks is intermittence.
-                let ancestryStates = states.along(ancestryColumns) + [.leaked]
-                let mergedInStates = states.along(mergedInColumns) + [.leaked]
-                var evidence = Intermittence.evidence(ancestryStates, fromStart: baseLine.count < Self.flakyWindowCommits)
-                    + Intermittence.evidence(states.along(afterBaseColumns))
-                if headIsMerge { evidence = evidence + Intermittence.evidence(mergedInStates) }
-                for branch in mergedColumns {
-                    evidence = evidence + Intermittence.evidence(
-                        mergedBranch: states[branch.mergeBase], tip: states[branch.tip], merge: states[branch.merge],
-                        recent: branch.recent)
-                }
-                // Held along the head's own commits, not a leak the base had already.
-                let headHeld = Intermittence.leakHeld(states.along(ownPartColumns) + [.leaked])
-                if evidence.showsIntermittence(headHeld: headHeld) {
-                    flaky.insert(ids)
-                }
-            }
+            let baseStates = Dictionary(baseCounts.map { ($0.ids, $0.state) }, uniquingKeysWith: { first, _ in first })
+            // What the gate knows of each key it judges (`LeakDiff.isJudged`): its runs and attempts
+            // at head, its runs along the head's ancestry (`ProjectHistory.keyEvidence`).
+            let judged = leakingAtHead.filter { LeakDiff.isJudged(before: baseStates[$0], after: headStates[$0]) }
+            let evidence = try history.keyEvidence(head: headCountsByKey.filter { judged.contains($0.key) }, headID: headID,
+                                                   ownLine: ownLine, baseLine: baseLine, environment: environment)
 
             var inheritedFrom: [KeyIDs: String] = [:]
             if let after, let afterID = try history.commitID(after, environment: environment),
@@ -207,7 +158,6 @@ extension LeakStore {
             // Each side's checks only for the entries that show them (`LeakDiff.showsBaseCheck`): of a
             // key the head has and the base passed on, the base's state alone (its site was a few
             // seeks a key: a head whose broken run leaked 300 keys).
-            let baseStates = Dictionary(baseCounts.map { ($0.ids, $0.state) }, uniquingKeysWith: { first, _ in first })
             let shownFromBase = interesting.filter { LeakDiff.showsBaseCheck(before: baseStates[$0], after: headStates[$0]) }
             let baseObservations = try Self.observations(history, baseID, baseCounts, environment: environment,
                                                          wanted: interesting, detailed: shownFromBase, includingSuspect: false)
@@ -219,7 +169,7 @@ extension LeakStore {
             let keys = Array(Set(baseObservations.byKey.keys).union(headObservations.byKey.keys))
             let comparisons = keys.map {
                 LeakDiff.KeyComparison(key: names[$0]!, base: baseObservations.byKey[$0], head: headObservations.byKey[$0],
-                                       knownFlaky: flaky.contains($0), inheritedFrom: inheritedFrom[$0])
+                                       evidence: evidence[$0], inheritedFrom: inheritedFrom[$0])
             }
             var (diff, sources) = LeakDiff.classify(comparisons, suppressions: try suppressionRules(db, projectID: history.projectID),
                                                     now: now)

@@ -35,7 +35,6 @@ extension LeakStore {
                 if let end = line.firstIndex(of: mergeBase) {
                     let later = line[..<end].reversed()
                     if (result.distance ?? 0) > 0 { result.after = try later.first(where: usable) }
-                    result.tip = try line[..<end].first(where: usable)
                 }
             }
             return result

@@ -215,31 +215,23 @@ struct ProjectHistory {
     /// already), not from a GROUP BY of the suspect run's records again.
     func keyStates(_ keys: Set<KeyIDs>, environment: String, at commitIDs: Set<Int64>,
                    allRunsAt head: Int64? = nil) throws -> KeyStateGrid {
-        var read: Set<KeyIDs> = []
-        return try keyStates(keys, environment: environment, at: commitIDs, allRunsAt: head, leakingOnly: false, read: &read)
-    }
-
-    /// `keyStates`, the keys with a state in the span of `commitIDs` added to `read`; with
-    /// `leakingOnly` (PostgreSQL's reads) only the keys with a stored leak in that span.
-    private func keyStates(_ keys: Set<KeyIDs>, environment: String, at commitIDs: Set<Int64>, allRunsAt head: Int64?,
-                           leakingOnly: Bool, read readKeys: inout Set<KeyIDs>) throws -> KeyStateGrid {
         var grid = KeyStateGrid(commits: commitIDs)
         guard !keys.isEmpty, let low = grid.commits.first, let high = grid.commits.last else { return grid }
         var suspectAtHead = false
         if let head, commitIDs.contains(head) { suspectAtHead = try runCounts(commitID: head, environment: environment).suspect > 0 }
         let headColumn = head.flatMap(grid.column(of:))
-        let unchecked = [KeyState?](repeating: nil, count: grid.commits.count)
+        let unchecked = [KeyStateGrid.Cell?](repeating: nil, count: grid.commits.count)
         // Many keys at a few commits (a suspect head's keys looked for at the base's nearest
         // commits, a key slice each): the commits' rows as stored, by commit.
         var byKey = true
-        if !statesComeMerged, !leakingOnly, grid.commits.count * StoreTuning.keysForCommitRead <= keys.count,
+        if !statesComeMerged, grid.commits.count * StoreTuning.keysForCommitRead <= keys.count,
            let byCommit = try keyCountsByCommit(keys, at: grid.commits, environment: environment) {
             byKey = false
             for (ids, columns) in byCommit {
                 var states = unchecked
                 var filled = false
                 for (column, tally) in columns where tally.checked > 0 && !(suspectAtHead && column == headColumn) {
-                    states[column] = tally.state
+                    states[column] = KeyStateGrid.Cell(tally)
                     filled = true
                 }
                 if filled { grid.rows[ids] = states }
@@ -251,7 +243,7 @@ struct ProjectHistory {
             // key by key (in the order of their ids); where an engine does not, a key met again takes up its row
             // where it was left.
             // (No local function to store it: one capturing these would cost an exclusivity check a row.)
-            var current: (id: Int64, ids: KeyIDs, states: [KeyState?], filled: Bool, column: Int)?
+            var current: (id: Int64, ids: KeyIDs, states: [KeyStateGrid.Cell?], filled: Bool, column: Int)?
             // PostgreSQL's key reads come as stored, a key's slices of its blocks as arrays
             // (`StateArrays.keySlices`): its counts at a commit are added up here, then made states
             // (a GROUP BY there sorted a few thousand rows for each statement).
@@ -260,8 +252,8 @@ struct ProjectHistory {
                 // where a commit came in several rows: one dictionary probe a row, not two a state
                 // (the hashing was a tenth of the server's CPU in a diff).
                 var slots: [Int64: Int] = [:]
-                var read: [(id: Int64, leaking: Bool, tallies: [ColumnTally])] = []
-                try db.query(keyStatesStatement(leakingOnly: leakingOnly), [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
+                var read: [(id: Int64, tallies: [ColumnTally])] = []
+                try db.query(keyStatesStatement, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
                     let id = row.int64(at: 0)
                     let slice = StoredStates(row: row, from: 1)
                     let commits = slice.ids
@@ -274,37 +266,34 @@ struct ProjectHistory {
                     } else {
                         slot = read.count
                         slots[id] = slot
-                        read.append((id, false, []))
+                        read.append((id, []))
                     }
                     var hint = 0
                     for index in 0..<slice.count {
                         let tally = slice.tally(at: index)
-                        if tally.isLeaking { read[slot].leaking = true }
                         guard let column = grid.column(of: commits[index], from: hint) else { continue }
                         hint = column
                         read[slot].tallies.append(ColumnTally(column: column, tally: tally))
                     }
                 }
-                for key in read where !leakingOnly || key.leaking {
+                for key in read {
                     guard let ids = batch.keys[key.id] else { continue }
-                    readKeys.insert(ids)
                     var states = grid.rows[ids] ?? unchecked
                     var filled = grid.rows[ids] != nil
                     for next in ColumnTally.merged(key.tallies) where next.tally.checked > 0 && !(suspectAtHead && next.column == headColumn) {
-                        states[next.column] = next.tally.state
+                        states[next.column] = KeyStateGrid.Cell(next.tally)
                         filled = true
                     }
                     if filled { grid.rows[ids] = states }
                 }
                 continue
             }
-            try db.query(keyStatesStatement(leakingOnly: false), [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
+            try db.query(keyStatesStatement, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
                 let id = row.int64(at: 0)
                 if current?.id != id {
                     if let done = current, done.filled { grid.rows[done.ids] = done.states }
                     current = batch.keys[id].map { ids in
-                        readKeys.insert(ids)
-                        return grid.rows.removeValue(forKey: ids).map { (id, ids, $0, true, 0) } ?? (id, ids, unchecked, false, 0)
+                        grid.rows.removeValue(forKey: ids).map { (id, ids, $0, true, 0) } ?? (id, ids, unchecked, false, 0)
                     }
                 }
                 guard current != nil, let column = grid.column(of: row.int64(at: 1), from: current!.column) else { return }
@@ -312,8 +301,8 @@ struct ProjectHistory {
                 if suspectAtHead, column == headColumn { return }
                 let checked = row.int64(at: 2)
                 guard checked > 0 else { return }
-                current!.states[column] = KeyTally(checked: checked, leaked: row.int64(at: 3), lateRelease: row.int64(at: 4),
-                                                   errors: row.int64(at: 5)).state
+                current!.states[column] = KeyStateGrid.Cell(KeyTally(checked: checked, leaked: row.int64(at: 3), lateRelease: row.int64(at: 4),
+                                                                     errors: row.int64(at: 5)))
                 current!.filled = true
             }
             if let done = current, done.filled { grid.rows[done.ids] = done.states }
@@ -321,7 +310,7 @@ struct ProjectHistory {
         if suspectAtHead, let head, let headColumn {
             for counts in try keyCounts(commitID: head, environment: environment, includingSuspect: true)
             where counts.tally.checked > 0 && keys.contains(counts.ids) {
-                grid.rows[counts.ids, default: unchecked][headColumn] = counts.state
+                grid.rows[counts.ids, default: unchecked][headColumn] = KeyStateGrid.Cell(counts.tally)
             }
         }
         return grid
@@ -361,9 +350,7 @@ struct ProjectHistory {
     /// a range of the table's own order a key; on PostgreSQL a row a key and slice of its blocks
     /// (`StateArrays.keySlices`: key id, then arrays of commits and counts), not joined to
     /// `leak_keys` again (a join the planner made a nested loop over every state for each key).
-    /// `leakingOnly` (PostgreSQL): only the
-    /// slices of keys with a stored leak in one of them (`StateArrays.keySlices`).
-    private func keyStatesStatement(leakingOnly: Bool) -> String {
+    private var keyStatesStatement: String {
         statesComeMerged ? """
             SELECT k.id, ls.commit_id, ls.checked_count, ls.leaked_count, ls.late_release_count, ls.error_count
             FROM leak_keys k JOIN leak_states ls ON ls.key_id = k.id
@@ -373,42 +360,8 @@ struct ProjectHistory {
             SELECT s.key_id, s.commit_ids, s.checked, s.leaked, s.late, s.errors
             FROM \(StateArrays.keySlices("SELECT k.id FROM leak_keys k WHERE \(among("k.id", from: 4))",
                                          environment: "(SELECT id FROM environments WHERE name = ?1)",
-                                         from: "?2", through: "?3", leakingOnly: leakingOnly)) s
+                                         from: "?2", through: "?3")) s
             """
-    }
-
-    /// Of `keys`, those with a leaking state (leaked or flaky, from the usable runs) at a commit
-    /// whose id is within the span of `commitIDs`, and their `keyStates` at `commitIDs`. Only these
-    /// can show intermittence along lines inside that span: a key whose every state there
-    /// released (or errored) has no leak before the head's, so no episode
-    /// (`Intermittence.evidence`); a leak at a commit of the span that is on none of the lines
-    /// only keeps the key in.
-    ///
-    /// On SQLite the keys that leaked first, a read per key of its leaking states in the span
-    /// (`KeyTally.Filter.predicate(on:)`), then their states. On PostgreSQL one read of every key's
-    /// slices, the keys with a stored leak among them kept (a key whose states at a commit add up
-    /// to a leak has a stored one that leaked) — two statements read the same blocks twice.
-    func leakingKeyStates(_ keys: Set<KeyIDs>, environment: String, at commitIDs: Set<Int64>) throws
-        -> (keys: Set<KeyIDs>, states: KeyStateGrid)
-    {
-        guard !keys.isEmpty, let low = commitIDs.min(), let high = commitIDs.max() else { return ([], KeyStateGrid(commits: commitIDs)) }
-        var leaked: Set<KeyIDs> = []
-        if !statesComeMerged {
-            let grid = try keyStates(keys, environment: environment, at: commitIDs, allRunsAt: nil, leakingOnly: true, read: &leaked)
-            return (leaked, grid)
-        }
-        for batch in try keyBatches(keys) {
-            try db.query("""
-                SELECT k.id FROM leak_keys k
-                WHERE \(among("k.id", from: 4))
-                  AND EXISTS (SELECT 1 FROM leak_states ls
-                              WHERE ls.key_id = k.id AND ls.environment_id = (SELECT id FROM environments WHERE name = ?1)
-                                AND ls.commit_id BETWEEN ?2 AND ?3 AND \(KeyTally.Filter.leaking.predicate(on: db)))
-                """, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
-                if let ids = batch.keys[row.int64(at: 0)] { leaked.insert(ids) }
-            }
-        }
-        return (leaked, try keyStates(leaked, environment: environment, at: commitIDs))
     }
 
     /// For each key, the first commit of `line` (at its position) that checked it with a result
@@ -903,95 +856,6 @@ struct ProjectHistory {
         "coalesce(pl.id, (SELECT ps.id FROM commits ps WHERE ps.project_id = \(project) AND ps.sha = p.parent_sha))"
     }
 
-    /// The branches merged into `line` (a first-parent line, as `firstParentLine` walks it): for
-    /// each of its merges whose second parent the server knows, that tip and the commit of `line`
-    /// where the branch started (its merge-base), reached along the tip's first parents in at
-    /// most `steps` commits. Where the walk reaches a commit without an upload (the merge-base,
-    /// or a branch commit before it), the newest commit of `line` uploaded before the branch's
-    /// oldest known commit stands in for the merge-base.
-    func mergedBranches(into line: [BranchCommit], steps: Int) throws -> [MergedBranch] {
-        guard let low = line.map(\.id).min(), let high = line.map(\.id).max() else { return [] }
-        let position = Dictionary(line.enumerated().map { ($0.element.id, $0.offset) }, uniquingKeysWith: { first, _ in first })
-        // The branch commits walked are those uploaded in the line's span (a branch merged into the
-        // line was uploaded in between): a commit outside it ends its walk unanswered.
-        let inSpan = { (id: Int64) in id >= low && id <= high }
-        // The merges' second parents that were uploaded: a range of `commit_parents` (a row or two
-        // per commit of the span, read in key order), each merge's parent by its id.
-        var tips: [Int64: Int64] = [:]
-        try db.query("""
-            SELECT p.commit_id, \(Self.parentID(project: "?1")) FROM commit_parents p \(Self.parentJoin(project: "?1"))
-            WHERE p.commit_id BETWEEN ?2 AND ?3 AND p.position = 1
-            """, [.integer(projectID), .integer(low), .integer(high)]) { row in
-            let merge = row.int64(at: 0)
-            if position[merge] != nil, !row.isNull(at: 1) { tips[merge] = row.int64(at: 1) }
-        }
-        var answers: [Int: MergedBranch] = [:]
-        /// A walk: its merge's offset in `line`, the branch commit it stands on, and how many
-        /// steps it has taken.
-        typealias Walk = (merge: Int, current: Int64, taken: Int)
-        /// The walk one step on, to its commit's first parent; nil where that parent is on `line`
-        /// after the merge (the merge-base: answered).
-        func step(_ walk: Walk, to parent: Int64) -> Walk? {
-            if let at = position[parent], at > walk.merge {
-                let merge = line[walk.merge].id
-                answers[walk.merge] = MergedBranch(merge: merge, tip: tips[merge]!, mergeBase: parent)
-                return nil
-            }
-            return (walk.merge, parent, walk.taken + 1)
-        }
-        let postgres = db as? PostgresConnection
-        var walks: [Walk] = line.indices.compactMap { index in tips[line[index].id].map { (index, $0, 0) } }
-        while !walks.isEmpty {
-            // Each walk goes on as far as the connection's graph knows first parents, then waits
-            // for the one statement that asks about every waiting walk's commit (a statement for
-            // each step of them all was ~7 a diff).
-            var waiting: [Walk] = []
-            for var walk in walks {
-                while walk.taken < steps, inSpan(walk.current) {
-                    guard let parent = postgres?.commitGraph.firstParents[walk.current] else {
-                        waiting.append(walk)
-                        break
-                    }
-                    guard let next = step(walk, to: parent) else { break }
-                    walk = next
-                }
-            }
-            guard !waiting.isEmpty else { break }
-            let firstParents = try firstParents(of: waiting.map(\.current))
-            walks = waiting.compactMap { walk in
-                // No first parent recorded: the walk ends without a merge-base.
-                guard let parent = firstParents[walk.current] else { return nil }
-                guard let parentID = parent else {
-                    // The branch's parent was never uploaded: the line's commit uploaded before it stands in.
-                    let merge = line[walk.merge].id, before = walk.current
-                    answers[walk.merge] = line.first { $0.id < before }.map { MergedBranch(merge: merge, tip: tips[merge]!, mergeBase: $0.id) }
-                    return nil
-                }
-                return step(walk, to: parentID)
-            }
-        }
-        return answers.sorted { $0.key < $1.key }.map(\.value)
-    }
-
-    /// Each commit's first parent that has a row (its id, nil when the server has no upload of
-    /// it); commits without one are absent. `StoreTuning.commitIDsPerStatement` commits a statement.
-    /// On PostgreSQL the first parents this connection learned are not read again (`CommitGraph`).
-    private func firstParents(of commitIDs: [Int64]) throws -> [Int64: Int64?] {
-        var parents: [Int64: Int64?] = [:]
-        let postgres = db as? PostgresConnection
-        var unknown: [Int64] = []
-        for id in commitIDs {
-            if let parent = postgres?.commitGraph.firstParents[id] { parents[id] = .some(parent) } else { unknown.append(id) }
-        }
-        guard !unknown.isEmpty else { return parents }
-        try inIDBatches(unknown, Self.firstParentsSQL, after: [.integer(projectID)]) { row in
-            let id = row.int64(at: 0), parent = row.isNull(at: 1) ? nil : row.int64(at: 1)
-            parents[id] = .some(parent)
-            if let parent { postgres?.commitGraph.learn(firstParent: parent, of: id) }
-        }
-        return parents
-    }
-
     /// The sha of each of the project's commits, by id; `StoreTuning.commitIDsPerStatement` commits a statement (on
     /// PostgreSQL a statement is a round trip: a statement a commit was 50 of them for a
     /// scenario history of 50 commits).
@@ -1085,12 +949,4 @@ struct BranchCommit: Sendable {
     /// When its first usable run started, ISO 8601; nil where the walk knew the commit has one
     /// and did not read when (`ProjectHistory.firstRunTimes` reads it).
     var at: String?
-}
-
-/// A branch merged into a first-parent line: the merge, the branch's tip (the merge's second
-/// parent) and the line's commit it started from.
-struct MergedBranch: Sendable {
-    var merge: Int64
-    var tip: Int64
-    var mergeBase: Int64
 }

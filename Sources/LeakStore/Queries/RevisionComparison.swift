@@ -37,9 +37,6 @@ public struct RevisionComparison: Sendable, Hashable {
     /// The base branch's nearest usable upload after the merge-base, when the base fell back
     /// (`distance > 0`): it tells an inherited leak from a new one.
     public var after: String?
-    /// The base branch's newest usable upload after the merge-base: where the window that
-    /// shows intermittence starts.
-    public var tip: String?
 }
 
 extension RevisionComparison.Resolution {

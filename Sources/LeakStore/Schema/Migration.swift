@@ -40,6 +40,7 @@ public struct Migration: Sendable {
                   conversion: .packedKeyStates),
         Migration(version: 15, name: "key_state_blocks_by_last_commit",
                   bytes: PackageResources._015_key_state_blocks_by_last_commit_sql),
+        Migration(version: 16, name: "check_attempts", bytes: PackageResources._016_check_attempts_sql),
     ]
 
     /// Every PostgreSQL migration this build knows, oldest first (`Migrations/postgres/`): the
@@ -63,6 +64,7 @@ public struct Migration: Sendable {
         Migration(version: 12, name: "pg_packed_key_states", bytes: PackageResources._012_pg_packed_key_states_sql,
                   conversion: .packedKeyStates),
         Migration(version: 13, name: "pg_key_state_blocks_wide", bytes: PackageResources._013_pg_key_state_blocks_wide_sql),
+        Migration(version: 14, name: "pg_check_attempts", bytes: PackageResources._014_pg_check_attempts_sql),
     ]
 
     /// The schema version this build writes.

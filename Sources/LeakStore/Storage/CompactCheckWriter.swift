@@ -20,6 +20,10 @@ struct IncomingCheck {
     var checkedAt: String
     /// A leak recorded inside `withKnownIssue`.
     var knownIssue: Bool
+    /// The check's confirmation attempts and those that leaked, as reported (nil: the default,
+    /// `CheckRecord.attemptCount`); kept on full records only, read for the leaks at a head.
+    var attempts: Int64? = nil
+    var leakedAttempts: Int64? = nil
 
     var site: CheckSite { CheckSite(file: file, line: line, lifecycle: lifecycle) }
 }
@@ -77,10 +81,12 @@ struct CompactCheckWriter {
                                                  OR excluded.slowest_pass_us > \(states).slowest_pass_us
                                                THEN excluded.slowest_pass_us ELSE \(states).slowest_pass_us END
             """
+        // The attempts came with migration 16, after the table migration 6 fills.
+        keepsAttempts = keys == .keyID
         recordInsert = RowInsert(into: """
             \(checks) (run_id, scenario_id, type_id, outcome, waited_ms, timeout_ms, site_id, fingerprint, retain_path,
-                message, source, checked_at, known_issue, before_pass)
-            """, columnCount: 14)
+                message, source, checked_at, known_issue, before_pass\(keepsAttempts ? ", attempts, leaked_attempts" : ""))
+            """, columnCount: keepsAttempts ? 16 : 14)
         stateUpsert = RowInsert(into: stateColumns, columnCount: keys == .keyID ? 9 : 10, suffix: stateConflict)
         let passedState = switch keys {
         case .keyID: """
@@ -189,7 +195,7 @@ struct CompactCheckWriter {
                 .text(check.retainPath), .text(check.message), .text(check.source), .text(check.checkedAt),
                 check.knownIssue && check.outcome == .leaked ? .integer(1) : .null,
                 run.passed.contains(ids) || earlier.passed.contains(ids) ? .null : .integer(1),
-            ])
+            ] + (keepsAttempts ? [check.attempts.map(SQLValue.integer) ?? .null, check.leakedAttempts.map(SQLValue.integer) ?? .null] : []))
         }
         try writer.connection.insert(recordInsert, rows: records)
         return run
@@ -280,6 +286,8 @@ struct CompactCheckWriter {
 
     /// Made once (`init`): the connection looks its prepared statement up by the text.
     private let recordInsert: RowInsert
+    /// Whether `checks` has the attempts' columns.
+    private let keepsAttempts: Bool
     private let stateUpsert: RowInsert
     /// Which of 1, 2, 4, … `StoreTuning.keysPerStatement` keys (bound from `?3` on, after the commit
     /// and the environment) have a row-less passing check at the commit already; the statement

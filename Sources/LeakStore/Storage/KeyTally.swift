@@ -99,6 +99,24 @@ struct KeyTally: Hashable, Sendable {
         self.slowestPassUs = slowestPassUs
     }
 
+    /// `entries` in the order of their `position`, those at one position merged with `merge`:
+    /// rows an engine hands over as it stored them (several runs at one commit), made one a
+    /// position.
+    static func mergedInOrder<Entry, Position: Comparable>(_ entries: [Entry], by position: (Entry) -> Position,
+                                                           merge: (inout Entry, Entry) -> Void) -> [Entry] {
+        if zip(entries, entries.dropFirst()).allSatisfy({ position($0) < position($1) }) { return entries }
+        var result: [Entry] = []
+        result.reserveCapacity(entries.count)
+        for next in entries.sorted(by: { position($0) < position($1) }) {
+            if let last = result.last, position(last) == position(next) {
+                merge(&result[result.count - 1], next)
+            } else {
+                result.append(next)
+            }
+        }
+        return result
+    }
+
     /// Which states a read wants: those that leaked, or those that tell.
     enum Filter: Sendable {
         /// `isLeaking`: leaked or flaky.

@@ -34,7 +34,7 @@ public protocol LeakStorage: Sendable {
     func resolveBase(project: String, environment: String, candidates: [String]) throws -> Int?
     /// Every leak key of the environment classified between two commits (`LeakDiff`).
     func diff(project: String, base: String?, head: String, environment: String, mergeBase: String?,
-              after: String?, tip: String?, now: Date) throws -> CommitDiff
+              after: String?, now: Date) throws -> CommitDiff
     /// Each type leaking at the branch's newest commit with data, sorted by name: at most
     /// `limit`, those after `after` (an earlier page's `next`).
     func leakingTypes(project: String, branch: String, environment: String, after: String?, limit: Int) throws -> LeakingTypes
@@ -112,9 +112,9 @@ extension LeakStorage {
     }
 
     public func diff(project: String, base: String?, head: String, environment: String, mergeBase: String? = nil,
-                     after: String? = nil, tip: String? = nil) throws -> CommitDiff {
+                     after: String? = nil) throws -> CommitDiff {
         try diff(project: project, base: base, head: head, environment: environment, mergeBase: mergeBase, after: after,
-                 tip: tip, now: Date())
+                 now: Date())
     }
 
     public func compare(project: String, base: String, head: String, environment: String) throws -> RevisionComparison {

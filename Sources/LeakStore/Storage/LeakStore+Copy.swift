@@ -35,7 +35,7 @@ struct CopiedTable: Sendable {
             ("id", .integer), ("run_id", .integer), ("scenario_id", .integer), ("type_id", .integer), ("outcome", .text),
             ("waited_ms", .real), ("timeout_ms", .integer), ("site_id", .integer), ("fingerprint", .text),
             ("retain_path", .text), ("message", .text), ("source", .text), ("checked_at", .text), ("known_issue", .integer),
-            ("before_pass", .integer),
+            ("before_pass", .integer), ("attempts", .integer), ("leaked_attempts", .integer),
         ], orderBy: "id"),
         CopiedTable(name: "leak_keys", columns: [("id", .integer), ("scenario_id", .integer), ("type_id", .integer),
                                                 ("site_id", .integer)],

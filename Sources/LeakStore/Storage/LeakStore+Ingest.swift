@@ -481,10 +481,11 @@ extension LeakStore {
             let (retainPath, (scenarioID, typeID)) = named
             var incoming = IncomingCheck(
                 scenarioID: scenarioID ?? 0, typeID: typeID ?? 0,
-                outcome: check.outcome, waitedMs: check.waitedMs, timeoutMs: Int64(check.timeoutMs), file: check.file,
+                outcome: check.storedOutcome, waitedMs: check.waitedMs, timeoutMs: Int64(check.timeoutMs), file: check.file,
                 line: Int64(check.line), lifecycle: check.lifecycle, fingerprint: check.fingerprint,
                 retainPath: retainPath, message: check.message, source: check.source?.rawValue,
-                checkedAt: "", knownIssue: check.knownIssue == true)
+                checkedAt: "", knownIssue: check.knownIssue == true,
+                attempts: check.attempts.map(Int64.init), leakedAttempts: check.leakedAttempts.map(Int64.init))
             // Only a full record keeps its time: formatting it for every check cost a thirtieth of
             // a 1,000-check run's write transaction.
             if !CompactCheckWriter.isRowless(incoming, suspectRun: suspect) {

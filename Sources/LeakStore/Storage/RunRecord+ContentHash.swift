@@ -49,6 +49,14 @@ extension RunRecord {
             bytes.add(check.message)
             bytes.add(check.timestamp.timeIntervalSince1970)
             bytes.add(check.source?.rawValue)
+            // Attempts other than the defaults (one, leaked when the check leaked) go in after a tag
+            // no check's first value starts with: a run without them hashes as it did before they
+            // existed (its stored hash still matches a retry), and `attempts: 1` as no attempts.
+            if check.attemptCount != 1 || check.leakedAttemptCount != (check.outcome == .leaked ? 1 : 0) {
+                bytes.bytes.append(2)
+                bytes.add(check.attemptCount)
+                bytes.add(check.leakedAttemptCount)
+            }
             if bytes.bytes.count >= 1 << 16 {
                 bytes.bytes.withUnsafeBytes(feed)
                 bytes.bytes.removeAll(keepingCapacity: true)

@@ -10,7 +10,7 @@ struct RunTally: Sendable {
     init(_ records: [CheckRecord]) {
         checks = records.count
         for record in records {
-            switch record.outcome {
+            switch record.storedOutcome {
             case .leaked: leaked += 1
             case .lateRelease: lateRelease += 1
             case .error: errors += 1

@@ -15,25 +15,40 @@ struct CheckCommand: Command {
             fails with its own message. Exit codes: 0 no new leaks, 1 new leaks (or a suspect run,
             or flaky with --strict), 2 usage or configuration error, 3 server unreachable or no
             base with --if-no-base fail.
+
+            With --confirm-with, new leaks that no check repeated (a check LeakCheck could not run
+            again, or a report without attempts) are tested again before the verdict: the command
+            runs for just those scenarios, up to --confirm-runs times, each run's reports are
+            uploaded as one more run of the commit, and the diff is asked again. A leak a re-run
+            released is flaky; one that leaks in every re-run stays new. The command runs under
+            /bin/sh with LEAKHISTORY_REPORT (and TEST_RUNNER_LEAKHISTORY_REPORT) set to a fresh
+            folder and LEAKHISTORY_REPORT_ONLY=1; its output goes to standard error.
+            Placeholders: {filter} (a regular expression for swift test --filter),
+            {only-testing:TARGET} (-only-testing:TARGET/Suite/test() arguments for xcodebuild),
+            {scenarios} (the scenario ids, one argument each).
             """,
         arguments: [.init(name: "paths", help: "Report files or folders (default: LEAKHISTORY_REPORT, else .build/leakhistory/).", isRepeated: true)],
         options: ClientSettings.options + RunAssembly.options + [
             .init(name: "--base", valueName: "rev", help: "The branch to compare with (default: the pull request's base on CI, else main)."),
-        ] + DiffCommand.comparisonOptions,
+        ] + DiffCommand.comparisonOptions + LeakConfirmation.options,
         examples: [
             "LEAKHISTORY_REPORT_ONLY=1 swift test && leakhistory check --base origin/main --format github",
             "leakhistory check --if-no-base fail --strict",
             "leakhistory check --format markdown > leaks.md; gh pr comment \"$PR\" --body-file leaks.md",
+            "leakhistory check --confirm-with 'swift test --filter {filter}'",
+            "leakhistory check --confirm-with 'xcodebuild test -scheme App -destination \"$DEST\" {only-testing:AppTests}' --confirm-runs 2",
         ])
 
     var arguments: ParsedArguments
     var context: CommandContext
     var depth: Int
+    var confirmation: LeakConfirmation?
 
     init(_ arguments: ParsedArguments, context: CommandContext) throws(UsageError) {
         self.arguments = arguments
         self.context = context
         self.depth = try DiffCommand.depth(arguments)
+        self.confirmation = try LeakConfirmation(arguments)
     }
 
     func run() async throws(CommandFailure) -> ExitCode {
@@ -51,7 +66,14 @@ struct CheckCommand: Command {
         let flow = DiffFlow(
             client: LeakHistoryClient(settings: settings), repository: repository, depth: depth,
             strict: arguments.has("--strict"), ifNoBase: arguments.value("--if-no-base") ?? "warn")
-        let outcome = try await flow.compare(baseRevision: base, headCommit: run.commit)
+        var outcome = try await flow.compare(baseRevision: base, headCommit: run.commit)
+        if let confirmation {
+            outcome = try await confirmation.confirm(
+                outcome, run: run, client: flow.client, context: context, gzip: !arguments.has("--no-gzip")
+            ) { () async throws(CommandFailure) -> DiffOutcome in
+                try await flow.compare(baseRevision: base, headCommit: run.commit)
+            }
+        }
         try DiffPrinter(format: format, context: context).print(outcome)
         return outcome.exitCode
     }

@@ -36,20 +36,14 @@ struct DiffFlow: Sendable {
         guard let base = resolved.base, let distance = resolved.distance else {
             return try await noBase(environment: environment, headCommit: headCommit, near: mergeBase)
         }
-        // A pull request: the base branch's uploads after the merge-base are evidence too. The
-        // nearest tells a leak that came in with commits without data (where the base's data ran
-        // out) from one this change brings in; the newest starts the window that shows intermittence.
-        var after: String?, tip: String?
+        // A pull request: the base branch's nearest upload after the merge-base tells a leak that
+        // came in with commits without data (where the base's data ran out) from one this change
+        // brings in.
+        var after: String?
         if !onBaseBranch, baseCommit != mergeBase {
             let later = try repository.firstParentCommits(of: baseCommit, after: mergeBase, limit: depth)
             if !later.isEmpty {
                 after = try await client.resolve(ResolveRequest(environment: environment, candidates: later)).base
-            }
-            // None of them has data: no newest either. One of them: the same.
-            if after != nil, later.count > 1 {
-                tip = try await client.resolve(ResolveRequest(environment: environment, candidates: later.reversed())).base
-            } else {
-                tip = after
             }
         }
         // Nothing uploaded after the merge-base, and the base fell back past commits without data:
@@ -61,7 +55,7 @@ struct DiffFlow: Sendable {
             }
         }
         let answer = try await client.diff(base: base, head: headCommit, mergeBase: onBaseBranch ? nil : mergeBase,
-                                           after: after, tip: tip)
+                                           after: after)
         try requireHeadRuns(answer, environment: environment, headCommit: headCommit)
         return DiffOutcome(
             environment: environment,

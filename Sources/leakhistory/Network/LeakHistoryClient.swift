@@ -35,13 +35,12 @@ struct LeakHistoryClient: Sendable {
 
     /// Without `base`, every leak at head comes back unverified. `after`: the base branch's
     /// nearest upload after `mergeBase`, whose leaks are inherited where the base's data ran
-    /// out; `tip`: its newest, where the window that shows intermittence starts.
-    func diff(base: String?, head: String, mergeBase: String? = nil, after: String? = nil, tip: String? = nil) async throws(CommandFailure) -> DiffResponse {
+    /// out.
+    func diff(base: String?, head: String, mergeBase: String? = nil, after: String? = nil) async throws(CommandFailure) -> DiffResponse {
         var query = ["head": head, "environment": settings.environment]
         query["base"] = base
         query["mergeBase"] = mergeBase
         query["after"] = after
-        query["tip"] = tip
         return try await send("GET", projectPath("diff"), query: query)
     }
 

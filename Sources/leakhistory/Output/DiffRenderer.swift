@@ -36,6 +36,7 @@ struct DiffRenderer {
                     lines.append("      also: " + group.others.map { "\($0.scenario) (\($0.type), \(outcome.relativePath($0.file)):\($0.line))" }.joined(separator: "; "))
                 }
                 if let path = group.readablePath { lines.append("      retain path: \(path)") }
+                if let evidence = group.evidence { lines.append("      why: \(evidence.summary)") }
                 var details: [String] = []
                 if let fingerprint = group.fingerprint { details.append("fingerprint \(fingerprint)") }
                 if let firstSeen = group.firstSeen { details.append("first leaked at \(outcome.short(firstSeen))") }
@@ -178,6 +179,7 @@ struct DiffRenderer {
                 var leak = group.types.map(cell).joined(separator: ", ")
                 if let note = group.suppression { leak += "<br>" + Self.suppressionLine(note).replacingOccurrences(of: "|", with: "\\|") }
                 if let commit = group.inheritedFrom { leak += "<br>leaks on the base branch at \(cell(outcome.short(commit)))" }
+                if let evidence = group.evidence { leak += "<br>why: " + Self.escapedForTable(evidence.summary) }
                 let scenarios = group.scenarios.count == 1 ? cell(group.scenarios[0])
                     : "\(group.scenarios.count): " + group.scenarios.map(cell).joined(separator: ", ")
                 let place = cell("\(outcome.relativePath(group.file)):\(group.line)")
@@ -186,6 +188,11 @@ struct DiffRenderer {
             text += open ? "\n" : "\n</details>\n\n"
         }
         return text
+    }
+
+    /// Plain text inside a table cell: no column break, no line break.
+    static func escapedForTable(_ text: String) -> String {
+        text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ")
     }
 
     private func code(_ text: String) -> String { "`\(text.replacingOccurrences(of: "`", with: "'"))`" }
@@ -221,6 +228,7 @@ struct DiffRenderer {
                 message += " Also: " + group.others.map { "\($0.scenario) (\($0.type), \(outcome.relativePath($0.file)):\($0.line))" }.joined(separator: "; ") + "."
             }
             if let path = group.readablePath { message += " Retain path: \(path)." }
+            if let evidence = group.evidence { message += " Why: \(evidence.summary)." }
             if let fingerprint = group.fingerprint { message += " Fingerprint \(fingerprint)." }
             if let note = group.suppression { message += " " + Self.suppressionLine(note) + "." }
             if let link = outcome.dashboardURL { message += "\nDashboard: \(link)" }

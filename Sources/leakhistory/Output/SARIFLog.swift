@@ -45,7 +45,14 @@ struct SARIFLog: Encodable {
         var relatedLocations: [Location]?
         var codeFlows: [CodeFlow]?
         var partialFingerprints: [String: String]
-        var properties: [String: [String]]
+        var properties: Properties
+    }
+
+    /// A result's property bag: what it is about, and the gate's evidence for calling it new.
+    struct Properties: Encodable {
+        var types: [String]
+        var scenarios: [String]
+        var evidence: GateEvidence?
     }
 
     struct Rule: Encodable {
@@ -100,17 +107,22 @@ struct SARIFLog: Encodable {
     private static func result(_ group: LeakGroup, outcome: DiffOutcome) -> Result {
         var text = "New leak: \(group.title)."
         if let path = group.readablePath { text += " Retain path: \(path)." }
+        if let evidence = group.evidence { text += " Why: \(evidence.summary)." }
         let related = group.others.enumerated().map { index, occurrence in
             Location(id: index + 1, physicalLocation: place(occurrence.file, occurrence.line, outcome: outcome),
                      message: Message(text: "\(occurrence.type) also leaks in \(occurrence.scenario)"))
         }
+        // The path's parts as every output prints them, one location each; a step not proven
+        // strong says so, and the flow is a possible retain path.
         let flow = group.retainPath.flatMap { steps -> [CodeFlow]? in
             guard !steps.isEmpty else { return nil }
-            let locations = steps.map { step in
-                ThreadFlowLocation(location: Location(message: Message(
-                    text: "\(RetainPathStep.shortName(step.holder)).\(step.property) (\(step.kind.rawValue))")))
-            } + [ThreadFlowLocation(location: Location(message: Message(text: RetainPathStep.shortName(group.pathType ?? ""))))]
-            return [CodeFlow(message: Message(text: "Retain path"), threadFlows: [ThreadFlow(locations: locations)])]
+            let parts = RetainPathStep.readableParts(steps, leakedType: group.pathType ?? "")
+            let locations = parts.enumerated().map { index, part in
+                let unproven = index < steps.count && !steps[index].isProven
+                return ThreadFlowLocation(location: Location(message: Message(text: part + (unproven ? " (possible)" : ""))))
+            }
+            let title = RetainPathStep.isProven(steps) ? "Retain path" : "Possible retain path"
+            return [CodeFlow(message: Message(text: title), threadFlows: [ThreadFlow(locations: locations)])]
         }
         return Result(
             message: Message(text: text),
@@ -119,7 +131,7 @@ struct SARIFLog: Encodable {
             codeFlows: flow,
             partialFingerprints: group.fingerprint.map { ["leakFingerprint/v1": $0] }
                 ?? ["leakKey/v1": "\(group.types.joined(separator: ",")) in \(group.scenarios.joined(separator: ","))"],
-            properties: ["types": group.types, "scenarios": group.scenarios])
+            properties: Properties(types: group.types, scenarios: group.scenarios, evidence: group.evidence))
     }
 
     /// A file inside the repository is relative to `%SRCROOT%`; anything else is a `file:` URI.

@@ -88,9 +88,31 @@ struct AvailabilityScanner {
     /// comments too) and string literal text (plain, multi-line, raw `#"…"#`) left out, string
     /// interpolations scanned as code. Backticks are dropped (`` `Mutex` `` is `Mutex`).
     static func codeTokens(_ source: String) -> [Token] {
-        let chars = Array(source.unicodeScalars)
         var tokens: [Token] = []
         var line = 1
+        var text = String.UnicodeScalarView()
+        func flush() {
+            if !text.isEmpty { tokens.append(Token(text: String(text), line: line)) }
+            text = String.UnicodeScalarView()
+        }
+        for c in codeText(source).unicodeScalars {
+            if c == "_" || CharacterSet.alphanumerics.contains(c) {
+                if !text.isEmpty || c == "_" || CharacterSet.letters.contains(c) { text.append(c) }
+                continue
+            }
+            flush()
+            if c == "\n" { line += 1 }
+        }
+        flush()
+        return tokens
+    }
+
+    /// `source` with its comments and the text of its string literals blanked out (string
+    /// interpolations kept as code, backticks dropped), line breaks kept where they were, so that
+    /// a pattern found in it is code, at the same line.
+    static func codeText(_ source: String) -> String {
+        let chars = Array(source.unicodeScalars)
+        var code = String.UnicodeScalarView()
         var index = 0
         /// For each string literal we are inside: its number of `#`, whether it is multi-line,
         /// and the parenthesis depth of the interpolation we are in (nil: in the text).
@@ -99,8 +121,13 @@ struct AvailabilityScanner {
         func at(_ offset: Int) -> Unicode.Scalar? {
             index + offset < chars.count ? chars[index + offset] : nil
         }
-        func isIdentifierStart(_ c: Unicode.Scalar) -> Bool { c == "_" || CharacterSet.letters.contains(c) }
-        func isIdentifierPart(_ c: Unicode.Scalar) -> Bool { c == "_" || CharacterSet.alphanumerics.contains(c) }
+        /// Moves past `count` characters that are not code, keeping their line breaks.
+        func skip(_ count: Int) {
+            for offset in 0..<count where index + offset < chars.count {
+                code.append(chars[index + offset] == "\n" ? "\n" : " ")
+            }
+            index += count
+        }
         /// Whether a string literal opens at `index`; returns its hashes and quote count.
         func stringOpening() -> (hashes: Int, quotes: Int)? {
             var hashes = 0
@@ -112,7 +139,6 @@ struct AvailabilityScanner {
 
         while index < chars.count {
             let c = chars[index]
-            if c == "\n" { line += 1 }
             // Inside the text of a string literal.
             if let current = strings.last, current.interpolationDepth == nil {
                 if c == "\\" {
@@ -120,62 +146,52 @@ struct AvailabilityScanner {
                     while at(1 + hashes) == "#" { hashes += 1 }
                     if hashes == current.hashes, at(1 + hashes) == "(" {
                         strings[strings.count - 1].interpolationDepth = 0
-                        index += 2 + hashes
+                        skip(2 + hashes)
                         continue
                     }
-                    index += current.hashes == 0 ? 2 : 1   // an escaped character, e.g. \" in a plain string
-                    if current.hashes == 0, index - 1 < chars.count, chars[index - 1] == "\n" { line += 1 }
+                    skip(current.hashes == 0 ? 2 : 1)   // an escaped character, e.g. \" in a plain string
                     continue
                 }
                 let quotes = current.multiline ? 3 : 1
                 if c == "\"", (0..<quotes).allSatisfy({ at($0) == "\"" }), (0..<current.hashes).allSatisfy({ at(quotes + $0) == "#" }) {
                     strings.removeLast()
-                    index += quotes + current.hashes
+                    skip(quotes + current.hashes)
                     continue
                 }
-                index += 1
+                skip(1)
                 continue
             }
             // Code: at top level or inside an interpolation.
             if c == "/", at(1) == "/" {
-                while index < chars.count, chars[index] != "\n" { index += 1 }
+                while index < chars.count, chars[index] != "\n" { skip(1) }
                 continue
             }
             if c == "/", at(1) == "*" {
                 var depth = 0
                 repeat {
-                    if chars[index] == "\n" { line += 1 }
-                    if chars[index] == "/", at(1) == "*" { depth += 1; index += 2; continue }
-                    if chars[index] == "*", at(1) == "/" { depth -= 1; index += 2; continue }
-                    index += 1
+                    if chars[index] == "/", at(1) == "*" { depth += 1; skip(2); continue }
+                    if chars[index] == "*", at(1) == "/" { depth -= 1; skip(2); continue }
+                    skip(1)
                 } while depth > 0 && index < chars.count
                 continue
             }
             if let opening = stringOpening() {
                 strings.append((opening.hashes, opening.quotes == 3, nil))
-                index += opening.hashes + opening.quotes
+                skip(opening.hashes + opening.quotes)
                 continue
             }
             if !strings.isEmpty, let depth = strings.last?.interpolationDepth {
                 if c == "(" { strings[strings.count - 1].interpolationDepth = depth + 1 }
                 if c == ")" {
                     strings[strings.count - 1].interpolationDepth = depth == 0 ? nil : depth - 1
-                    index += 1
+                    skip(1)
                     continue
                 }
             }
-            if c == "`" { index += 1; continue }
-            if isIdentifierStart(c) {
-                var text = String.UnicodeScalarView()
-                while index < chars.count, isIdentifierPart(chars[index]) {
-                    text.append(chars[index])
-                    index += 1
-                }
-                tokens.append(Token(text: String(text), line: line))
-                continue
-            }
+            if c == "`" { skip(1); continue }
+            code.append(c)
             index += 1
         }
-        return tokens
+        return String(code)
     }
 }

@@ -17,6 +17,8 @@ enum HistoryFixture {
         var outcome: String
         var fingerprint: String? = nil
         var knownIssue = false
+        var attempts: Int? = nil
+        var leakedAttempts: Int? = nil
 
         static func leaked(_ scenario: String, _ type: String, fingerprint: String? = nil) -> Check {
             Check(scenario: scenario, type: type, outcome: "leaked", fingerprint: fingerprint)
@@ -31,6 +33,8 @@ enum HistoryFixture {
             ]
             if let fingerprint { object["fingerprint"] = fingerprint }
             if knownIssue { object["knownIssue"] = true }
+            if let attempts { object["attempts"] = attempts }
+            if let leakedAttempts { object["leakedAttempts"] = leakedAttempts }
             return object
         }
     }
@@ -69,11 +73,10 @@ extension TestServer {
 
     /// `base: nil` asks for the head alone (every leak unverified); `after` names the base
     /// branch's upload after the merge-base.
-    func diff(base: Int?, head: Int, after: Int? = nil, tip: Int? = nil, environment: String = "linux") throws -> DiffResponse {
+    func diff(base: Int?, head: Int, after: Int? = nil, environment: String = "linux") throws -> DiffResponse {
         var query = "head=\(HistoryFixture.sha(head))&environment=\(environment)"
         if let base { query += "&base=\(HistoryFixture.sha(base))" }
         if let after { query += "&after=\(HistoryFixture.sha(after))" }
-        if let tip { query += "&tip=\(HistoryFixture.sha(tip))" }
         return try get("/v1/projects/app/diff?" + query, as: DiffResponse.self)
     }
 

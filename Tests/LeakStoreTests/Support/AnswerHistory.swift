@@ -117,17 +117,17 @@ struct AnswerHistory {
                                                              searched: found.map { $0 + 1 } ?? candidates.count))
             for (index, head) in commits.enumerated() {
                 record("diff none..\(index) \(environment)", wire(try store.diff(
-                    project: project, base: nil, head: head, environment: environment, mergeBase: nil, after: nil, tip: nil, now: now), environment: environment))
+                    project: project, base: nil, head: head, environment: environment, mergeBase: nil, after: nil, now: now), environment: environment))
                 for back in [1, 3] where index >= back {
                     let base = commits[index - back]
                     record("diff \(index - back)..\(index) \(environment)", wire(try store.diff(
                         project: project, base: base, head: head, environment: environment, mergeBase: base,
-                        after: nil, tip: nil, now: now), environment: environment))
+                        after: nil, now: now), environment: environment))
                 }
                 if index >= 6 {
                     record("diff fell back \(index - 4)..\(index) \(environment)", wire(try store.diff(
                         project: project, base: commits[index - 4], head: head, environment: environment,
-                        mergeBase: commits[index - 6], after: commits[index - 5], tip: commits.last, now: now), environment: environment))
+                        mergeBase: commits[index - 6], after: commits[index - 5], now: now), environment: environment))
                 }
             }
             for branch in ["main", "feature"] {

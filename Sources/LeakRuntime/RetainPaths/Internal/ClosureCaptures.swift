@@ -1,3 +1,4 @@
+import CLeakCheckSupport
 import LeakReport
 
 // Following a stored closure into its context: what it captures, read from the capture
@@ -60,10 +61,14 @@ extension ReferenceWalk {
             // A generic box (swift_allocBox): the value's offset, then its type.
             let offset = Int(metadata.load(fromByteOffset: 8, as: UInt32.self))
             let boxed = unsafeBitCast(metadata.load(fromByteOffset: 16, as: UnsafeRawPointer.self), to: Any.Type.self)
-            guard TypeMetadata.isCopyable(boxed) else { return true }
+            guard TypeMetadata.isCopyable(boxed) else {
+                unreadContexts += 1
+                return true
+            }
             walkStored(at: context + offset, type: boxed, holder: holder, path: path, as: kind, nesting: nesting, into: &edges)
             return true
         default:
+            unreadContexts += 1
             return true
         }
     }
@@ -82,8 +87,14 @@ extension ReferenceWalk {
         let captures = Int(descriptor.load(as: UInt32.self))
         let sources = Int(descriptor.load(fromByteOffset: 4, as: UInt32.self))
         let bindings = Int(descriptor.load(fromByteOffset: 8, as: UInt32.self))
-        guard captures < 1024, bindings < 1024 else { return true }
+        guard captures < 1024, bindings < 1024 else {
+            unreadContexts += 1
+            return true
+        }
         let generic = sources > 0 || bindings > 0
+        let environment = GenericCaptures(
+            descriptor: descriptor, captures: captures, sources: sources, bindings: bindings,
+            bindingsAt: context + offset)
         offset += bindings * word
         var strong = false
         for index in 0..<captures {
@@ -101,10 +112,12 @@ extension ReferenceWalk {
                 continue
             }
             switch name.captureShape {
-            case let .thickFunction(words):
+            case let .thickFunction(words, optional):
                 offset = align(offset, word)
+                // An optional closure that is nil has a null function and no context to read.
+                let function = context.load(fromByteOffset: offset, as: UInt.self)
                 let inner = context.load(fromByteOffset: offset + word, as: UInt.self)
-                if inner != 0 {
+                if inner != 0, !optional || function != 0 {
                     strong = walkContext(inner, holder: holder, path: path, as: kind, nesting: nesting + 1, into: &edges) || strong
                 }
                 offset += words * word
@@ -112,23 +125,83 @@ extension ReferenceWalk {
                 offset = align(offset, word) + word
             case .box:
                 offset = align(offset, word)
-                let box = context.load(fromByteOffset: offset, as: UInt.self)
-                strong = walkContext(box, holder: holder, path: path, as: kind, nesting: nesting + 1, into: &edges) || strong
+                // A box of a `weak var` (a `[weak self]` captured by a closure of a generic
+                // function) holds nothing: its storage is not a strong reference to read.
+                if !name.holdsWeakly {
+                    let box = context.load(fromByteOffset: offset, as: UInt.self)
+                    strong = walkContext(box, holder: holder, path: path, as: kind, nesting: nesting + 1, into: &edges) || strong
+                }
                 offset += word
             case .formal:
-                guard !generic, let type = name.resolved() else {
+                // A generic closure's capture: a generic parameter is bound by the context's own
+                // bindings; a type that mentions none resolves as in any closure; a generic class
+                // is one strong reference, whatever its arguments.
+                guard let type = generic ? environment.type(of: name) : name.resolved() else {
+                    if generic, name.isGenericClassReference(optional: true) {
+                        offset = align(offset, word)
+                        let address = context.load(fromByteOffset: offset, as: UInt.self)
+                        if address != 0, let object = LiveObject.validated(at: address) {
+                            strong = true
+                            edges.append(ReferenceEdge(target: object, property: path, kind: kind, proven: untypedDepth == 0))
+                        }
+                        offset += word
+                        continue
+                    }
                     return scanConservatively(context, from: offset, path: path, into: &edges) || strong
                 }
                 let layout = TypeMetadata.layout(of: type)
                 offset = align(offset, layout.alignment)
                 if ValueRole(type) != .plain, TypeMetadata.isCopyable(type) {
-                    strong = true
+                    // Strong only if it holds something: an existential of a plain value, an empty
+                    // array, a nil optional hold nothing.
+                    let found = edges.count
                     walkStored(at: context + offset, type: type, holder: holder, path: path, as: kind, nesting: nesting, into: &edges)
+                    strong = strong || edges.count > found
                 }
                 offset += layout.size
             }
         }
         return strong
+    }
+
+    /// What a generic closure context says of its generic parameters (Records.h,
+    /// `CaptureDescriptor`): after the capture types, one record a metadata source, a generic
+    /// parameter's mangled name then where its metadata is (`B<n>`: the context's n-th binding);
+    /// the bindings are words at the start of the captures.
+    struct GenericCaptures {
+        let descriptor: UnsafeRawPointer
+        let captures: Int
+        let sources: Int
+        let bindings: Int
+        let bindingsAt: UnsafeRawPointer
+
+        /// The type of a capture: a generic parameter bound by a binding, or a type that mentions
+        /// no generic parameter; nil for anything else.
+        func type(of name: MangledName) -> Any.Type? {
+            if name.isPlainText, let metadata = binding(of: name.plain) { return metadata }
+            guard !name.mentionsGenericParameter else { return nil }
+            return name.resolved()
+        }
+
+        private func binding(of parameter: [UInt8]) -> Any.Type? {
+            for index in 0..<sources {
+                let record = descriptor + 12 + 4 * captures + 8 * index
+                let nameOffset = record.load(as: Int32.self)
+                let sourceOffset = (record + 4).load(as: Int32.self)
+                guard nameOffset != 0, sourceOffset != 0 else { continue }
+                let source = MangledName(record + 4 + Int(sourceOffset))
+                guard MangledName(record + Int(nameOffset)).plain == parameter, source.isPlainText,
+                      source.plain.first == UInt8(ascii: "B"),
+                      let position = Int(String(decoding: source.plain.dropFirst(), as: UTF8.self)),
+                      position < bindings
+                else { continue }
+                let metadata = bindingsAt.load(fromByteOffset: position * MemoryLayout<UInt>.size, as: UInt.self)
+                guard metadata >= 0x10000, metadata % 8 == 0, lc_in_image(metadata) == 1 || ProcessMemory.word(at: metadata) != nil
+                else { return nil }
+                return unsafeBitCast(UnsafeRawPointer(bitPattern: metadata)!, to: Any.Type.self)
+            }
+            return nil
+        }
     }
 
     /// A value of `type` stored at `address`, copied out (retained, as a field load would) and walked.
@@ -146,6 +219,7 @@ extension ReferenceWalk {
     private mutating func scanConservatively(
         _ context: UnsafeRawPointer, from offset: Int, path: String, into edges: inout [ReferenceEdge]
     ) -> Bool {
+        unreadContexts += 1
         let address = UInt(bitPattern: context)
         let size = min(ProcessMemory.blockSize(at: address), 4096)
         var position = align(offset, MemoryLayout<UInt>.size)

@@ -39,17 +39,12 @@ struct FieldLayout {
     }
 
     /// `Mutex<Value>` (Synchronization) with a standard collection for `Value`, from the field's
-    /// declared mangling: where the collection's word lies in the mutex and its storage's type.
-    /// Mutex.swift: `handle` (a `_MutexHandle`, on Linux an `Atomic<UInt32>`), then `value`, a
-    /// `_Cell<Value>` laid out like `Value`, so at the next word.
+    /// declared mangling: where the collection's word lies in the mutex (`Platform.mutexValueOffset`)
+    /// and its storage's type.
     private static func mutexCollection(_ mangling: String) -> (offset: Int, storage: String)? {
         let mutex = "15Synchronization5MutexVy"
         guard mangling.hasPrefix(mutex), mangling.hasSuffix("G") else { return nil }
-        #if os(Linux)
-        let offset = MemoryLayout<UInt>.size
-        #else
-        return nil
-        #endif
+        guard let offset = Platform.mutexValueOffset else { return nil }
         let value = mangling.dropFirst(mutex.count)
         if value.hasPrefix("SD") { return (offset, "Swift._DictionaryStorage<") }
         if value.hasPrefix("Sa") { return (offset, "Swift._ContiguousArrayStorage<") }
@@ -149,11 +144,8 @@ struct FieldLayout {
     /// interop: kind, superclass, flags, instance address point, then instance size).
     private static func size(of type: Any.Type) -> Int {
         guard TypeMetadata.kind(of: type) == .class else { return TypeMetadata.layout(of: type).size }
-        #if canImport(ObjectiveC)
-        return 0
-        #else
+        if Platform.hasObjectiveCInterop { return 0 }
         return Int(TypeMetadata.metadataPointer(type).load(fromByteOffset: 24, as: UInt32.self))
-        #endif
     }
 
     /// The copyable fields inside a `~Copyable` struct field, each under the field's own name.

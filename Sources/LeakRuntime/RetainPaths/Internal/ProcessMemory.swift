@@ -5,11 +5,7 @@ import CLeakCheckSupport
 /// glibc only; elsewhere `isSupported` is false and every read fails, so the search walks stored
 /// values only.
 enum ProcessMemory {
-    #if os(Linux) && canImport(Glibc)
-    static let isSupported = true
-    #else
-    static let isSupported = false
-    #endif
+    static let isSupported = Platform.readsProcessMemory
 
     /// The word at `address`, or nil if it cannot be read.
     static func word(at address: UInt) -> UInt? {

@@ -27,6 +27,9 @@ struct ReferenceWalk {
     /// Above zero while walking what was found without type information: its edges are not proven.
     var untypedDepth = 0
     private var structLayouts: [ObjectIdentifier: FieldLayout?] = [:]
+    /// Closure contexts (or parts of them) read as words or not at all, so far: a closure whose
+    /// walk adds to it may hold what no edge shows.
+    var unreadContexts = 0
     /// The steps (holder, then property) that are a dispatch source's handlers, read so far.
     private(set) var dispatchHandlerSteps: Set<[String]> = []
 
@@ -120,10 +123,13 @@ struct ReferenceWalk {
         case .plain:
             return
         case .closure:
+            // A closure read by its types is no suspect: its captures are edges the search
+            // follows. One read in part as words, or not at all, may hold what no edge shows.
+            let unread = unreadContexts
             switch walkClosure(value, holder: holder, path: path, nesting: nesting, into: &edges) {
-            case .read(holdsStrongly: true), .unreadable:
+            case .read(holdsStrongly: true) where unreadContexts > unread, .unreadable:
                 suspect(holder, path, .closure)
-            case .read(holdsStrongly: false):
+            case .read:
                 break
             }
             return

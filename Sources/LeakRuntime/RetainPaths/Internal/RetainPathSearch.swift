@@ -31,8 +31,14 @@ struct RetainPathSearch {
     private var scanBound: String?
     /// How many of the walk's suspects were found before the search from the globals.
     private var ownSuspects: Int?
+    /// The backward scan's bounds: levels of memory scanned, and holders kept.
     private static let maxScanDepth = 8
     private static let maxScanHolders = 512
+    /// While the cycle search runs: each suspect the walk names, with the path from the object to
+    /// the holder it was found on. The first is the possible path reported when none is found.
+    private var recordsSuspectPaths = false
+    private var suspectPaths: [[RetainPathStep]] = []
+    private static let maxSuspectPaths = 8
 
     /// False to search the globals forward only, as where memory cannot be scanned (the plain
     /// path the backward scan is tested against).
@@ -100,6 +106,8 @@ struct RetainPathSearch {
         reset()
         nodes.append(Node(object: target, parent: -1, step: nil, depth: 0))
         seen.insert(ObjectIdentifier(target))
+        recordsSuspectPaths = true
+        defer { recordsSuspectPaths = false }
         return breadthFirst()
     }
 
@@ -119,7 +127,7 @@ struct RetainPathSearch {
             let holder = String(reflecting: rootType)
             for edge in walk.edges(ofRoot: root, holder: holder) {
                 let property = edge.property.isEmpty ? "roots[\(position)]" : edge.property
-                let step = RetainPathStep(holder: holder, property: property, kind: edge.kind)
+                let step = RetainPathStep(holder: holder, property: property, kind: edge.kind, isPossible: !edge.proven)
                 if edge.target === target {
                     foundProven = edge.proven
                     return [step]
@@ -154,7 +162,7 @@ struct RetainPathSearch {
                 continue
             }
             for edge in walk.edges(ofRoot: root.value, holder: root.name) {
-                let step = RetainPathStep(holder: root.name, property: edge.property, kind: .global)
+                let step = RetainPathStep(holder: root.name, property: edge.property, kind: .global, isPossible: !edge.proven)
                 if edge.target === target {
                     foundProven = edge.proven
                     return [step]
@@ -185,8 +193,16 @@ struct RetainPathSearch {
                 break
             }
             let holder = walk.typeName(type(of: node.object))
-            for edge in walk.edges(of: node.object) {
-                let step = RetainPathStep(holder: holder, property: edge.property, kind: edge.kind)
+            let suspectsBefore = walk.suspects.count
+            let edges = walk.edges(of: node.object)
+            if recordsSuspectPaths {
+                // A suspect on this node: the node's path, then the suspect, possible.
+                for suspect in walk.suspects[suspectsBefore...] where suspectPaths.count < Self.maxSuspectPaths {
+                    suspectPaths.append(path(to: next - 1) + [suspect.step])
+                }
+            }
+            for edge in edges {
+                let step = RetainPathStep(holder: holder, property: edge.property, kind: edge.kind, isPossible: !edge.proven)
                 if edge.target === target {
                     if node.proven && edge.proven {
                         foundProven = true
@@ -237,10 +253,20 @@ struct RetainPathSearch {
         seen.removeAll(keepingCapacity: true)
     }
 
+    /// The report of what was found. With no path, the first suspect is reported as a possible
+    /// one (the path from the object to the holder of the suspect, which may capture it).
     private func report(steps: [RetainPathStep]?, origin: RetainPathReport.Origin) -> RetainPathReport {
-        let suspects = steps == nil ? Array(walk.suspects.prefix(ownSuspects ?? walk.suspects.count)) : []
+        let found = (steps: steps, origin: origin)
+        let suspects = found.steps == nil ? Array(walk.suspects.prefix(ownSuspects ?? walk.suspects.count)) : []
+        var steps = found.steps
+        var origin = found.origin
+        if steps == nil, let suspected = suspectPaths.first {
+            steps = suspected
+            origin = .cycle
+        }
+        let proven = steps.map(RetainPathStep.isProven) ?? false
         var limit: String?
-        if steps == nil {
+        if !proven {
             if timeReached || scanBound == "the time budget" {
                 limit = "stopped the search from globals after \(limits.timeBudget)"
             } else if visitsReached {
@@ -250,45 +276,40 @@ struct RetainPathSearch {
             } else if depthReached {
                 limit = "stopped at depth \(limits.maxDepth)"
             } else if let scanBound {
-                limit = "stopped the backward search at \(scanBound)"
+                limit = "stopped the backward scan of memory at \(scanBound)"
             }
         }
         let fingerprint: LeakFingerprint
-        switch (origin, steps) {
+        switch (origin, found.steps) {
         case (.cycle, let steps?):
             fingerprint = .cycle(steps)
         case (.root, let steps?), (.global, let steps?):
             fingerprint = .path(steps, to: targetType)
         default:
+            // A suspect's path is a guess: the leak keeps the fingerprint of its suspects.
             fingerprint = .unexplained(type: targetType, suspects: suspects.map { $0.holder + "." + $0.property })
         }
         var report = RetainPathReport(
             steps: steps, origin: origin, suspects: suspects.map(\.sentence), limitReached: limit,
             readable: readable(steps: steps, suspects: suspects, limit: limit),
-            fingerprint: fingerprint.value, isProven: steps.map(isProven) ?? false
+            fingerprint: fingerprint.value, isProven: proven
         )
         report.throughDispatchSource = steps?.contains { walk.dispatchHandlerSteps.contains([$0.holder, $0.property]) } ?? false
         return report
     }
 
-    private func isProven(_ steps: [RetainPathStep]) -> Bool {
-        foundProven && !steps.contains { $0.kind == .unknown }
-    }
-
+    /// The path as `RetainPathStep.readable` prints it, then the other suspects, then the bound
+    /// the search reached, once.
     private func readable(steps: [RetainPathStep]?, suspects: [RetainSuspect], limit: String?) -> String {
-        guard let steps else {
-            var text = suspects.isEmpty
-                ? "no strong reference path to \(RetainPathNames.short(targetType)) found"
-                : suspects.map(\.sentence).joined(separator: "; ")
-            if let limit { text += " (\(limit))" }
-            return text
+        var text: String
+        if let steps {
+            text = RetainPathStep.readable(steps, leakedType: targetType)
+            let others = suspects.dropFirst().map { $0.step.readableName + " (\($0.kind.word))" }
+            if !others.isEmpty { text += "; also suspected: " + others.joined(separator: ", ") }
+        } else {
+            text = "no strong reference path to \(RetainPathNames.short(targetType)) found"
         }
-        var text = RetainPathStep.readable(steps, leakedType: targetType)
-        if steps.contains(where: { $0.kind == .unknown }) {
-            text += " (a step of kind unknown may be weak or unowned: its metadata could not be read)"
-        } else if !foundProven {
-            text += " (possible: a reference on it was read from memory without its type, and may be weak)"
-        }
+        if let limit { text += " (search \(limit))" }
         return text
     }
 }

@@ -1,6 +1,19 @@
+import LeakReport
+
 /// A stored value that may hold an object without a reference `Mirror` can show.
 struct RetainSuspect: Hashable {
-    enum Kind { case closure, task, dispatchSource }
+    enum Kind {
+        case closure, task, dispatchSource
+
+        /// `closure`, `task`, `dispatch source`.
+        var word: String {
+            switch self {
+            case .closure: "closure"
+            case .task: "task"
+            case .dispatchSource: "dispatch source"
+            }
+        }
+    }
 
     /// Module-qualified, as in `RetainPathStep.holder`.
     let holder: String
@@ -18,5 +31,10 @@ struct RetainSuspect: Hashable {
         case .dispatchSource:
             return "\(name) is a dispatch source; its handlers keep what they capture alive until it is cancelled"
         }
+    }
+
+    /// The suspect as the last step of a possible path: what it may capture comes next.
+    var step: RetainPathStep {
+        RetainPathStep(holder: holder, property: property, kind: kind == .task ? .task : .closure, isPossible: true)
     }
 }

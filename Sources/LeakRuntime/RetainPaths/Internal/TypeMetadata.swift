@@ -172,24 +172,15 @@ enum TypeMetadata {
     private static func isSwiftClass(_ metadata: UnsafeRawPointer) -> Bool {
         let raw = metadata.load(as: UInt.self)
         guard raw == 0 || raw > 0x7FF else { return false }
-        #if canImport(ObjectiveC)
+        guard Platform.hasObjectiveCInterop else { return true }
         let data = metadata.load(fromByteOffset: 4 * MemoryLayout<UnsafeRawPointer>.size, as: UInt.self)
         return data & 0x3 != 0
-        #else
-        return true
-        #endif
     }
 
     /// Where a class's metadata keeps its descriptor: after kind/isa and superclass, the
     /// Objective-C cache and data words where interop exists, then five 32-bit fields and two
     /// 16-bit ones.
-    private static let classDescriptorOffset: Int = {
-        #if canImport(ObjectiveC)
-        return 8 * MemoryLayout<UnsafeRawPointer>.size
-        #else
-        return 5 * MemoryLayout<UnsafeRawPointer>.size
-        #endif
-    }()
+    private static let classDescriptorOffset = (Platform.hasObjectiveCInterop ? 8 : 5) * MemoryLayout<UnsafeRawPointer>.size
 
     /// `Outer<Int>.Inner<String>` → `Inner`: the descriptor stores the bare name.
     private static func shortName(of type: Any.Type) -> String {

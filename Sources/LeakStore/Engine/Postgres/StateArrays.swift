@@ -194,21 +194,7 @@ enum StateArrays {
     /// commit order within a row; a commit may recur in another row), each only its states in
     /// the range (`blockSlices`). Unnested, a row a state was most of a diff's key reads; an
     /// array goes out as one value (`PostgresArray.integers` reads it back).
-    ///
-    /// `leakingOnly`: only the rows of keys with a leak stored in one of their rows, the rest
-    /// taken once and passed over here: of a leaking head's keys only a few ever leaked before
-    /// along its lines, and the others' slices would be sent as text only to be dropped.
-    static func keySlices(_ keys: String, environment: String, from low: String, through high: String,
-                          leakingOnly: Bool = false) -> String {
-        let slices = everyKeySlice(keys, environment: environment, from: low, through: high)
-        return leakingOnly ? """
-            (WITH a AS MATERIALIZED (SELECT * FROM \(slices) AS t)
-             SELECT a.* FROM a WHERE a.key_id IN (SELECT l.key_id FROM a AS l WHERE 0 < ANY(l.leaked)))
-            """ : slices
-    }
-
-    /// `keySlices` of every key asked about.
-    private static func everyKeySlice(_ keys: String, environment: String, from low: String, through high: String) -> String {
+    static func keySlices(_ keys: String, environment: String, from low: String, through high: String) -> String {
         """
         (SELECT w.id AS key_id, b.commit_ids[p.first:p.last] AS commit_ids, b.checked[p.first:p.last] AS checked,
                 b.leaked[p.first:p.last] AS leaked, b.late[p.first:p.last] AS late, b.errors[p.first:p.last] AS errors

@@ -1,0 +1,64 @@
+import LeakReport
+
+extension ProjectHistory {
+    /// What the gate knows of each key judged at a head (`KeyEvidence`, read once for both
+    /// engines through the key-state reads): its runs and attempts at the head, and its runs at
+    /// each commit of the head's ancestry that checked it.
+    ///
+    /// - Parameters:
+    ///   - head: each judged key's counts at the head (every run there), as the diff read them.
+    ///   - headID: the head; nil when it has no upload (no attempts to read).
+    ///   - ownLine: the head's own commits, newest first — a pull request's earlier commits, or
+    ///     those a merge brings in — none on `baseLine`.
+    ///   - baseLine: the base's first-parent window of usable commits, newest first (the base first).
+    ///
+    /// The history is `ownLine` then `baseLine`, newest first (`GateRule` reads the commits next
+    /// to the head that leaked in every run as the head's leak holding). A key not confirmed at
+    /// head is flaky whatever its history (`GateRule`): its history is not read.
+    func keyEvidence(head: [KeyIDs: KeyCounts], headID: Int64?, ownLine: [BranchCommit], baseLine: [BranchCommit],
+                     environment: String) throws -> [KeyIDs: KeyEvidence] {
+        guard !head.isEmpty else { return [:] }
+        let attempts = try headID.map { try attemptsBeyondOne(commitID: $0, environment: environment, keys: Set(head.keys)) } ?? [:]
+        var evidence: [KeyIDs: KeyEvidence] = [:]
+        for (ids, counts) in head {
+            let cell = KeyStateGrid.Cell(counts.tally), extra = attempts[ids] ?? (more: 0, released: 0)
+            let runs = Int(cell.runs), leakedRuns = Int(cell.leakedRuns)
+            evidence[ids] = KeyEvidence(headRuns: runs, headLeakedRuns: leakedRuns, headAttempts: runs + extra.more,
+                                        headLeakedAttempts: leakedRuns + extra.more - extra.released, history: [])
+        }
+        let confirmed = Set(evidence.filter(\.value.confirmedAtHead).keys)
+        let lines = ownLine.map(\.id) + baseLine.map(\.id)
+        guard !confirmed.isEmpty, !lines.isEmpty else { return evidence }
+        let grid = try keyStates(confirmed, environment: environment, at: Set(lines))
+        let ownColumns = grid.columns(of: ownLine.map(\.id)), baseColumns = grid.columns(of: baseLine.map(\.id))
+        for ids in confirmed {
+            let row = grid.row(ids)
+            let history = (row.cells(along: ownColumns) + row.cells(along: baseColumns)).compactMap { $0 }.filter { $0.runs > 0 }
+            evidence[ids]?.history = history.map { KeyEvidence.RunTally(runs: Int($0.runs), leakedRuns: Int($0.leakedRuns)) }
+        }
+        return evidence
+    }
+
+    /// The attempts beyond the first of the leaked checks of `keys` at a commit (every run), and
+    /// those of their attempts that released the object, by key: a check without attempts is one
+    /// attempt, leaked or not, so only the records that carry attempts add to a key's runs.
+    private func attemptsBeyondOne(commitID: Int64, environment: String, keys: Set<KeyIDs>) throws
+        -> [KeyIDs: (more: Int, released: Int)]
+    {
+        var found: [KeyIDs: (more: Int, released: Int)] = [:]
+        try db.query("""
+            SELECT k.scenario_id, k.type_id, k.attempts, k.leaked_attempts
+            FROM runs r JOIN checks k ON k.run_id = r.id
+            WHERE r.commit_id = ?1 AND r.environment = ?2 AND k.outcome = 'leaked'
+              AND (k.attempts IS NOT NULL OR k.leaked_attempts IS NOT NULL)
+            """, [.integer(commitID), .text(environment)]) { row in
+            let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1))
+            guard keys.contains(ids) else { return }
+            let attempts = row.isNull(at: 2) ? 1 : row.int(at: 2)
+            let leaked = row.isNull(at: 3) ? attempts : row.int(at: 3)
+            found[ids, default: (0, 0)].more += attempts - 1
+            found[ids, default: (0, 0)].released += attempts - leaked
+        }
+        return found
+    }
+}

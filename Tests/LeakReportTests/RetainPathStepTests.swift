@@ -1,0 +1,58 @@
+import Foundation
+import LeakReport
+import Testing
+
+@Suite("How a retain path prints")
+struct RetainPathStepTests {
+    @Test func aProvenPathPrintsAsAChain() {
+        let steps = [
+            RetainPathStep(holder: "App.ProfileViewModel", property: "coordinator", kind: .strong),
+            RetainPathStep(holder: "App.MainCoordinator", property: "children[0]", kind: .collection),
+        ]
+        #expect(RetainPathStep.isProven(steps))
+        #expect(RetainPathStep.readable(steps, leakedType: "App.ProfileViewModel")
+            == "ProfileViewModel.coordinator → MainCoordinator.children[0] → ProfileViewModel")
+    }
+
+    /// A private type's anonymous context is dropped whole: the parentheses stay balanced.
+    @Test func privateTypesPrintWithoutTheirAnonymousContext() {
+        #expect(RetainPathStep.shortName("RxSwift.(unknown context at $7f3a21).BinaryDisposable") == "BinaryDisposable")
+        #expect(RetainPathStep.shortName("Swift.Array<RxSwift.(unknown context at $7f3a21).SinkDisposer>") == "Array<SinkDisposer>")
+        let steps = [
+            RetainPathStep(holder: "App.Model", property: "bag", kind: .strong),
+            RetainPathStep(holder: "RxSwift.(unknown context at $55e1).BinaryDisposable", property: "disposable1", kind: .strong),
+        ]
+        let text = RetainPathStep.readable(steps, leakedType: "App.Model")
+        #expect(text == "Model.bag → BinaryDisposable.disposable1 → Model")
+        #expect(text.filter { $0 == "(" }.count == text.filter { $0 == ")" }.count)
+    }
+
+    @Test func aPossiblePathNamesTheStepsNotProven() {
+        let steps = [
+            RetainPathStep(holder: "App.Feed", property: "subject", kind: .strong),
+            RetainPathStep(holder: "App.Subject<Swift.Int>", property: "observers", kind: .closure, isPossible: true),
+            RetainPathStep(holder: "App.Observer", property: "handler", kind: .unknown),
+        ]
+        #expect(!RetainPathStep.isProven(steps))
+        #expect(RetainPathStep.readable(steps, leakedType: "App.Feed")
+            == "Feed.subject → Subject<Int>.observers (closure) → captures Observer.handler → Feed "
+            + "(possible: Subject<Int>.observers and Observer.handler are not proven to hold it strongly)")
+        #expect(RetainPathStep.readableParts(steps, leakedType: "App.Feed")
+            == ["Feed.subject", "Subject<Int>.observers (closure)", "captures Observer.handler", "Feed"])
+    }
+
+    /// `possible` is written only when true, and a step without it (every step reported before
+    /// it existed) reads as proven.
+    @Test func possibleIsOnTheWireOnlyWhenTrue() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let proven = RetainPathStep(holder: "A", property: "b", kind: .strong)
+        let possible = RetainPathStep(holder: "A", property: "b", kind: .closure, isPossible: true)
+        #expect(String(decoding: try encoder.encode(proven), as: UTF8.self) == #"{"holder":"A","kind":"strong","property":"b"}"#)
+        #expect(String(decoding: try encoder.encode(possible), as: UTF8.self)
+            == #"{"holder":"A","kind":"closure","possible":true,"property":"b"}"#)
+        let old = try JSONDecoder().decode(RetainPathStep.self, from: Data(#"{"holder":"A","kind":"strong","property":"b"}"#.utf8))
+        #expect(old == proven && old.isProven)
+        #expect(try JSONDecoder().decode(RetainPathStep.self, from: try encoder.encode(possible)) == possible)
+    }
+}
