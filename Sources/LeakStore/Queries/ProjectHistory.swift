@@ -892,11 +892,6 @@ struct ProjectHistory {
     }
 
     // Built once: the same text for every batch.
-    private static let firstParentsSQL = """
-        SELECT p.commit_id, \(parentID(project: "?1")) FROM commit_parents p \(parentJoin(project: "?1"))
-        WHERE p.position = 0 AND p.commit_id IN (\(idSlots(from: 2)))
-        """
-
     private static let shasSQL = "SELECT id, sha FROM commits WHERE project_id = ?1 AND id IN (\(idSlots(from: 2)))"
 
     /// `+k.type_id` keeps SQLite off `checks_by_type`, which would visit the type's checks at
