@@ -14,7 +14,6 @@ struct lh_mhd_settings {
     /// I/O threads: 0 or 1 means a single polling thread.
     unsigned int threads;
     unsigned int connection_limit;
-    unsigned int per_ip_connection_limit;
     /// Bytes each connection may use for its headers and buffers.
     size_t connection_memory;
     /// Seconds of no traffic before a connection is closed.
@@ -29,7 +28,9 @@ struct lh_mhd_settings {
 
 /// Internal epoll threads; handlers may suspend a connection (MHD_ALLOW_SUSPEND_RESUME) and
 /// answer it from another thread; the listening socket is handed back by quiesce so that
-/// shutdown can stop accepting before it stops serving. No SO_REUSEPORT: a second server on a
+/// shutdown can stop accepting before it stops serving. No per-IP connection limit: behind a
+/// proxy it would count the proxy, so the server counts connections per client itself
+/// (ConnectionTable). No SO_REUSEPORT: a second server on a
 /// port in use must fail, not share it.
 static inline struct MHD_Daemon *lh_mhd_start(const struct lh_mhd_settings *s) {
     unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME;
@@ -38,7 +39,6 @@ static inline struct MHD_Daemon *lh_mhd_start(const struct lh_mhd_settings *s) {
         MHD_OPTION_SOCK_ADDR, s->address,
         MHD_OPTION_THREAD_POOL_SIZE, s->threads > 1 ? s->threads : 0,
         MHD_OPTION_CONNECTION_LIMIT, s->connection_limit,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, s->per_ip_connection_limit,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, s->connection_memory,
         MHD_OPTION_CONNECTION_TIMEOUT, s->idle_timeout_seconds,
         MHD_OPTION_NOTIFY_COMPLETED, s->completed, s->context,
@@ -65,11 +65,10 @@ static inline void *lh_mhd_socket_context(struct MHD_Connection *connection) {
     return info == NULL ? NULL : info->socket_context;
 }
 
-/// The client's IPv4 address in network order, or 0 when it is not IPv4.
-static inline uint32_t lh_mhd_client_ipv4(struct MHD_Connection *connection) {
+/// The connection's peer address (IPv4 or IPv6), or NULL.
+static inline const struct sockaddr *lh_mhd_client_sockaddr(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    if (info == NULL || info->client_addr == NULL || info->client_addr->sa_family != AF_INET) return 0;
-    return ((const struct sockaddr_in *)info->client_addr)->sin_addr.s_addr;
+    return info == NULL ? NULL : info->client_addr;
 }
 
 #endif

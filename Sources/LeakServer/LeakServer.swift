@@ -39,12 +39,14 @@ public final class LeakServer: Sendable {
         http = MicroHTTPDServer(
             options: .init(host: c.host, port: UInt16(c.port), threads: c.effectiveThreads,
                            connectionLimit: c.connectionLimit, perClientConnectionLimit: c.perClientConnectionLimit,
+                           trustedProxies: TrustedProxies(ranges: c.trustedProxies, header: c.forwardedHeader),
                            connectionMemoryBytes: c.connectionMemoryBytes, idleTimeoutSeconds: c.connectionTimeoutSeconds,
                            requestDeadline: .seconds(c.requestDeadlineSeconds), maxBodyBytes: c.limits.maxBodyBytes,
                            workers: .init(workers: c.workers, queueLimit: c.queueLimit, perClientRunning: c.perClientWorkers,
                                           perClientQueued: c.perClientQueue),
                            responseBytesPerClient: c.responseBytesPerClient, responseBytesTotal: c.responseBytesTotal),
             inFlight: metrics.inFlight, refusals: metrics.refusals,
+            credential: { TokenCheck.rememberedID($0, context) },
             admit: { dispatcher.admit($0) },
             respond: { dispatcher.dispatch($0, answer: $1) })
     }

@@ -31,7 +31,8 @@ extension ServerConfiguration {
     }
 
     /// Applies `LEAKHISTORY_HOST`, `_PORT`, `_DATABASE`, `_SYNCHRONOUS`, `_REQUIRE_READ_TOKEN`,
-    /// `_THREADS`, `_MAX_BODY_BYTES`, `_RETENTION_DAYS` (0 or empty: keep everything).
+    /// `_THREADS`, `_MAX_BODY_BYTES`, `_RETENTION_DAYS` (0 or empty: keep everything),
+    /// `_TRUSTED_PROXIES` (comma-separated; empty: none) and `_FORWARDED_HEADER`.
     public mutating func applyEnvironment(_ environment: [String: String]) throws {
         func integer(_ name: String) throws -> Int? {
             guard let text = environment[name] else { return nil }
@@ -56,6 +57,21 @@ extension ServerConfiguration {
         }
         if let value = try integer("LEAKHISTORY_THREADS") { threads = value }
         if let value = try integer("LEAKHISTORY_MAX_BODY_BYTES") { limits.maxBodyBytes = value }
+        if let text = environment["LEAKHISTORY_TRUSTED_PROXIES"] {
+            trustedProxies = try text.split(separator: ",").map { item in
+                guard let range = AddressRange(String(item)) else {
+                    throw ConfigurationError("LEAKHISTORY_TRUSTED_PROXIES=\(text): \"\(item.trimmingCharacters(in: .whitespaces))\" is not "
+                        + "an address or network; expected e.g. 10.0.0.2,10.0.0.0/8,2001:db8::/32")
+                }
+                return range
+            }
+        }
+        if let text = environment["LEAKHISTORY_FORWARDED_HEADER"] {
+            guard let header = TrustedProxies.Header.allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) else {
+                throw ConfigurationError("LEAKHISTORY_FORWARDED_HEADER=\(text): expected X-Forwarded-For or Forwarded")
+            }
+            forwardedHeader = header
+        }
         if environment["LEAKHISTORY_RETENTION_DAYS"]?.isEmpty == true {
             retentionDays = nil
         } else if let value = try integer("LEAKHISTORY_RETENTION_DAYS") {

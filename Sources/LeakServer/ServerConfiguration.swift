@@ -29,8 +29,10 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var queueLimit = 4_096
     /// Workers one client (IP address) may hold at once; its other requests wait their turn.
     public var perClientWorkers = 2
-    /// Requests one client may have waiting for a worker: beyond it, 503 with Retry-After.
-    public var perClientQueue = 32
+    /// Requests one client may have waiting for a worker: beyond it, 503 with Retry-After. As
+    /// many as its connection slots, so that a client whose requests all found a slot (a CI
+    /// fleet behind one address) waits its turn instead of being sent away.
+    public var perClientQueue = 64
     /// SQLite read connections; as many as workers and background workers, so that a query
     /// never waits for one.
     public var readerConnections = 18
@@ -39,8 +41,16 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var readerMemoryMapMiB = 1_024
     /// Connections open at once (the server raises its open-file limit to fit).
     public var connectionLimit = 4_096
-    /// Connections open at once from one IP address.
+    /// Connections with a request on them, per client (`ClientKey`: the token a request showed
+    /// together with its address, else its address); beyond, 503 with Retry-After. A client's connections that have sent no
+    /// request headers for a second give way to its new ones.
     public var perClientConnectionLimit = 64
+    /// The proxies and load balancers (addresses or CIDR networks, IPv4 or IPv6) whose
+    /// `forwardedHeader` names the client; every per-client limit, the fairness order and the
+    /// request log then use that client. Empty: every peer is the client.
+    public var trustedProxies: [AddressRange] = []
+    /// The header the trusted proxies write: `X-Forwarded-For` or `Forwarded` (RFC 7239).
+    public var forwardedHeader = TrustedProxies.Header.xForwardedFor
     /// Bytes a connection may use for its request line, headers and buffers (beyond: 431).
     public var connectionMemoryBytes = 32_768
     /// A connection with no traffic for this many seconds is closed.
@@ -88,7 +98,7 @@ extension ServerConfiguration: Codable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case host, port, database, synchronous, requireReadToken, healthzWithoutToken, metricsWithoutToken
         case threads, workers, queueLimit, perClientWorkers, perClientQueue, readerConnections, readerMemoryMapMiB
-        case connectionLimit, perClientConnectionLimit, connectionMemoryBytes, connectionTimeoutSeconds
+        case connectionLimit, perClientConnectionLimit, trustedProxies, forwardedHeader, connectionMemoryBytes, connectionTimeoutSeconds
         case requestDeadlineSeconds, queryTimeoutMs, responseBytesPerClient, responseBytesTotal, limits, logRequests
         case retentionDays, tokenMemorySeconds
     }
@@ -113,6 +123,8 @@ extension ServerConfiguration: Codable {
         readerMemoryMapMiB = try c.decodeIfPresent(Int.self, forKey: .readerMemoryMapMiB) ?? d.readerMemoryMapMiB
         connectionLimit = try c.decodeIfPresent(Int.self, forKey: .connectionLimit) ?? d.connectionLimit
         perClientConnectionLimit = try c.decodeIfPresent(Int.self, forKey: .perClientConnectionLimit) ?? d.perClientConnectionLimit
+        trustedProxies = try c.decodeIfPresent([AddressRange].self, forKey: .trustedProxies) ?? d.trustedProxies
+        forwardedHeader = try c.decodeIfPresent(TrustedProxies.Header.self, forKey: .forwardedHeader) ?? d.forwardedHeader
         connectionMemoryBytes = try c.decodeIfPresent(Int.self, forKey: .connectionMemoryBytes) ?? d.connectionMemoryBytes
         connectionTimeoutSeconds = try c.decodeIfPresent(Int.self, forKey: .connectionTimeoutSeconds) ?? d.connectionTimeoutSeconds
         requestDeadlineSeconds = try c.decodeIfPresent(Int.self, forKey: .requestDeadlineSeconds) ?? d.requestDeadlineSeconds

@@ -42,4 +42,16 @@ public enum LoopbackSocket {
         }
         return fd
     }
+
+    /// Sends every byte, retrying after signals; false when the connection failed first.
+    public static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return false }
+            sent += n
+        }
+        return true
+    }
 }

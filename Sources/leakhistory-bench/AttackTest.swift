@@ -6,19 +6,45 @@ import LoopbackClient
 import Glibc
 #endif
 
-/// `leakhistory-bench attack [--quick]`: the server binary under every attack of issue 13 at
-/// once — slow-header and slow-body connections, tokenless 30 MiB bodies, gzip bombs, a page
-/// flood, clients that never read their answers — while a steady authenticated client uploads
-/// and queries from 127.0.0.1. Attackers come from other loopback addresses (127.1.0.0/16 and
-/// up), as distinct clients would. Loopback only, bounded: it stops by itself.
+/// `leakhistory-bench attack [--quick]`: the server binary under attack while a steady
+/// authenticated client uploads and queries from 127.0.0.1, in three settings (`Mode`):
+/// - **other addresses**: every attack of issue 13 at once — slow-header and slow-body
+///   connections, tokenless 30 MiB bodies, gzip bombs, a page flood, clients that never read
+///   their answers — from other loopback addresses (127.1.0.0/16 and up), as distinct clients;
+/// - **same address**: a misbehaving job beside the steady client on its own address (a CI
+///   machine, a NAT): slow-header and slow-body connections (the job's own token, of another
+///   project), tokenless 30 MiB bodies and a page flood, all from 127.0.0.1;
+/// - **behind a proxy**: the first setting through a forwarding proxy (`ForwardingProxy`, from
+///   127.77.0.1) that the server trusts (`trustedProxies`), so that every client reaches the
+///   server from the proxy's one address and is told apart by `X-Forwarded-For`.
+/// Loopback only, bounded: it stops by itself.
 ///
 /// The steady client first runs alone (the machine's own latency, printed as a baseline).
 /// Exits 1 unless the steady client got every answer (with p99 ≤ 100 ms on the full run), the
 /// server's RSS stayed ≤ 300 MB, and normal service was back within 1 s of the attack stopping.
 enum AttackTest {
+    /// The settings, by the names `ATTACK_MODES` takes.
+    enum Mode: String, CaseIterable {
+        case otherAddresses = "other"
+        case sameAddress = "same"
+        case behindProxy = "proxy"
+
+        var title: String {
+            switch self {
+            case .otherAddresses: "other addresses"
+            case .sameAddress: "same address"
+            case .behindProxy: "behind a proxy"
+            }
+        }
+    }
+
+    /// Where the bench's proxy connects to the server from, and the network the server trusts.
+    static let proxySource = "127.77.0.1"
+
     struct Plan {
         var seconds: Int
-        var slowConnections: Int
+        var slowHeaders: Int
+        var slowBodies: Int
         var bigBodies: Int
         var bombLoops: Int
         var pageFlooders: Int
@@ -26,12 +52,35 @@ enum AttackTest {
         var checksOnBigPage: Int
     }
 
+    static func plan(_ mode: Mode, quick: Bool) -> Plan {
+        switch (mode, quick) {
+        case (.sameAddress, true):
+            Plan(seconds: 4, slowHeaders: 300, slowBodies: 120, bigBodies: 12, bombLoops: 0, pageFlooders: 2, nonReaders: 0, checksOnBigPage: 2_000)
+        case (.sameAddress, false):
+            Plan(seconds: 30, slowHeaders: 1_000, slowBodies: 400, bigBodies: 48, bombLoops: 0, pageFlooders: 4, nonReaders: 0, checksOnBigPage: 20_000)
+        case (_, true):
+            Plan(seconds: 4, slowHeaders: 200, slowBodies: 200, bigBodies: 16, bombLoops: 2, pageFlooders: 2, nonReaders: 10, checksOnBigPage: 2_000)
+        case (_, false):
+            Plan(seconds: 30, slowHeaders: 1_000, slowBodies: 1_000, bigBodies: 64, bombLoops: 4, pageFlooders: 4, nonReaders: 40, checksOnBigPage: 20_000)
+        }
+    }
+
+    /// Every mode in turn; true when each passed.
     static func run(quick: Bool) throws -> Bool {
+        var passed = true
+        let chosen = ProcessInfo.processInfo.environment["ATTACK_MODES"]
+        for mode in Mode.allCases where chosen.map({ $0.split(separator: ",").contains(Substring(mode.rawValue)) }) ?? true {
+            let ok = try run(mode, quick: quick)
+            print("attack (\(mode.title)): \(ok ? "passed" : "FAILED")")
+            passed = passed && ok
+        }
+        return passed
+    }
+
+    static func run(_ mode: Mode, quick: Bool) throws -> Bool {
         let skip = ProcessInfo.processInfo.environment["ATTACK_SKIP"] ?? ""
-        var planned = quick
-            ? Plan(seconds: 8, slowConnections: 400, bigBodies: 16, bombLoops: 2, pageFlooders: 2, nonReaders: 10, checksOnBigPage: 2_000)
-            : Plan(seconds: 30, slowConnections: 2_000, bigBodies: 64, bombLoops: 4, pageFlooders: 4, nonReaders: 40, checksOnBigPage: 20_000)
-        if skip.contains("slow") { planned.slowConnections = 0 }
+        var planned = plan(mode, quick: quick)
+        if skip.contains("slow") { planned.slowHeaders = 0; planned.slowBodies = 0 }
         if skip.contains("bodies") { planned.bigBodies = 0 }
         if skip.contains("bombs") { planned.bombLoops = 0 }
         if skip.contains("pages") { planned.pageFlooders = 0 }
@@ -42,10 +91,23 @@ enum AttackTest {
         defer { try? FileManager.default.removeItem(at: directory) }
         let database = directory.appendingPathComponent("attack.sqlite").path
         let token = try ServerBinary.createProject("app", database: database)
-        let server = try ServerBinary(database: database, extraSettings: "\"requestDeadlineSeconds\": 5")
+        // The misbehaving job's own token, in the same-address mode: a project of its own.
+        let jobToken = mode == .sameAddress ? try ServerBinary.createProject("other", database: database) : token
+        let jobProject = mode == .sameAddress ? "other" : "app"
+        var settings = "\"requestDeadlineSeconds\": 5"
+        if mode == .behindProxy { settings += ", \"trustedProxies\": [\"127.77.0.0/16\"]" }
+        let server = try ServerBinary(database: database, extraSettings: settings)
         defer { server.stop() }
-        let port = server.port
+        let proxy = mode == .behindProxy ? try ForwardingProxy(upstreamPort: server.port, source: proxySource) : nil
+        defer { proxy?.stop() }
+        // Where every client connects: the server, or the proxy in front of it.
+        let port = proxy?.port ?? server.port
         let auth = ["Authorization": "Bearer \(token)"]
+        /// The loopback address attacker `index` of a kind (`block`: 1…5) comes from: its own,
+        /// or the steady client's in the same-address mode.
+        @Sendable func source(_ block: Int, _ index: Int, perAddress: Int = 50) -> String {
+            mode == .sameAddress ? "127.0.0.1" : "127.\(block).\(index / perAddress / 250).\(index / perAddress % 250 + 1)"
+        }
 
         // A big commit for the page flood and the non-readers.
         let seed = KeepAliveConnection(port: port, timeoutSeconds: 60)
@@ -56,9 +118,11 @@ enum AttackTest {
         guard seeded.status == 201 else { throw Failure("seeding the big run failed: \(seeded.status) \(seeded.text.prefix(200))") }
         let bigPage = "/p/app/commits/\(big.commit)"
 
-        print("attack against leakhistory-server (pid \(server.pid)) on 127.0.0.1:\(port) for \(plan.seconds) s: "
-            + "\(plan.slowConnections) slow connections, \(plan.bigBodies) tokenless 30 MiB bodies, \(plan.bombLoops) gzip-bomb loops, "
-            + "\(plan.pageFlooders) page flooders, \(plan.nonReaders) non-reading clients")
+        print("attack (\(mode.title)) against leakhistory-server (pid \(server.pid)) on 127.0.0.1:\(server.port)"
+            + "\(proxy.map { " behind a forwarding proxy on port \($0.port)" } ?? "") for \(plan.seconds) s: "
+            + "\(plan.slowHeaders) slow-header and \(plan.slowBodies) slow-body connections, \(plan.bigBodies) tokenless 30 MiB bodies, "
+            + "\(plan.bombLoops) gzip-bomb loops, \(plan.pageFlooders) page flooders, \(plan.nonReaders) non-reading clients"
+            + (mode == .sameAddress ? ", all from the steady client's address" : ""))
         let stop = Locked(false)
         let memoryPeak = Locked(server.memory?.rssKiB ?? 0)
         let steady = Locked(SteadyTally())
@@ -73,9 +137,16 @@ enum AttackTest {
         }
         let finished = DispatchSemaphore(value: 0)
         var spawned = 0
-        func attacker(_ body: @escaping @Sendable () -> Void) {
+        // Attackers still running, by kind: printed when stopping them takes long.
+        let running = Locked([String: Int]())
+        func attacker(_ kind: String, _ body: @escaping @Sendable () -> Void) {
             spawned += 1
-            spawn { body(); finished.signal() }
+            running.withLock { $0[kind, default: 0] += 1 }
+            spawn {
+                body()
+                running.withLock { $0[kind, default: 1] -= 1 }
+                finished.signal()
+            }
         }
 
         // The steady client: upload, diff, types, each timed, all along and after the attack.
@@ -119,31 +190,34 @@ enum AttackTest {
             }
         }
         // The same client alone first: the machine's own latency, for comparison.
-        Thread.sleep(forTimeInterval: quick ? 2 : 5)
+        Thread.sleep(forTimeInterval: quick ? 1 : 5)
         attacking.withLock { $0 = true }
 
-        // Slow connections: 50 per address (under the per-client limit), half trickling headers,
-        // half trickling an authenticated body; one byte per connection per second; the server's
-        // deadline cuts them and they come back.
+        // Slow connections: 50 per address (under the per-client limit) unless from the steady
+        // client's own, trickling headers or a body with a token (the misbehaving job's own in
+        // the same-address mode); one byte per connection per second; the server's deadline
+        // cuts them (or a new connection of their address pushes a stalled one out) and they
+        // come back.
         let slowPerThread = 500
-        for group in 0..<((plan.slowConnections + slowPerThread - 1) / slowPerThread) {
-            attacker {
+        let slowTotal = plan.slowHeaders + plan.slowBodies
+        for group in 0..<((slowTotal + slowPerThread - 1) / slowPerThread) {
+            attacker("slow connections") {
                 var sockets: [Int32: Int] = [:]
-                let count = min(slowPerThread, plan.slowConnections - group * slowPerThread)
+                let first = group * slowPerThread
+                let count = min(slowPerThread, slowTotal - first)
                 func open(_ index: Int) {
-                    let address = "127.1.\(group * 10 + index / 50).\(index % 50 + 1)"
-                    guard let fd = try? LoopbackSocket.connect(port: port, source: address) else { return }
-                    let head = index % 2 == 0
+                    guard let fd = try? LoopbackSocket.connect(port: port, source: source(1, index)) else { return }
+                    let head = index < plan.slowHeaders
                         ? "POST /v1/projects/app/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                        : "POST /v1/projects/app/runs HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\nContent-Length: 100000\r\n\r\n{"
+                        : "POST /v1/projects/\(jobProject)/runs HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(jobToken)\r\nContent-Length: 100000\r\n\r\n{"
                     _ = RawSocket.sendAll(fd, Array(head.utf8))
                     sockets[fd] = index
                 }
-                for index in 0..<count { open(index) }
+                for index in first..<(first + count) { open(index) }
                 while !stop.value {
                     Thread.sleep(forTimeInterval: 1)
                     for (fd, index) in sockets {
-                        if RawSocket.closedByPeer(fd) || !RawSocket.sendAll(fd, [UInt8(ascii: index % 2 == 0 ? "X" : " ")]) {
+                        if RawSocket.closedByPeer(fd) || !RawSocket.sendAll(fd, [UInt8(ascii: index < plan.slowHeaders ? "X" : " ")]) {
                             close(fd)
                             sockets[fd] = nil
                             open(index)
@@ -155,12 +229,15 @@ enum AttackTest {
         }
         // Tokenless 30 MiB bodies, sent in full unless the server answers first.
         for index in 0..<plan.bigBodies {
-            attacker {
+            attacker("big bodies") {
                 let block = [UInt8](repeating: UInt8(ascii: "a"), count: 1 << 20)
                 while !stop.value {
-                    guard let fd = try? LoopbackSocket.connect(port: port, source: "127.2.\(index / 50).\(index % 50 + 1)") else {
+                    guard let fd = try? LoopbackSocket.connect(port: port, source: source(2, index, perAddress: 1)) else {
                         Thread.sleep(forTimeInterval: 0.1); continue
                     }
+                    // A send the other end stopped reading fails after a second instead of holding the attacker.
+                    var timeout = timeval(tv_sec: 1, tv_usec: 0)
+                    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
                     _ = RawSocket.sendAll(fd, Array("POST /v1/projects/app/runs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(30 << 20)\r\n\r\n".utf8))
                     for _ in 0..<30 where !RawSocket.readable(fd) && !stop.value {
                         if !RawSocket.sendAll(fd, block) { break }
@@ -173,8 +250,8 @@ enum AttackTest {
         // Gzip bombs: 300 KB inflating to 300 MB, tokenless.
         let bomb = try Gzip.compress(Data(repeating: UInt8(ascii: " "), count: (quick ? 64 : 300) << 20), level: 9)
         for index in 0..<plan.bombLoops {
-            attacker {
-                let connection = KeepAliveConnection(port: port, timeoutSeconds: 10, source: "127.3.0.\(index + 1)")
+            attacker("gzip bombs") {
+                let connection = KeepAliveConnection(port: port, timeoutSeconds: 10, source: source(3, index, perAddress: 1))
                 while !stop.value {
                     _ = try? connection.request("POST", "/v1/projects/app/runs", body: bomb, headers: ["Content-Encoding": "gzip"])
                 }
@@ -182,17 +259,17 @@ enum AttackTest {
         }
         // A page flood: the big commit's page, as fast as it answers, from two addresses.
         for index in 0..<plan.pageFlooders {
-            attacker {
-                let connection = KeepAliveConnection(port: port, timeoutSeconds: 30, source: "127.4.0.\(index % 2 + 1)")
+            attacker("page flood") {
+                let connection = KeepAliveConnection(port: port, timeoutSeconds: 30, source: source(4, index % 2, perAddress: 1))
                 while !stop.value { _ = try? connection.request("GET", bigPage) }
             }
         }
         // Clients that ask for the big page and never read the answer.
-        attacker {
+        attacker("non-readers") {
             var sockets: [Int32] = []
             while !stop.value {
                 while sockets.count < plan.nonReaders, !stop.value {
-                    guard let fd = try? LoopbackSocket.connect(port: port, source: "127.5.0.\(sockets.count % 4 + 1)") else { break }
+                    guard let fd = try? LoopbackSocket.connect(port: port, source: source(5, sockets.count % 4, perAddress: 1)) else { break }
                     var small: Int32 = 4_096
                     setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
                     _ = RawSocket.sendAll(fd, Array("GET \(bigPage) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
@@ -210,7 +287,11 @@ enum AttackTest {
 
         Thread.sleep(forTimeInterval: Double(plan.seconds))
         stop.withLock { $0 = true }
-        for _ in 0..<spawned { finished.wait() }
+        for _ in 0..<spawned {
+            while finished.wait(timeout: .now() + 5) == .timedOut {
+                print("  still stopping: \(running.value.filter { $0.value > 0 }.map { "\($0.key) (\($0.value))" }.sorted().joined(separator: ", "))")
+            }
+        }
         stopped.withLock { $0 = .now }
         let stoppedAt = stopped.value!
         steadyDone.wait()

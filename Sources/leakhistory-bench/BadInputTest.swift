@@ -177,15 +177,7 @@ enum RawSocket {
         try LoopbackSocket.connect(port: port, source: source)
     }
 
-    static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var sent = 0
-        while sent < bytes.count {
-            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
-            if n <= 0 { return false }
-            sent += n
-        }
-        return true
-    }
+    static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool { LoopbackSocket.sendAll(fd, bytes) }
 
     /// True when data or an end of stream waits to be read.
     static func readable(_ fd: Int32) -> Bool {

@@ -32,8 +32,13 @@ let usage = """
       load [--seconds N]
                   16 clients of mixed traffic for N seconds (default 60); exits 1 on any error
       attack      every issue-13 attack at once (slow connections, tokenless 30 MiB bodies, gzip bombs,
-                  a page flood, non-reading clients) against a steady client; exits 1 unless it is served
-                  (ATTACK_SKIP=slow,bodies,bombs,pages,readers leaves attacks out, to find which one hurts)
+                  a page flood, non-reading clients) against a steady client, from other addresses, from the
+                  steady client's own address, and through a trusted forwarding proxy; exits 1 unless it is
+                  served (ATTACK_SKIP=slow,bodies,bombs,pages,readers leaves attacks out, to find which one
+                  hurts; ATTACK_MODES=other,same,proxy runs only those settings)
+      burst       200 simultaneous `leakhistory upload` of 2,000 checks from one address, direct and through
+                  a trusted proxy (needs leakhistory built beside this); exits 1 unless all are stored and no
+                  connection is closed without an answer
       bad-input   a 200 MiB upload, 10,000 idle connections, a 1 byte/s client; exits 1 unless refused cleanly
 
     OPTIONS:
@@ -47,36 +52,21 @@ if arguments.first == "ingest-client" {
     // The ingest suite's client process (IngestClient), not a suite of its own.
     exit(IngestClient.main(Array(arguments.dropFirst())))
 }
-if arguments == ["crash-test"] {
+/// Runs a reliability test named `name` (`what` in its error line) and exits: 0 when it passed.
+func runReliability(_ name: String, _ what: String, _ test: () throws -> Bool) -> Never {
     do {
-        let passed = try CrashTest.run()
-        print(passed ? "crash-test: PASSED" : "crash-test: FAILED")
+        let passed = try test()
+        print(passed ? "\(name): PASSED" : "\(name): FAILED")
         exit(passed ? 0 : 1)
     } catch {
-        FileHandle.standardError.write(Data("Error: the crash test could not run: \(error)\n".utf8))
+        FileHandle.standardError.write(Data("Error: the \(what) could not run: \(error)\n".utf8))
         exit(1)
     }
 }
-if arguments == ["attack"] {
-    do {
-        let passed = try AttackTest.run(quick: quick)
-        print(passed ? "attack: PASSED" : "attack: FAILED")
-        exit(passed ? 0 : 1)
-    } catch {
-        FileHandle.standardError.write(Data("Error: the attack test could not run: \(error)\n".utf8))
-        exit(1)
-    }
-}
-if arguments == ["bad-input"] {
-    do {
-        let passed = try BadInputTest.run()
-        print(passed ? "bad-input: PASSED" : "bad-input: FAILED")
-        exit(passed ? 0 : 1)
-    } catch {
-        FileHandle.standardError.write(Data("Error: the bad-input test could not run: \(error)\n".utf8))
-        exit(1)
-    }
-}
+if arguments == ["crash-test"] { runReliability("crash-test", "crash test") { try CrashTest.run() } }
+if arguments == ["burst"] { runReliability("burst", "burst test") { try BurstTest.run(quick: quick) } }
+if arguments == ["attack"] { runReliability("attack", "attack test") { try AttackTest.run(quick: quick) } }
+if arguments == ["bad-input"] { runReliability("bad-input", "bad-input test") { try BadInputTest.run() } }
 if arguments.first == "load" {
     var seconds = 60
     if arguments.count == 3, arguments[1] == "--seconds", let value = Int(arguments[2]), value > 0 {

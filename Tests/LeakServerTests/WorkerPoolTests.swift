@@ -16,15 +16,15 @@ struct WorkerPoolTests {
         let release = DispatchSemaphore(value: 0)
         let started = DispatchSemaphore(value: 0)
         // Client 1 blocks one worker and queues two more jobs; a third is refused.
-        #expect(pool.submit(client: 1) { started.signal(); release.wait() } == nil)
+        #expect(pool.submit(client: .test(1)) { started.signal(); release.wait() } == nil)
         started.wait()
         for _ in 0..<2 {
-            #expect(pool.submit(client: 1) { release.wait() } == nil)
+            #expect(pool.submit(client: .test(1)) { release.wait() } == nil)
         }
-        #expect(pool.submit(client: 1) {} == .clientBusy)
+        #expect(pool.submit(client: .test(1)) {} == .clientBusy)
         // Client 2 is served by the other worker while client 1's jobs wait their turn.
         let served = DispatchSemaphore(value: 0)
-        #expect(pool.submit(client: 2) { served.signal() } == nil)
+        #expect(pool.submit(client: .test(2)) { served.signal() } == nil)
         #expect(served.wait(timeout: .now() + 10) == .success)
         for _ in 0..<3 { release.signal() }
     }
@@ -40,7 +40,7 @@ struct WorkerPoolTests {
         let (clients, jobsEach) = (40, 25)
         DispatchQueue.concurrentPerform(iterations: clients) { client in
             for _ in 0..<jobsEach {
-                #expect(pool.submit(client: UInt32(client)) { done.signal() } == nil)
+                #expect(pool.submit(client: .test(client)) { done.signal() } == nil)
             }
         }
         for _ in 0..<(clients * jobsEach) {
@@ -55,7 +55,7 @@ struct WorkerPoolTests {
         -> (started: DispatchSemaphore, release: DispatchSemaphore) {
         let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
         for client in 0..<clients {
-            #expect(pool.submit(client: UInt32(client), writes: writes) { started.signal(); release.wait() } == nil)
+            #expect(pool.submit(client: .test(client), writes: writes) { started.signal(); release.wait() } == nil)
         }
         return (started, release)
     }
@@ -88,7 +88,7 @@ struct WorkerPoolTests {
         for _ in 0..<writers { #expect(started.wait(timeout: .now() + 10) == .success) }
         #expect(started.wait(timeout: .now() + 0.3) == .timedOut, "a write took the worker kept for reads")
         let read = DispatchSemaphore(value: 0)
-        #expect(pool.submit(client: UInt32(workers + 1)) { read.signal() } == nil)
+        #expect(pool.submit(client: .test(workers + 1)) { read.signal() } == nil)
         #expect(read.wait(timeout: .now() + 10) == .success)
         release.signal()
         #expect(started.wait(timeout: .now() + 10) == .success)
@@ -99,7 +99,8 @@ struct WorkerPoolTests {
     /// or of a length not given.
     @Test func bigWritesAreToldByMethodAndBodyLength() {
         func head(_ method: String, _ headers: [String: String], body: Bool = true) -> MicroHTTPDServer.Head {
-            MicroHTTPDServer.Head(method: method, rawURI: "/", path: "/", query: [:], headers: headers, client: 1, hasBody: body)
+            MicroHTTPDServer.Head(method: method, rawURI: "/", path: "/", query: [:], headers: headers, client: ClientAddress("127.0.0.1")!,
+                                  key: .test(1), hasBody: body)
         }
         let big = String(MicroHTTPDServer.Head.bigWriteBytes + 1), small = "3000"
         #expect(head("POST", ["content-length": big]).writesMuch)
@@ -118,12 +119,12 @@ struct WorkerPoolTests {
         let started = DispatchSemaphore(value: 0)
         // Two jobs of a second each: two worker-seconds, past the one and a half that makes a client heavy.
         for _ in 0..<2 {
-            #expect(pool.submit(client: 7) { started.signal(); Thread.sleep(forTimeInterval: 1) } == nil)
+            #expect(pool.submit(client: .test(7)) { started.signal(); Thread.sleep(forTimeInterval: 1) } == nil)
         }
         for _ in 0..<2 { #expect(started.wait(timeout: .now() + 10) == .success) }
         let ranAt = NiceValue()
         let third = DispatchSemaphore(value: 0)
-        #expect(pool.submit(client: 7) {
+        #expect(pool.submit(client: .test(7)) {
             // A background worker runs at nice 19 (the nice value is per thread on Linux).
             ranAt.value = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
             third.signal()
@@ -155,4 +156,11 @@ struct WorkerPoolTests {
 /// The nice value of the thread a job ran on, written before the job signals and read after the wait.
 private final class NiceValue: @unchecked Sendable {
     var value: Int32?
+}
+
+extension ClientKey {
+    /// Client `number` of a test: 10.0.x.y.
+    static func test(_ number: Int) -> ClientKey {
+        .address(ClientAddress(bytes: [10, 0, UInt8(number / 256), UInt8(number % 256)])!)
+    }
 }

@@ -76,6 +76,7 @@ final class Dispatcher: Sendable {
             // before anything is decoded or stored; or, for a route that checks it in its own
             // write, there (`TokenCheck.leftToWrite`).
             if !incoming.credentialChecked {
+                TokenCheck.noteUnneededToken(matched.0.access, matched.1, context)
                 if TokenCheck.leftToWrite(matched.0, matched.1, context) {
                     request?.credentialLeftToWrite = true
                 } else {
@@ -162,7 +163,7 @@ final class Dispatcher: Sendable {
         let methodLabel = HTTPMethod(rawValue: head.method)?.rawValue ?? "other"
         context.metrics.record(route: routeLabel, method: methodLabel, status: response.status, seconds: seconds)
         if context.configuration.logRequests {
-            RequestLog.write(method: head.method, path: head.path, status: response.status, seconds: seconds,
+            RequestLog.write(client: head.client, method: head.method, path: head.path, status: response.status, seconds: seconds,
                              bytesIn: bytesIn, note: response.status >= 500 ? "status \(response.status)" : nil)
         }
         return response

@@ -18,7 +18,10 @@ final class MicroHTTPDServer: Sendable {
         /// I/O threads; 1 means one polling thread.
         var threads: Int
         var connectionLimit: Int
+        /// Connection slots of one client (`ConnectionTable`).
         var perClientConnectionLimit: Int
+        /// Whose forwarded header names the client (`TrustedProxies`).
+        var trustedProxies: TrustedProxies
         var connectionMemoryBytes: Int
         var idleTimeoutSeconds: Int
         var requestDeadline: Duration
@@ -38,8 +41,10 @@ final class MicroHTTPDServer: Sendable {
         var query: [String: String]
         /// Lower-cased names; the last value wins (the framing check has seen every one).
         var headers: [String: String]
-        /// The client's IPv4 address, network order.
-        var client: UInt32
+        /// The client: the connection's peer, or behind a trusted proxy the address it forwarded.
+        var client: ClientAddress
+        /// What the request is budgeted by: the token it showed with `client`, else `client` (`ClientKey`).
+        var key: ClientKey
         /// A Content-Length over zero or a chunked body.
         var hasBody: Bool
 
@@ -83,26 +88,31 @@ final class MicroHTTPDServer: Sendable {
     private let accepting = Atomic<Bool>(false)
     /// Requests whose headers have arrived and whose response is not yet sent.
     let inFlight: RequestsInFlight
-    let deadlines: ConnectionDeadlines
+    let connections: ConnectionTable
     let pool: WorkerPool
     let budget: ResponseBudget
     private let refusals: HTTPRefusals
     private let options: Options
     private let admit: @Sendable (Head) -> Admission
+    /// The id of the token a request's headers show, when the store knows it as live without a
+    /// database read (`ClientKey.credential`); nil otherwise.
+    private let credential: @Sendable ([String: String]) -> Int64?
     /// Answers a request by calling its second argument once, on any thread.
     private let respond: @Sendable (consuming Incoming, @escaping @Sendable (Response) -> Void) -> Void
     /// Connections suspended and not resumed yet: their answers may come after every worker
     /// has returned (from the database's writer), and the daemon must outlive them.
     private let suspended = Atomic<Int>(0)
 
-    init(options: Options, inFlight: RequestsInFlight, refusals: HTTPRefusals, admit: @escaping @Sendable (Head) -> Admission,
+    init(options: Options, inFlight: RequestsInFlight, refusals: HTTPRefusals,
+         credential: @escaping @Sendable ([String: String]) -> Int64?, admit: @escaping @Sendable (Head) -> Admission,
          respond: @escaping @Sendable (consuming Incoming, @escaping @Sendable (Response) -> Void) -> Void) {
         self.options = options
         self.inFlight = inFlight
         self.refusals = refusals
+        self.credential = credential
         self.admit = admit
         self.respond = respond
-        deadlines = ConnectionDeadlines(deadline: options.requestDeadline, refusals: refusals)
+        connections = ConnectionTable(deadline: options.requestDeadline, limit: options.perClientConnectionLimit, refusals: refusals)
         pool = WorkerPool(limits: options.workers)
         budget = ResponseBudget(perClient: options.responseBytesPerClient, total: options.responseBytesTotal)
     }
@@ -128,7 +138,6 @@ final class MicroHTTPDServer: Sendable {
                 var settings = lh_mhd_settings(
                     address: socketAddress, threads: UInt32(max(1, options.threads)),
                     connection_limit: UInt32(options.connectionLimit),
-                    per_ip_connection_limit: UInt32(options.perClientConnectionLimit),
                     connection_memory: options.connectionMemoryBytes,
                     idle_timeout_seconds: UInt32(options.idleTimeoutSeconds),
                     handler: { cls, connection, url, method, _, uploadData, uploadSize, requestContext in
@@ -142,11 +151,13 @@ final class MicroHTTPDServer: Sendable {
                         guard let connection, let socketContext else { return }
                         let server = MicroHTTPDServer.server(cls)
                         if code == .CONNECTION_NOTIFY_STARTED {
-                            socketContext.pointee = Unmanaged.passRetained(RawTarget()).toOpaque()
-                            server.deadlines.opened(connection, socket: lh_mhd_connection_fd(connection))
+                            let peer = lh_mhd_client_sockaddr(connection).flatMap(ClientAddress.init(socketAddress:)) ?? .unspecified
+                            socketContext.pointee = Unmanaged.passRetained(ConnectionContext(peer: peer)).toOpaque()
+                            let proxied = server.options.trustedProxies.trusts(peer)
+                            server.connections.opened(connection, socket: lh_mhd_connection_fd(connection), address: proxied ? nil : peer)
                         } else {
-                            server.deadlines.closed(connection)
-                            if let raw = socketContext.pointee { Unmanaged<RawTarget>.fromOpaque(raw).release() }
+                            server.connections.closed(connection)
+                            if let raw = socketContext.pointee { Unmanaged<ConnectionContext>.fromOpaque(raw).release() }
                             socketContext.pointee = nil
                         }
                     },
@@ -154,7 +165,7 @@ final class MicroHTTPDServer: Sendable {
                         // Kept on the connection, not the request: libmicrohttpd frees nothing for a
                         // request that never reaches the access handler.
                         if let connection, let raw = lh_mhd_socket_context(connection) {
-                            Unmanaged<RawTarget>.fromOpaque(raw).takeUnretainedValue().uri = uri.map { String(cString: $0) } ?? "/"
+                            Unmanaged<ConnectionContext>.fromOpaque(raw).takeUnretainedValue().uri = uri.map { String(cString: $0) } ?? "/"
                         }
                         return nil
                     },
@@ -169,7 +180,7 @@ final class MicroHTTPDServer: Sendable {
         }
         daemonAddress.store(Int(bitPattern: UnsafeMutableRawPointer(daemon)), ordering: .sequentiallyConsistent)
         accepting.store(true, ordering: .sequentiallyConsistent)
-        deadlines.start()
+        connections.start()
         return lh_mhd_bound_port(daemon)
     }
 
@@ -195,7 +206,7 @@ final class MicroHTTPDServer: Sendable {
         while inFlight.count > 0, clock.now < deadline {
             usleep(5_000)
         }
-        deadlines.stop()
+        connections.stop()
         // A worker still holding a suspended connection must resume it before the daemon goes,
         // and so must the writer that answers an upload once committed (each write is bounded).
         pool.stop()
@@ -222,10 +233,12 @@ final class MicroHTTPDServer: Sendable {
 
     // MARK: - libmicrohttpd callbacks
 
-    /// The request target as sent, before libmicrohttpd decodes it; one per connection, for
-    /// the request being read.
-    private final class RawTarget: @unchecked Sendable {
+    /// What the server keeps per connection: its peer, and the request target as sent (before
+    /// libmicrohttpd decodes it) of the request being read.
+    private final class ConnectionContext: @unchecked Sendable {
+        let peer: ClientAddress
         var uri = "/"
+        init(peer: ClientAddress) { self.peer = peer }
     }
 
     /// Per-request state between libmicrohttpd's calls to the access handler, created when the
@@ -234,22 +247,27 @@ final class MicroHTTPDServer: Sendable {
     private final class Pending: @unchecked Sendable {
         enum Phase { case headers, checking, body, handling }
         let rawURI: String
-        let client: UInt32
+        /// The key unread answers are charged to: the peer's address until the headers say more.
+        var key: ClientKey
         var phase = Phase.headers
         var head: Head?
         var body = Data()
         var tooLarge = false
         /// `admit`'s check ran (on a worker, before the body).
         var checked = false
-        /// Bytes thrown away after the body went over the limit.
+        /// Bytes thrown away after the body went over the limit (or all of them, `refused`).
         var discarded = 0
-        /// Set on a worker: the answer to send after the connection is resumed.
+        /// Set on a worker: the answer to send after the connection is resumed. Set on the
+        /// headers with `refused`: the answer to send once the body is read and thrown away.
         var answer: Response?
+        /// The request was refused on its headers, and its body is read only to be thrown away,
+        /// so that the answer reaches a client still sending it (`refuseBusy`).
+        var refused = false
         var closeAfterAnswer = false
 
-        init(rawURI: String, client: UInt32) {
+        init(rawURI: String, key: ClientKey) {
             self.rawURI = rawURI
-            self.client = client
+            self.key = key
         }
     }
 
@@ -257,11 +275,12 @@ final class MicroHTTPDServer: Sendable {
                         uploadData: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
                         requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
         guard let raw = requestContext.pointee else {
-            let target = lh_mhd_socket_context(connection).map { Unmanaged<RawTarget>.fromOpaque($0).takeUnretainedValue().uri }
-            let pending = Pending(rawURI: target ?? url.map { String(cString: $0) } ?? "/", client: lh_mhd_client_ipv4(connection))
+            let context = lh_mhd_socket_context(connection).map { Unmanaged<ConnectionContext>.fromOpaque($0).takeUnretainedValue() }
+            let peer = context?.peer ?? .unspecified
+            let pending = Pending(rawURI: context?.uri ?? url.map { String(cString: $0) } ?? "/", key: .address(peer))
             requestContext.pointee = Unmanaged.passRetained(pending).toOpaque()
             inFlight.began()
-            return headers(connection, url: url, method: method, pending: pending)
+            return headers(connection, url: url, method: method, peer: peer, pending: pending)
         }
         let pending = Unmanaged<Pending>.fromOpaque(raw).takeUnretainedValue()
         switch pending.phase {
@@ -270,7 +289,7 @@ final class MicroHTTPDServer: Sendable {
         case .checking:
             // The call after the token check resumed the connection, still before the body.
             if let refusal = pending.answer {
-                return queue(connection, refusal, client: pending.client, close: true)
+                return queue(connection, refusal, client: pending.key, close: true)
             }
             pending.phase = .body
             return .YES
@@ -284,33 +303,45 @@ final class MicroHTTPDServer: Sendable {
             return handle(connection, pending: pending)
         case .handling:
             let answer = pending.answer ?? .error(HTTPFailure(500, "internal_error", "the request was not answered"))
-            return queue(connection, answer, client: pending.client, close: pending.closeAfterAnswer)
+            return queue(connection, answer, client: pending.key, close: pending.closeAfterAnswer)
         }
     }
 
-    /// The first call: headers only. Framing, then the route's own checks, before any body byte.
+    /// The first call: headers only. Framing, the route's own checks, then a connection slot of
+    /// the client's (`ConnectionTable`), before any body byte.
     private func headers(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
-                         pending: Pending) -> MHD_Result {
+                         peer: ClientAddress, pending: Pending) -> MHD_Result {
         let list = Self.headerList(connection)
+        let client = options.trustedProxies.client(peer: peer, headers: list)
+        pending.key = .address(client)
         if let failure = HTTPFraming.refusal(rawURI: pending.rawURI, headers: list) {
-            return queue(connection, .error(failure), client: pending.client, close: true)
+            return queue(connection, .error(failure), client: pending.key, close: true)
         }
         var headers: [String: String] = [:]
         for (name, value) in list { headers[name.lowercased()] = value }
         let length = headers["content-length"].flatMap(Int.init) ?? 0
+        pending.key = credential(headers).map { .credential(token: $0, address: client) } ?? .address(client)
         let head = Head(method: method.map { String(cString: $0) } ?? "",
                         rawURI: pending.rawURI, path: url.map { String(cString: $0) } ?? "/",
                         query: Self.values(connection, .GET_ARGUMENT_KIND), headers: headers,
-                        client: pending.client, hasBody: length > 0 || headers["transfer-encoding"] != nil)
+                        client: client, key: pending.key, hasBody: length > 0 || headers["transfer-encoding"] != nil)
         pending.head = head
+        // A request the route refuses on its headers takes no slot; any other needs one.
+        let busy = { [self] in
+            refuseBusy(connection, pending: pending, announcedLength: length,
+                       "this client (\(pending.key)) already has \(options.perClientConnectionLimit) connections with requests "
+                           + "on them; retry after the time in Retry-After, or send fewer requests at once")
+        }
         switch admit(head) {
+        case let .refuse(response):
+            return queue(connection, response, client: pending.key, close: head.hasBody)
         case .proceed:
+            guard connections.requestArrived(connection, key: pending.key) else { return busy() }
             pending.phase = .body
             if length > 0 { pending.body.reserveCapacity(length) }
             return .YES
-        case let .refuse(response):
-            return queue(connection, response, client: pending.client, close: head.hasBody)
         case let .check(check):
+            guard connections.requestArrived(connection, key: pending.key) else { return busy() }
             pending.phase = .checking
             pending.checked = true
             return suspend(connection, pending: pending, writes: head.writesMuch) { resume in
@@ -321,7 +352,7 @@ final class MicroHTTPDServer: Sendable {
     }
 
     private func receive(_ data: UnsafePointer<CChar>?, count: Int, into pending: Pending) {
-        if pending.tooLarge {
+        if pending.tooLarge || pending.refused {
             pending.discarded += count
         } else if pending.body.count + count > options.maxBodyBytes {
             pending.tooLarge = true
@@ -334,8 +365,12 @@ final class MicroHTTPDServer: Sendable {
 
     /// The request is complete: hand it to a worker, unless the pool or the budget is full.
     private func handle(_ connection: OpaquePointer, pending: Pending) -> MHD_Result {
-        deadlines.received(connection)
-        guard budget.admits(pending.client) else {
+        connections.received(connection)
+        if pending.refused, let answer = pending.answer {
+            pending.phase = .handling
+            return queue(connection, answer, client: pending.key, close: false)
+        }
+        guard budget.admits(pending.key) else {
             return overloaded(connection, pending: pending,
                               "answers to this client (or to all clients) that are not read yet exceed the server's budget; "
                                   + "read the answers already asked for, then retry")
@@ -362,7 +397,7 @@ final class MicroHTTPDServer: Sendable {
     private func suspend(_ connection: OpaquePointer, pending: Pending, writes: Bool,
                          _ work: @escaping @Sendable (_ resume: @escaping @Sendable () -> Void) -> Void) -> MHD_Result {
         let address = Int(bitPattern: UnsafeRawPointer(connection))
-        let refusal = pool.submit(client: pending.client, writes: writes, accepted: {
+        let refusal = pool.submit(client: pending.key, writes: writes, accepted: {
             MHD_suspend_connection(connection)
             self.suspended.add(1, ordering: .sequentiallyConsistent)
         }) { [self] in
@@ -376,21 +411,55 @@ final class MicroHTTPDServer: Sendable {
         case .clientBusy: "this client already has as many requests waiting as it may; retry once those are answered"
         case .full, .stopped: "every worker is busy and the queue is full; retry in a second"
         }
+        if pending.phase == .checking {
+            // Refused before the body: it is read and thrown away first, as for a full client.
+            pending.phase = .headers
+            pending.checked = false
+            let length = pending.head?.headers["content-length"].flatMap(Int.init) ?? 0
+            return refuseBusy(connection, pending: pending, announcedLength: length, message)
+        }
         return overloaded(connection, pending: pending, message)
     }
 
-    /// 503 with `Retry-After`; the connection is closed when the body has not been read.
-    private func overloaded(_ connection: OpaquePointer, pending: Pending, _ message: String) -> MHD_Result {
+    /// The 503 a busy server answers, with `Retry-After` (`WorkerPool.retryAfterSeconds`).
+    private func busyAnswer(_ message: String) -> Response {
         refusals.refusedOverloaded()
-        let response = Response.error(HTTPFailure(503, "overloaded", message, headers: ["Retry-After": "1"]))
-        return queue(connection, response, client: pending.client, close: pending.phase != .handling || pending.tooLarge)
+        return .error(HTTPFailure(503, "overloaded", message, headers: ["Retry-After": String(pool.retryAfterSeconds)]))
+    }
+
+    /// A request refused for load on its headers. A body of up to `drainedBodyBytes` is read and
+    /// thrown away before the 503 goes out: a server that answers and closes while the client is
+    /// still sending resets the connection, and the client may lose the answer with it — a
+    /// connection closed without an answer, which a busy server must never do. A longer or
+    /// chunked body is answered at once and the connection closed: reading it would cost more
+    /// than the refusal saves (a client sending one should wait for `100 Continue`).
+    private func refuseBusy(_ connection: OpaquePointer, pending: Pending, announcedLength: Int, _ message: String) -> MHD_Result {
+        let answer = busyAnswer(message)
+        let chunked = pending.head?.headers["transfer-encoding"] != nil
+        guard !chunked, announcedLength <= Self.drainedBodyBytes else {
+            return queue(connection, answer, client: pending.key, close: true)
+        }
+        pending.answer = answer
+        pending.refused = true
+        pending.phase = .body
+        return .YES
+    }
+
+    /// The longest body read only to be thrown away before a 503 (`refuseBusy`): more than a
+    /// gzipped CI upload of many thousand checks, little next to what a connection may send.
+    static let drainedBodyBytes = 1 << 20
+
+    /// 503 with `Retry-After` for a request read in full; the connection is closed when the body
+    /// was cut off.
+    private func overloaded(_ connection: OpaquePointer, pending: Pending, _ message: String) -> MHD_Result {
+        queue(connection, busyAnswer(message), client: pending.key, close: pending.phase != .handling || pending.tooLarge)
     }
 
     /// Queues `response` with the security headers every answer carries. Its body is handed to
     /// libmicrohttpd as one buffer, which goes out in the same `send` as the headers (a body read
     /// through a callback took a second one, and the client a second wake-up), and is counted
     /// against the budget until sent (or dropped).
-    private func queue(_ connection: OpaquePointer, _ response: Response, client: UInt32, close: Bool) -> MHD_Result {
+    private func queue(_ connection: OpaquePointer, _ response: Response, client: ClientKey, close: Bool) -> MHD_Result {
         let box = ResponseBody(data: response.body, client: client, budget: budget)
         let mhdResponse = MHD_create_response_from_buffer_with_free_callback_cls(
             box.count, box.bytes.baseAddress, { cls in Unmanaged<ResponseBody>.fromOpaque(cls!).release() },
@@ -413,10 +482,10 @@ final class MicroHTTPDServer: Sendable {
         /// A copy: `Data` promises its bytes a fixed address only inside `withUnsafeBytes`.
         let bytes: UnsafeMutableRawBufferPointer
         let count: Int
-        let client: UInt32
+        let client: ClientKey
         let budget: ResponseBudget
 
-        init(data: Data, client: UInt32, budget: ResponseBudget) {
+        init(data: Data, client: ClientKey, budget: ResponseBudget) {
             bytes = .allocate(byteCount: max(1, data.count), alignment: 1)
             bytes.copyBytes(from: data)
             count = data.count
@@ -432,7 +501,7 @@ final class MicroHTTPDServer: Sendable {
     }
 
     private func completed(connection: OpaquePointer?, requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
-        if let connection { deadlines.answered(connection) }
+        if let connection { connections.answered(connection) }
         guard let requestContext, let raw = requestContext.pointee else { return }
         Unmanaged<Pending>.fromOpaque(raw).release()
         requestContext.pointee = nil

@@ -5,7 +5,7 @@ import Glibc
 
 /// The threads that run request handlers, so that libmicrohttpd's I/O threads only move bytes.
 ///
-/// Jobs are queued per client (its IP address). A free worker takes the next job of the client
+/// Jobs are queued per client (`ClientKey`: the token it showed with its address, else its address). A free worker takes the next job of the client
 /// that has used the workers least lately (worker-seconds, decaying over a second or so), and
 /// one client runs at most `perClientRunning` jobs at once. Clients that kept more than one
 /// worker busy on average lately are *heavy*: their jobs run only on background workers, at the
@@ -58,20 +58,20 @@ final class WorkerPool: @unchecked Sendable {
     private var waking = [0, 0]
     /// Signalled when the last worker returns.
     private let finished = DispatchSemaphore(value: 0)
-    private var queues: [UInt32: [Queued]] = [:]
+    private var queues: [ClientKey: [Queued]] = [:]
     /// Writes running on ordinary workers, and how many may (`readReserve`).
     private var ordinaryWrites = 0
     private var ordinaryWriteLimit: Int { ordinaryCount - Self.readReserve(ordinaryCount) }
     private var ordinaryCount: Int { max(1, limits.workers) }
-    private var running: [UInt32: Int] = [:]
+    private var running: [ClientKey: Int] = [:]
     /// Per client: decayed worker-seconds of finished jobs, when last decayed, and the start
     /// times of its running jobs.
-    private var usage: [UInt32: (seconds: Double, at: ContinuousClock.Instant)] = [:]
-    private var started: [UInt32: [ContinuousClock.Instant]] = [:]
+    private var usage: [ClientKey: (seconds: Double, at: ContinuousClock.Instant)] = [:]
+    private var started: [ClientKey: [ContinuousClock.Instant]] = [:]
     /// Seconds over which usage decays (by 1/e).
     private let decay = 1.5
     /// Clients with queued jobs, in the order they are served.
-    private var ring: [UInt32] = []
+    private var ring: [ClientKey] = []
     private var queued = 0
     private var active = 0
     private var stopping = false
@@ -113,7 +113,7 @@ final class WorkerPool: @unchecked Sendable {
     /// the job is accepted and before any worker can start it: libmicrohttpd's suspend goes there,
     /// so that the job's resume cannot come first. `writes`: the job is a big write to the
     /// database (`readReserve`).
-    func submit(client: UInt32, writes: Bool = false, accepted: () -> Void = {}, _ job: @escaping Job) -> Refusal? {
+    func submit(client: ClientKey, writes: Bool = false, accepted: () -> Void = {}, _ job: @escaping Job) -> Refusal? {
         lock.lock()
         defer { lock.unlock() }
         if stopping { return .stopped }
@@ -127,6 +127,20 @@ final class WorkerPool: @unchecked Sendable {
         wakeIdleWorkers()
         return nil
     }
+
+    /// Seconds a refused client is asked to wait (`Retry-After`): one, and one more for each
+    /// `retryAfterStep` jobs waiting, up to `retryAfterLimit`, so that a burst of refused
+    /// clients comes back spread over roughly the time the queue takes to drain.
+    var retryAfterSeconds: Int {
+        let waiting = depth.queued
+        return min(Self.retryAfterLimit, 1 + waiting / Self.retryAfterStep)
+    }
+
+    /// Waiting jobs that add a second to `retryAfterSeconds`: about what the workers finish in
+    /// a second when each job is a CI upload waiting for the one database writer.
+    static let retryAfterStep = 16
+    /// The longest wait asked for: a client told more would rather give up than wait.
+    static let retryAfterLimit = 30
 
     /// Jobs waiting and running, for `/metrics`.
     var depth: (queued: Int, running: Int) {
@@ -230,7 +244,7 @@ final class WorkerPool: @unchecked Sendable {
     /// The next job, for an ordinary worker (`heavy` false) or a background one: of the
     /// waiting client under its running cap that has used the workers least, among the light
     /// clients or the heavy ones. Lock held.
-    private func takeNext(heavy: Bool) -> (UInt32, Queued)? {
+    private func takeNext(heavy: Bool) -> (ClientKey, Queued)? {
         let now = ContinuousClock.now
         var best: (position: Int, load: Double)?
         for (position, client) in ring.enumerated() where running[client, default: 0] < limits.perClientRunning {
@@ -254,11 +268,11 @@ final class WorkerPool: @unchecked Sendable {
 
     /// Worker-seconds `client` used lately: finished jobs, decayed, plus the time its running
     /// jobs have taken so far. Above `decay` (one worker kept busy), the client is heavy.
-    private func load(_ client: UInt32, at now: ContinuousClock.Instant) -> Double {
+    private func load(_ client: ClientKey, at now: ContinuousClock.Instant) -> Double {
         decayed(client, at: now) + (started[client] ?? []).reduce(0) { $0 + min(decay, seconds(now - $1)) }
     }
 
-    private func decayed(_ client: UInt32, at now: ContinuousClock.Instant) -> Double {
+    private func decayed(_ client: ClientKey, at now: ContinuousClock.Instant) -> Double {
         guard let entry = usage[client] else { return 0 }
         return entry.seconds * exp(-seconds(now - entry.at) / decay)
     }

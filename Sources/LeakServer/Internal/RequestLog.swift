@@ -1,12 +1,13 @@
 import Foundation
 import LeakReport
 
-/// One line per answered request on stderr:
-/// `2026-11-30T02:10:57.123Z POST /v1/projects/app/runs 201 3.1ms 512B`.
+/// One line per answered request on stderr, led by the client's address (behind a trusted proxy,
+/// the real client's): `2026-11-30T02:10:57.123Z 192.0.2.7 POST /v1/projects/app/runs 201 3.1ms 512B`.
 enum RequestLog {
-    static func write(method: String, path: String, status: Int, seconds: Double, bytesIn: Int, note: String? = nil) {
+    static func write(client: ClientAddress, method: String, path: String, status: Int, seconds: Double, bytesIn: Int,
+                      note: String? = nil) {
         let ms = (seconds * 10_000).rounded() / 10
-        var line = "\(ReportTimestamp.string(from: Date())) \(method) \(sanitize(path)) \(status) \(ms)ms \(bytesIn)B"
+        var line = "\(ReportTimestamp.string(from: Date())) \(client) \(method) \(sanitize(path)) \(status) \(ms)ms \(bytesIn)B"
         if let note { line += " " + sanitize(note) }
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }

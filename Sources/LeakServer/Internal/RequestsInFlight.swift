@@ -15,12 +15,18 @@ final class RequestsInFlight: Sendable {
 final class HTTPRefusals: Sendable {
     private let overloadedCount = Atomic<Int>(0)
     private let deadlineCount = Atomic<Int>(0)
+    private let gaveWayCount = Atomic<Int>(0)
 
-    /// 503s for a full worker queue, a busy client or the unread-answer budget.
+    /// 503s for a full worker queue, a busy client, a client with every connection slot taken, or
+    /// the unread-answer budget.
     var overloaded: Int { overloadedCount.load(ordering: .relaxed) }
     /// Connections shut down for not delivering a request within its deadline.
     var deadlineCutOffs: Int { deadlineCount.load(ordering: .relaxed) }
+    /// Stalled connections (no request headers) shut down to make room for a new one from their address.
+    var stalledGaveWay: Int { gaveWayCount.load(ordering: .relaxed) }
 
     func refusedOverloaded() { overloadedCount.add(1, ordering: .relaxed) }
     func cutOffPastDeadline() { deadlineCount.add(1, ordering: .relaxed) }
+    func gaveWay() { gaveWayCount.add(1, ordering: .relaxed) }
+
 }

@@ -37,6 +37,25 @@ enum TokenCheck {
         return project == request.parameter("project") && grants(tokenScope, scope)
     }
 
+    /// The id of the bearer token in `headers` (lower-cased names) when the store remembers it as
+    /// live, whatever its project or scope: what the request is budgeted by (`ClientKey.credential`).
+    /// Memory alone, no database read: the I/O thread asks it of every request's headers.
+    static func rememberedID(_ headers: [String: String], _ context: RequestContext) -> Int64? {
+        guard let token = Request.bearerToken(in: headers["authorization"]),
+              case let .valid(id, _, _)? = context.store.rememberedToken(token) else { return nil }
+        return id
+    }
+
+    /// Checks a bearer token that `access` does not ask for, when the store does not remember it
+    /// as live, so that it is remembered: the client's next requests are then budgeted by it
+    /// (`rememberedID`). A read route that needs no token otherwise never looks at one. Whatever
+    /// the verdict, the request goes on as it would have.
+    static func noteUnneededToken(_ access: Router.Access, _ request: Request, _ context: RequestContext) {
+        guard !needsCredential(access, context.configuration), let token = request.bearerToken,
+              context.store.rememberedToken(token) == nil else { return }
+        _ = try? context.store.verifyToken(token)
+    }
+
     /// Whether the dispatcher leaves the check of `request`'s token to the route's own write:
     /// for a route that does it (`Router.Route.checksCredentialInWrite`) and a token remembered
     /// as live, whose body was read on its headers. The handler then parses the body before the

@@ -5,13 +5,14 @@ import FoundationNetworking
 import GzipCoding
 import LeakReport
 
-/// The server's API as the CLI uses it. Connection errors and 5xx answers are retried with
-/// backoff (uploads are idempotent by `runKey`, so a retry never stores twice).
+/// The server's API as the CLI uses it. Connection errors and 5xx answers are retried, after the
+/// server's `Retry-After` when it sent one, within `RetryPolicy`'s bounds (uploads are idempotent
+/// by `runKey`, so a retry never stores twice).
 struct LeakHistoryClient: Sendable {
     var settings: ClientSettings
-    /// Attempts after the first, on connection errors and 5xx.
-    var retries = 3
-    var firstBackoff: Duration = .milliseconds(250)
+    var retries = RetryPolicy()
+    /// Where a retry is announced (stderr): a CI log then shows a busy server as such.
+    var note: @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
 
     func upload(_ run: RunRecord, gzip: Bool) async throws(CommandFailure) -> UploadReceipt {
         var body: Data
@@ -109,8 +110,7 @@ struct LeakHistoryClient: Sendable {
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let token = settings.token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
 
-        var backoff = firstBackoff
-        var attempt = 0
+        var policy = retries
         while true {
             let outcome: Result<(Data, HTTPURLResponse), any Error>
             do {
@@ -127,21 +127,30 @@ struct LeakHistoryClient: Sendable {
                 } catch {
                     throw CommandFailure("The server at \(settings.server.absoluteString) answered \(method) \(url.path) with something this version cannot read (\(error)). Is it a LeakHistory server of a matching version?", code: .unavailable)
                 }
-            case let .success((data, response)) where response.statusCode < 500 || attempt >= retries:
+            case let .success((data, response)) where response.statusCode < 500:
                 throw failure(status: response.statusCode, body: data, method: method, url: url)
-            case let .failure(error) where attempt >= retries:
-                throw CommandFailure(
-                    "Cannot reach the LeakHistory server at \(settings.server.absoluteString) (\(error.localizedDescription)) after \(attempt + 1) attempts. Check --server / LEAKHISTORY_SERVER and that the server is running.",
-                    code: .unavailable)
-            default:
-                attempt += 1
-                try? await Task.sleep(for: backoff)
-                backoff *= 2
+            case let .success((data, response)):
+                let retryAfter = RetryPolicy.seconds(inRetryAfter: response.value(forHTTPHeaderField: "Retry-After"))
+                guard let wait = policy.nextWait(retryAfter: retryAfter) else {
+                    throw failure(status: response.statusCode, body: data, method: method, url: url, attempts: policy.attempts)
+                }
+                note("Note: the server at \(settings.server.absoluteString) answered \(method) \(url.path) with \(response.statusCode)"
+                    + "\(retryAfter.map { " (busy: Retry-After \($0) s)" } ?? ""); asking again in \(Self.seconds(wait)) (attempt \(policy.attempts)).")
+                try? await Task.sleep(for: wait)
+            case let .failure(error):
+                guard let wait = policy.nextWait(retryAfter: nil) else {
+                    throw CommandFailure(
+                        "Cannot reach the LeakHistory server at \(settings.server.absoluteString) (\(error.localizedDescription)) after \(policy.attempts) attempts. Check --server / LEAKHISTORY_SERVER and that the server is running.",
+                        code: .unavailable)
+                }
+                note("Note: no answer from the server at \(settings.server.absoluteString) to \(method) \(url.path) "
+                    + "(\(error.localizedDescription)); asking again in \(Self.seconds(wait)) (attempt \(policy.attempts)).")
+                try? await Task.sleep(for: wait)
             }
         }
     }
 
-    private func failure(status: Int, body: Data, method: String, url: URL) -> CommandFailure {
+    private func failure(status: Int, body: Data, method: String, url: URL, attempts: Int = 1) -> CommandFailure {
         let serverMessage = (try? JSONDecoder().decode(APIErrorBody.self, from: body)).map { "\($0.error.message) (\($0.error.code))" }
             ?? String(decoding: body.prefix(300), as: UTF8.self)
         let prefix = "The server at \(settings.server.absoluteString) refused \(method) \(url.path) with \(status)"
@@ -153,7 +162,8 @@ struct LeakHistoryClient: Sendable {
         case 400..<500:
             return CommandFailure("\(prefix): \(serverMessage)", code: .usage)
         default:
-            return CommandFailure("\(prefix): \(serverMessage). Try again later; the server's log has the details.", code: .unavailable)
+            let tries = attempts > 1 ? " (after \(attempts) attempts)" : ""
+            return CommandFailure("\(prefix)\(tries): \(serverMessage). Try again later; the server's log has the details.", code: .unavailable)
         }
     }
 
@@ -170,4 +180,9 @@ struct LeakHistoryClient: Sendable {
     }
 
     private static let decoder = JSONDecoder()
+
+    /// `1.3 s`.
+    private static func seconds(_ duration: Duration) -> String {
+        String(format: "%.1f s", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+    }
 }

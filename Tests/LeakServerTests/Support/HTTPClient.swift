@@ -35,6 +35,14 @@ struct HTTPClient {
     }
 
     let port: Int
+    /// The loopback address requests come from (nil: the system's choice, 127.0.0.1), so that a
+    /// test can play several clients.
+    var source: String?
+
+    init(port: Int, source: String? = nil) {
+        self.port = port
+        self.source = source
+    }
 
     func get(_ path: String, headers: [String: String] = [:]) throws -> Reply {
         try send("GET", path, headers: headers, body: nil)
@@ -134,7 +142,7 @@ struct HTTPClient {
     private func connect(source: String? = nil, seconds: Int = 30) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ClientError("socket: \(String(cString: strerror(errno)))") }
-        if let source {
+        if let source = source ?? self.source {
             var local = sockaddr_in()
             local.sin_family = sa_family_t(AF_INET)
             local.sin_addr.s_addr = inet_addr(source)
