@@ -39,6 +39,11 @@ enum StoreTuning {
     /// bigger row (a big run's) is read by key instead.
     static let commitReadStates = 5_000
 
+    /// The commit ids a scenario history's first window reaches below a key's newest state, per
+    /// commit wanted (PostgreSQL, `PostgresKeyStates.newestCommits`): four uploads' worth each,
+    /// so that most keys find their commits in one read, and a key checked rarely in a few.
+    static let newestCommitsSpan: Int64 = 4_096
+
     // MARK: Packing and settling key states
 
     /// About how many states one settling moves: a few dozen CI runs' worth, so that a key gets

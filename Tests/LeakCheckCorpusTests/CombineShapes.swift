@@ -171,6 +171,30 @@ final class OCTimerViewModel {
     }
 }
 
+/// `Publishers.Autoconnect`'s `SideEffectSubscription`: a struct subscription with an existential
+/// field, which the sink keeps in its status, an enum payload of protocol type.
+struct OCSideEffectSubscription: OCSubscription {
+    let parent: OCPassthroughSubject<String>
+    let upstreamSubscription: any OCSubscription
+    func request(_ demand: Int) { upstreamSubscription.request(demand) }
+    func cancel() { upstreamSubscription.cancel() }
+}
+
+final class OCAutoconnectViewModel {
+    var cancellables = Set<OCAnyCancellable>()
+    /// Structs with existential fields, in an array of existentials.
+    var subscriptions: [any OCSubscription] = []
+    var text = ""
+    init(query: OCPassthroughSubject<String>) {
+        let sink = OCSubscribers.Sink<String, Never>(receiveCompletion: { _ in }, receiveValue: { self.text = $0 })
+        let conduit = OCPassthroughSubject<String>.Conduit(parent: query, downstream: sink)
+        let subscription = OCSideEffectSubscription(parent: query, upstreamSubscription: conduit)
+        sink.receive(subscription: subscription)
+        subscriptions = [subscription]
+        OCAnyCancellable(sink).store(in: &cancellables)
+    }
+}
+
 final class OCWeakSinkViewModel {
     var cancellables = Set<OCAnyCancellable>()
     var text = ""
@@ -197,6 +221,20 @@ struct CombineShapeTests {
         #expect(report.readable == "OCTimerViewModel.cancellables[0] → OCAnyCancellable._cancel (closure) → captures "
             + "Sink<Date, Never>.receiveValue (closure) → captures OCTimerViewModel")
         model.cancellables.removeAll()
+    }
+
+    /// A struct inside an existential inside an `Any` (an enum payload, an array element) is read
+    /// as the struct it is, not as the existential's bytes.
+    @Test func structsInsideExistentialsAreReadAsThemselves() {
+        let query = OCPassthroughSubject<String>()
+        let report = findRetainPath(to: OCAutoconnectViewModel(query: query))
+        #expect(report.isProven)
+        #expect(report.readable == "OCAutoconnectViewModel.cancellables[0] → OCAnyCancellable._cancel (closure) → captures "
+            + "Sink<String, Never>.receiveValue (closure) → captures OCAutoconnectViewModel")
+        let model = OCAutoconnectViewModel(query: query)
+        let held = findRetainPath(to: query, roots: [model])
+        #expect(held.readable.hasPrefix("OCAutoconnectViewModel.subscriptions[0].parent → OCPassthroughSubject<String>")
+            || held.readable.hasPrefix("OCAutoconnectViewModel.cancellables[0]"), "\(held.readable)")
     }
 
     @Test func weakSinkIsNotFlagged() async {

@@ -12,34 +12,53 @@ final class LeakyFakeScreen {
     init() { onClose = { _ = self } }
 }
 
-/// Plays a platform's part for `ScreenLifecycleRunner`: a screen comes up `showTurns` turns of
-/// the run loop after `show` (never, when nil) and goes down `hideTurns` turns after `hide`.
+/// Plays a platform's part for `ScreenLifecycleRunner`: the test window appears `windowTurns`
+/// turns of the run loop after `prepare`, a screen comes up `showTurns` turns after `show`
+/// (never, when nil) and goes down `hideTurns` turns after `hide`.
 /// Each turn advances its clock by `turn`. It logs what the runner asked for, in order.
 @MainActor
 final class FakeScreenHost<Screen: AnyObject>: ScreenHost {
+    var windowTurns: Int?
     var showTurns: Int?
     var hideTurns: Int?
-    var showError: ScreenLifecycleError?
+    var prepareError: ScreenLifecycleError?
     let turn: Duration
 
     private(set) var log: [String] = []
     private(set) var time: Duration = .zero
     private(set) var turns = 0
+    private var windowAt: Int?
+    private var reportedWindow = false
     private var shownAt: Int?
     private var hiddenAt: Int?
     private var reportedUp = false
     private var reportedDown = false
 
-    init(showTurns: Int? = 0, hideTurns: Int? = 0, showError: ScreenLifecycleError? = nil, turn: Duration = .milliseconds(100)) {
+    init(
+        windowTurns: Int? = 0, showTurns: Int? = 0, hideTurns: Int? = 0, prepareError: ScreenLifecycleError? = nil,
+        turn: Duration = .milliseconds(100)
+    ) {
+        self.windowTurns = windowTurns
         self.showTurns = showTurns
         self.hideTurns = hideTurns
-        self.showError = showError
+        self.prepareError = prepareError
         self.turn = turn
     }
 
-    func show(_ screen: Screen, as presentation: ScreenPresentation) throws {
+    func prepare(_ screen: Screen, as presentation: ScreenPresentation) throws {
+        log.append("prepare(\(presentation.lifecycleName))")
+        if let prepareError { throw prepareError }
+        windowAt = windowTurns.map { turns + $0 }
+    }
+
+    func isPrepared(as presentation: ScreenPresentation) -> Bool {
+        guard let windowAt, turns >= windowAt else { return false }
+        if !reportedWindow { log.append("window"); reportedWindow = true }
+        return true
+    }
+
+    func show(_ screen: Screen, as presentation: ScreenPresentation) {
         log.append("show(\(presentation.lifecycleName))")
-        if let showError { throw showError }
         shownAt = showTurns.map { turns + $0 }
     }
 

@@ -72,6 +72,6 @@ import Testing
             }
         }
         #expect(records.map(\.outcome) == [.error])
-        #expect(host.log == ["show(present)", "up", "hide(present)", "down", "tearDown"])
+        #expect(host.log == ["prepare(present)", "window", "show(present)", "up", "hide(present)", "down", "tearDown"])
     }
 }

@@ -14,7 +14,7 @@ struct InteractionError: Error {}
             screen.interactions += 1
         }
         let name = presentation.lifecycleName
-        #expect(host.log == ["show(\(name))", "up", "interaction", "hide(\(name))", "down", "tearDown"])
+        #expect(host.log == ["prepare(\(name))", "window", "show(\(name))", "up", "interaction", "hide(\(name))", "down", "tearDown"])
         #expect(host.turns == 5, "3 turns until it was up, 2 until it was down: no sleeping, no extra turns")
         #expect(screen.interactions == 1)
     }
@@ -22,7 +22,7 @@ struct InteractionError: Error {}
     @Test func withoutAnInteractionTheScreenStillGoesUpAndDown() async throws {
         let host = FakeScreenHost<FakeScreen>(showTurns: 1, hideTurns: 1)
         try await host.runner(.present).run(FakeScreen(), interaction: nil)
-        #expect(host.log == ["show(present)", "up", "hide(present)", "down", "tearDown"])
+        #expect(host.log == ["prepare(present)", "window", "show(present)", "up", "hide(present)", "down", "tearDown"])
     }
 
     @Test func aScreenThatNeverAppearsFailsAtTheDeadline() async {
@@ -33,7 +33,28 @@ struct InteractionError: Error {}
         #expect(error?.kind == .notShown)
         #expect(error?.message == "FakeScreen was not on screen 1.0 s after it was presented (timeout 1.0 s): viewDidAppear never came (another presentation in progress, or one an earlier test left up).")
         #expect(host.turns == 10, "one turn per 100 ms up to the deadline, then it stops")
-        #expect(host.log == ["show(present)", "tearDown"], "no interaction on a screen that is not up")
+        #expect(host.log == ["prepare(present)", "window", "show(present)", "tearDown"], "no interaction on a screen that is not up")
+    }
+
+    /// Nothing is presented or pushed on a window that has not appeared yet: the show waits for
+    /// it, with a deadline of its own.
+    @Test(arguments: [ScreenPresentation.present, .push])
+    func theScreenIsShownOnlyOnceItsWindowHasAppeared(presentation: ScreenPresentation) async throws {
+        let host = FakeScreenHost<FakeScreen>(windowTurns: 4, showTurns: 2, hideTurns: 1)
+        try await host.runner(presentation, timeout: .milliseconds(500)).run(FakeScreen(), interaction: nil)
+        let name = presentation.lifecycleName
+        #expect(host.log == ["prepare(\(name))", "window", "show(\(name))", "up", "hide(\(name))", "down", "tearDown"])
+        #expect(host.turns == 7, "4 turns for the window, 2 for the screen, 1 to go down")
+    }
+
+    @Test func aWindowThatNeverAppearsFailsBeforeAnythingIsShown() async {
+        let host = FakeScreenHost<FakeScreen>(windowTurns: nil)
+        let error = await #expect(throws: ScreenLifecycleError.self) {
+            try await host.runner(.push, timeout: .milliseconds(300)).run(FakeScreen()) { _ in host.note("interaction") }
+        }
+        #expect(error?.kind == .notShown)
+        #expect(error?.message == "FakeScreen was not pushed: its test window had not appeared 300 ms after it was opened (timeout 300 ms). Is the host app in the foreground, with its window scene active?")
+        #expect(host.log == ["prepare(push)", "tearDown"], "never shown, and the host's window given back")
     }
 
     @Test func aPushThatNeverFinishesSaysSo() async {
@@ -52,18 +73,18 @@ struct InteractionError: Error {}
         }
         #expect(error?.kind == .notHidden)
         #expect(error?.message.hasPrefix("FakeScreen was still on screen 500 ms after it was popped (timeout 500 ms)") == true)
-        #expect(host.log == ["show(push)", "up", "hide(push)", "tearDown"])
+        #expect(host.log == ["prepare(push)", "window", "show(push)", "up", "hide(push)", "tearDown"])
     }
 
     @Test func noHostAppIsOneClearErrorAndTheWindowIsTornDown() async {
         let host = FakeScreenHost<FakeScreen>(
-            showError: .needsHostApp("App.ProfileViewController", .present, detail: "the tests run without an app"))
+            prepareError: .needsHostApp("App.ProfileViewController", .present, detail: "the tests run without an app"))
         let error = await #expect(throws: ScreenLifecycleError.self) {
             try await host.runner(.present).run(FakeScreen()) { _ in host.note("interaction") }
         }
         #expect(error?.kind == .needsHostApp)
         #expect(error?.message.hasPrefix("ProfileViewController could not be presented — the test target needs a host app: the tests run without an app.") == true)
-        #expect(host.log == ["show(present)", "tearDown"])
+        #expect(host.log == ["prepare(present)", "tearDown"], "nothing shown without a window")
         #expect(host.turns == 0)
     }
 
@@ -76,7 +97,7 @@ struct InteractionError: Error {}
                 throw InteractionError()
             }
         }
-        #expect(host.log == ["show(present)", "up", "interaction", "hide(present)", "down", "tearDown"])
+        #expect(host.log == ["prepare(present)", "window", "show(present)", "up", "interaction", "hide(present)", "down", "tearDown"])
     }
 
     @Test func theInteractionsErrorWinsOverAScreenThatDidNotGoDown() async {

@@ -158,8 +158,10 @@ struct GateTests {
         #expect(diff.entry(Self.scenario, Self.type)?.firstSeen == HistoryFixture.sha(2))
     }
 
-    @Test func aPullRequestIsJudgedAlongItsOwnAncestry() throws {
-        let server = try TestServer()
+    @Test(arguments: TestEngine.all)
+    func aPullRequestIsJudgedAlongItsOwnAncestry(_ engine: TestEngine) throws {
+        let database = try TestDatabase(engine)
+        let server = try TestServer(database: database)
         // main: clean at 1-10 (10 is the merge-base); the pull request leaks at 11, is clean at 12,
         // leaks at 13: its own commits show the key intermittent.
         try server.uploadLine(from: 1, Array(repeating: Self.key("deallocated"), count: 10))
@@ -177,19 +179,23 @@ struct GateTests {
         #expect(new.evidence?.summary.contains("0 of the last 10 runs leaked") == true, "\(new.evidence?.summary ?? "")")
     }
 
-    @Test func aLeakThePullRequestBroughtInEarlierIsTheHeadsOwnLeakNotHistory() throws {
-        let server = try TestServer()
+    @Test(arguments: TestEngine.all)
+    func aLeakThePullRequestBroughtInEarlierIsTheHeadsOwnLeakNotHistory(_ engine: TestEngine) throws {
+        let database = try TestDatabase(engine)
+        let server = try TestServer(database: database)
         // main: clean at 1-6; the pull request leaks at both its commits.
         try server.uploadLine(from: 1, Array(repeating: Self.key("deallocated"), count: 6))
         try server.uploadLine(from: 10, branch: "feature", parentOfFirst: 6, [Self.key("leaked"), Self.key("leaked")])
         let entry = try #require(try server.diff(base: 6, head: 11).entry(Self.scenario, Self.type))
         #expect(entry.category == .new)
-        #expect(entry.evidence?.commitsLookedAt == 6)
-        #expect(entry.evidence?.recentLeakedRuns == 0)
+        #expect(entry.evidence?.commitsLookedAt == 7, "the pull request's first commit and main's six")
+        #expect((entry.evidence?.recentRuns, entry.evidence?.recentLeakedRuns) == (6, 0), "measured before the head's leak")
     }
 
-    @Test func aMergeHeadIsJudgedAlongWhatItBringsIn() throws {
-        let server = try TestServer()
+    @Test(arguments: TestEngine.all)
+    func aMergeHeadIsJudgedAlongWhatItBringsIn(_ engine: TestEngine) throws {
+        let database = try TestDatabase(engine)
+        let server = try TestServer(database: database)
         // main: clean at 1-5; a branch from 5 leaks at 6, is clean at 7 and 8; merged at 9, which leaks.
         try server.uploadLine(from: 1, Array(repeating: Self.key("deallocated"), count: 5))
         try server.uploadLine(from: 6, branch: "feature", parentOfFirst: 5,
@@ -200,8 +206,10 @@ struct GateTests {
         #expect(entry.evidence?.commitsLookedAt == 8)
     }
 
-    @Test func attemptsAtHeadDecideBetweenIntermittentAndConfirmed() throws {
-        let server = try TestServer()
+    @Test(arguments: TestEngine.all)
+    func attemptsAtHeadDecideBetweenIntermittentAndConfirmed(_ engine: TestEngine) throws {
+        let database = try TestDatabase(engine)
+        let server = try TestServer(database: database)
         // main: the key leaked at commit 2 of 20, one run each: about 5% of its runs since.
         try server.uploadLine(from: 1, (1...20).map { Self.key($0 == 2 ? "leaked" : "deallocated") })
         func head(_ commit: Int, attempts: Int, leaked: Int) throws -> LeakDiff.Entry {

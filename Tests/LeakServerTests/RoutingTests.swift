@@ -1,4 +1,5 @@
 import Foundation
+import LeakReport
 import LeakServer
 import LeakStore
 import Testing
@@ -18,7 +19,7 @@ struct RoutingTests {
     @Test func anUnknownRouteIsAJSON404() throws {
         let server = try TestServer()
         // `/` is the dashboard's projects page.
-        for path in ["/nothing-here", "/v1/projects", "/v1/projects/app/runs/extra", "/v2/projects/app/runs"] {
+        for path in ["/nothing-here", "/v1/project", "/v1/projects/app/runs/extra", "/v2/projects/app/runs"] {
             let reply = try server.client.get(path)
             #expect(reply.status == 404, "\(path)")
             #expect(reply.headers["content-type"] == "application/json")
@@ -107,5 +108,19 @@ struct RoutingTests {
             .filter { !["/", "/login", "/logout"].contains($0.pattern) && !$0.pattern.hasPrefix("/p/") }
             .map { "\($0.method.rawValue) \($0.pattern)" })
         #expect(documented == registered)
+    }
+
+    /// Every diff entry's evidence is in the document, member for member as the API writes it.
+    @Test func theOpenAPIDocumentDescribesEachEntrysEvidence() throws {
+        let server = try TestServer()
+        let components = try #require(server.client.get("/openapi.json").json["components"] as? [String: Any])
+        let schemas = try #require(components["schemas"] as? [String: [String: Any]])
+        let entry = try #require(schemas["DiffEntry"]?["properties"] as? [String: [String: Any]])
+        #expect(entry["evidence"]?["$ref"] as? String == "#/components/schemas/GateEvidence")
+        let documented = try #require(schemas["GateEvidence"]?["properties"] as? [String: Any])
+        let written = GateEvidence(confirmedAtHead: true, headRuns: 1, headLeakedRuns: 1, headAttempts: 3, headLeakedAttempts: 3,
+                                   recentRuns: 40, recentLeakedRuns: 0, commitsLookedAt: 40, sinceChange: 2, summary: "s")
+        let members = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(written)) as? [String: Any])
+        #expect(Set(documented.keys) == Set(members.keys))
     }
 }

@@ -21,6 +21,28 @@ struct ContentHashTests {
         #expect(hashes.count == changes.count + 1)
     }
 
+    /// Attempts are hashed only when they say something else than their defaults: a run stored
+    /// before attempts existed (its hash stored with it) still matches its retry, and
+    /// `attempts: 1` or a leaked check's `leakedAttempts` equal to its attempts is no change;
+    /// other attempts are (a retry with them is a 409).
+    @Test func attemptsChangeTheHashOnlyWhenTheySayMoreThanTheDefaults() {
+        let plain = Self.base.contentHash()
+        var same = Self.base
+        same.checks[0].attempts = 1
+        same.checks[0].leakedAttempts = 1
+        same.checks[1].attempts = 1
+        same.checks[1].leakedAttempts = 0
+        #expect(same.contentHash() == plain)
+        var changes: [RunRecord] = []
+        var run = Self.base
+        run.checks[0].attempts = 3; changes.append(run)
+        run.checks[0].leakedAttempts = 2; changes.append(run)
+        run = Self.base; run.checks[1].attempts = 3; changes.append(run)
+        run = Self.base; run.checks[1].leakedAttempts = 1; changes.append(run)
+        let hashes = Set(changes.map { $0.contentHash() } + [plain])
+        #expect(hashes.count == changes.count + 1)
+    }
+
     @Test func theStoredRetainPathIsJSONThatReadsBackTheSame() throws {
         let steps = [
             RetainPathStep(holder: "App.\"Quoted\"\\Holder", property: "children[0]\n\t\u{1}", kind: .collection),

@@ -41,6 +41,16 @@ struct EngineErrorTests {
         #expect(PostgresSQL.translate("INSERT INTO \"types\" (name) VALUES (?)") == "INSERT INTO \"types\" (name) VALUES ($1)")
     }
 
+    /// An apostrophe or a `?` in a comment is text: it neither opens a quote that swallows the
+    /// parameters after it nor becomes one.
+    @Test func postgresTranslationLeavesCommentsAlone() {
+        #expect(PostgresSQL.translate("SELECT a -- the key's id, or ?\nFROM t WHERE b = ? AND c = ?")
+            == "SELECT a -- the key's id, or ?\nFROM t WHERE b = $1 AND c = $2")
+        #expect(PostgresSQL.translate("SELECT /* don't ask ? */ a FROM t WHERE b = ?") == "SELECT /* don't ask ? */ a FROM t WHERE b = $1")
+        #expect(PostgresSQL.translate("SELECT /*/ it's */ ? , 1 - -1, 4 / 2") == "SELECT /*/ it's */ $1 , 1 - -1, 4 / 2")
+        #expect(PostgresSQL.translate("SELECT a - ? FROM t -- last") == "SELECT a - $1 FROM t -- last")
+    }
+
     @Test func databaseLocations() {
         #expect(DatabaseLocation("./leakhistory.sqlite") == .sqlite(path: "./leakhistory.sqlite"))
         #expect(DatabaseLocation("sqlite:///var/lib/leaks.sqlite") == .sqlite(path: "/var/lib/leaks.sqlite"))

@@ -12,10 +12,10 @@ struct PackedKeyStatesTests {
     @Test func aBlobGivesBackWhatWasPacked() throws {
         var random = SystemRandomNumberGenerator()
         var ordinal: Int64 = 0
-        let entries: [(ordinal: Int64, state: KeyAggregate)] = (0..<500).map { index in
+        let entries: [(ordinal: Int64, state: KeyTally)] = (0..<500).map { index in
             ordinal += index == 0 ? 0 : Int64.random(in: 1...100_000, using: &random)
             let passed = Bool.random(using: &random)
-            return (ordinal, KeyAggregate(checked: .random(in: 0...5_000, using: &random), leaked: .random(in: 0...3, using: &random),
+            return (ordinal, KeyTally(checked: .random(in: 0...5_000, using: &random), leaked: .random(in: 0...3, using: &random),
                                           lateRelease: .random(in: 0...3, using: &random), errors: .random(in: 0...3, using: &random),
                                           passedSiteID: passed ? .random(in: 1...1 << 40, using: &random) : nil,
                                           slowestPassUs: passed ? .random(in: 0...Int64.max - 1, using: &random) : nil))
@@ -26,7 +26,7 @@ struct PackedKeyStatesTests {
     }
 
     @Test func aBlobCutShortIsAnErrorSayingWhere() throws {
-        let bytes = PackedKeyStates.encode([(Int64(7), KeyAggregate(checked: 300, passedSiteID: 2, slowestPassUs: 1_000))])
+        let bytes = PackedKeyStates.encode([(Int64(7), KeyTally(checked: 300, passedSiteID: 2, slowestPassUs: 1_000))])
         let error = #expect(throws: LeakStoreError.self) { try PackedKeyStates.decode(Array(bytes.dropLast())) }
         #expect("\(error!)".contains("ends inside an entry"))
     }
@@ -50,7 +50,7 @@ struct PackedKeyStatesTests {
         let rows = CompactCheckWriter(states: "leak_states_rows", checks: "checks", keys: .keyID)
         var generator = SplitMix64(seed: UInt64(settleEvery) + 11)
         func storeRunsInside(commitID: Int64) throws {
-            let states = [(key: KeyIDs(scenarioID: 1, typeID: 1), value: KeyAggregate(checked: 5, leaked: 1))]
+            let states = [(key: KeyIDs(scenarioID: 1, typeID: 1), value: KeyTally(checked: 5, leaked: 1))]
             try rows.storeStates(states[...], commitID: commitID, environmentID: 1, writer: writer)
             try StateBlobs.append(CompactCheckWriter.live.storedStates(states[...], writer: writer),
                                   commitID: commitID, environmentID: 1, db: db)
@@ -249,10 +249,10 @@ struct PackedKeyStatesTests {
         // the first leaks on every 97th key, the second is late on every 89th. Commit 2 has the
         // first alone.
         for (run, commitID) in [(0, 1), (1, 1), (0, 2)] as [(Int, Int64)] {
-            let states = (1...12_000).map { (index: Int) -> (key: KeyIDs, value: KeyAggregate) in
+            let states = (1...12_000).map { (index: Int) -> (key: KeyIDs, value: KeyTally) in
                 let leaked: Int64 = run == 0 && index % 97 == 0 ? 1 : 0, late: Int64 = run == 1 && index % 89 == 0 ? 1 : 0
                 return (KeyIDs(scenarioID: Int64(index), typeID: 1),
-                        KeyAggregate(checked: 1, leaked: leaked, lateRelease: late, passedSiteID: 1, slowestPassUs: Int64(index % 50)))
+                        KeyTally(checked: 1, leaked: leaked, lateRelease: late, passedSiteID: 1, slowestPassUs: Int64(index % 50)))
             }
             try rows.storeStates(states[...], commitID: commitID, environmentID: 1, writer: writer)
             try StateBlobs.append(CompactCheckWriter.live.storedStates(states[...], writer: writer), commitID: commitID,
@@ -293,9 +293,9 @@ struct PackedKeyStatesTests {
         let rows = CompactCheckWriter(states: "leak_states_rows", checks: "checks", keys: .keyID)
         // `run`: 12,000 keys in linux, leaking on every `every`th; or (`keys` 30) a small run in macos.
         func storeRun(environmentID: Int64, keys: Int, every: Int) throws {
-            let states = (1...keys).map { (index: Int) -> (key: KeyIDs, value: KeyAggregate) in
+            let states = (1...keys).map { (index: Int) -> (key: KeyIDs, value: KeyTally) in
                 (KeyIDs(scenarioID: Int64(index), typeID: 1),
-                 KeyAggregate(checked: 1, leaked: index % every == 0 ? 1 : 0, passedSiteID: 1, slowestPassUs: Int64(index % 50)))
+                 KeyTally(checked: 1, leaked: index % every == 0 ? 1 : 0, passedSiteID: 1, slowestPassUs: Int64(index % 50)))
             }
             try db.execute("BEGIN")
             try rows.storeStates(states[...], commitID: 1, environmentID: environmentID, writer: writer)

@@ -91,12 +91,11 @@ struct StateArraysTests {
         try db.query("SELECT id, scenario_id, type_id FROM leak_keys", []) {
             keysByID[$0.int64(at: 0)] = KeyIDs(scenarioID: $0.int64(at: 1), typeID: $0.int64(at: 2))
         }
-        var stored: [Int64: [KeyIDs: [Int64: KeyCounts]]] = [:]
+        var stored: [Int64: [KeyIDs: [Int64: KeyTally]]] = [:]
         try db.query("SELECT environment_id, key_id, commit_id, checked_count, leaked_count, late_release_count, error_count FROM leak_states_rows", []) {
             let ids = keysByID[$0.int64(at: 1)]!
-            stored[$0.int64(at: 0), default: [:]][ids, default: [:]][$0.int64(at: 2)] = KeyCounts(
-                scenarioID: ids.scenarioID, typeID: ids.typeID, scenario: "", type: "", checked: $0.int(at: 3),
-                leaked: $0.int(at: 4), lateRelease: $0.int(at: 5), errors: $0.int(at: 6))
+            stored[$0.int64(at: 0), default: [:]][ids, default: [:]][$0.int64(at: 2)] = KeyTally(
+                checked: $0.int64(at: 3), leaked: $0.int64(at: 4), lateRelease: $0.int64(at: 5), errors: $0.int64(at: 6))
         }
         let history = try ProjectHistory(db, project: "app")
         var picks = SplitMix64(seed: 71)
@@ -131,15 +130,15 @@ struct StateArraysTests {
     /// A key's counts read from several stored rows come back one a column, in column order,
     /// those of a commit that several rows held added up.
     @Test func countsOfOneColumnFromSeveralRowsAddUp() {
-        func counts(_ column: Int, _ checked: Int64, leaked: Int64 = 0) -> ColumnCounts {
-            ColumnCounts(column: column, checked: checked, leaked: leaked, late: 0, errors: 0)
+        func counts(_ column: Int, _ checked: Int64, leaked: Int64 = 0) -> ColumnTally {
+            ColumnTally(column: column, tally: KeyTally(checked: checked, leaked: leaked))
         }
-        let added = ColumnCounts.added([counts(4, 1), counts(2, 1, leaked: 1), counts(4, 2, leaked: 1), counts(0, 3), counts(2, 1)])
+        let added = ColumnTally.merged([counts(4, 1), counts(2, 1, leaked: 1), counts(4, 2, leaked: 1), counts(0, 3), counts(2, 1)])
         #expect(added.map(\.column) == [0, 2, 4])
-        #expect(added.map(\.checked) == [3, 2, 3])
-        #expect(added.map(\.leaked) == [0, 1, 1])
-        #expect(ColumnCounts.added([counts(1, 1), counts(3, 1)]).map(\.column) == [1, 3])
-        #expect(ColumnCounts.added([]).isEmpty)
+        #expect(added.map(\.tally.checked) == [3, 2, 3])
+        #expect(added.map(\.tally.leaked) == [0, 1, 1])
+        #expect(ColumnTally.merged([counts(1, 1), counts(3, 1)]).map(\.column) == [1, 3])
+        #expect(ColumnTally.merged([]).isEmpty)
     }
 
     /// Uploads on PostgreSQL leave settling to the background rounds

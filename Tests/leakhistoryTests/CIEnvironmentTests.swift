@@ -1,4 +1,5 @@
 import Foundation
+import LeakReport
 import Testing
 @testable import leakhistory
 
@@ -54,9 +55,10 @@ import Testing
     @Test(arguments: [
         ("/x/leakcheck-20261130020000-222-7.ndjson", "222"), ("leakcheck-1.ndjson", nil),
         ("/x/report.ndjson", nil), ("leakcheck-2026-a-7.ndjson", nil),
+        ("/x/leakcheck-20261130020000-ci_981.2-7.8c3a1f20.ndjson", "ci_981.2"),
     ] as [(String, String?)])
-    func reportRunners(file: String, runner: String?) {
-        #expect(ReportFiles.runner(of: file) == runner)
+    func reportRuns(file: String, run: String?) {
+        #expect(ReportFileName(parsing: file)?.run == run)
     }
 
     @Test func closestMatchIgnoresFarWords() {

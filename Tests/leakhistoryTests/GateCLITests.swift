@@ -179,4 +179,44 @@ import LeakReport
         #expect(profile?["inheritedFrom"] as? String == t1)
         #expect(entries.first { $0["type"] as? String == Self.cache.1 }?["category"] as? String == "new")
     }
+
+    /// Every format says why a leak is new: the gate's one sentence (`GateEvidence.summary`),
+    /// and in JSON and SARIF the numbers it rests on.
+    @Test func everyFormatShowsTheVerdictsEvidence() throws {
+        for index in 1...3 { try commit("c\(index)", [Self.profile(.deallocated)]) }
+        try repository.git("checkout", "-q", "-b", "feature")
+        try repository.commit("f1")
+        var confirmed = Self.profile(.leaked)
+        confirmed.attempts = 3
+        confirmed.leakedAttempts = 3
+        let why = "leaked in 3 of 3 attempts at head; 0 of the last 3 runs leaked"
+        let text = try runCheck([confirmed])
+        #expect(text.status == 1, "\(text.stdout)\(text.stderr)")
+        #expect(text.stdout.contains("why: \(why)"), "\(text.stdout)")
+        // The other formats from the same upload: `diff` asks again without uploading.
+        func diff(_ format: String, environment extra: [String: String] = [:]) throws -> CLIResult {
+            try CLI.run(["diff", "main..HEAD", "--format", format], in: repository.url, environment: server.environment.merging(extra) { $1 })
+        }
+        let markdown = try diff("markdown")
+        #expect(markdown.stdout.contains("<br>why: \(why)"), "\(markdown.stdout)")
+        let summaryFile = repository.url.appendingPathComponent("step-summary.md")
+        let github = try diff("github", environment: ["GITHUB_STEP_SUMMARY": summaryFile.path])
+        #expect(github.stdout.contains("::error file=Tests/AppTests/ProfileTests.swift,line=12"))
+        #expect(github.stdout.contains("Why: \(why)."), "\(github.stdout)")
+        #expect(try String(contentsOf: summaryFile, encoding: .utf8).contains("why: \(why)"))
+        let json = try diff("json")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let entry = try #require((document["entries"] as? [[String: Any]])?.first)
+        let evidence = try #require(entry["evidence"] as? [String: Any])
+        #expect(evidence["summary"] as? String == why)
+        #expect(evidence["headAttempts"] as? Int == 3)
+        #expect(evidence["recentRuns"] as? Int == 3)
+        #expect(((document["groups"] as? [[String: Any]])?.first?["evidence"] as? [String: Any])?["summary"] as? String == why)
+        let sarif = try diff("sarif")
+        let log = try #require(try JSONSerialization.jsonObject(with: Data(sarif.stdout.utf8)) as? [String: Any])
+        let result = try #require(((log["runs"] as? [[String: Any]])?.first?["results"] as? [[String: Any]])?.first)
+        #expect(((result["message"] as? [String: Any])?["text"] as? String)?.hasSuffix(" Why: \(why).") == true)
+        let properties = try #require(result["properties"] as? [String: Any])
+        #expect((properties["evidence"] as? [String: Any])?["headLeakedAttempts"] as? Int == 3)
+    }
 }

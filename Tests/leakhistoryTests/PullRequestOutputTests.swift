@@ -96,10 +96,13 @@ import LeakReport
         #expect(out.hasPrefix("### LeakHistory: ❌ 7 new leaks in 3 root causes\n\n**7 new** · 0 persisting · 1 fixed · 1 suppressed\n"), "\(out)")
         #expect(out.contains("[open on the dashboard](\(link))"))
         #expect(out.contains("#### New leaks (7 in 3 root causes)"))
-        #expect(out.contains("| `App.Coordinator`, `App.ViewModel` | 5: `CoordinatorTests/close()`, `CoordinatorTests/open()`, "
+        // Each new row says why the gate called it new (the base never checked these keys).
+        #expect(out.contains("| `App.Coordinator`, `App.ViewModel`<br>why: leaked at head; no earlier run checked it | "
+                             + "5: `CoordinatorTests/close()`, `CoordinatorTests/open()`, "
                              + "`CoordinatorTests/push()`, `ProfileTests/close()`, `ProfileTests/open()` | "
                              + "`Tests/AppTests/CoordinatorTests.swift:20` | `Coordinator.children[0] → ViewModel.coordinator → Coordinator` | `\(f1.prefix(10))` |"))
-        #expect(out.contains("| `App.Ticker`<br>suppression #2 \"ticker until the rewrite\" (expired 2020-01-01, added by ana@example.com) no longer applies |"))
+        #expect(out.contains("| `App.Ticker`<br>suppression #2 \"ticker until the rewrite\" (expired 2020-01-01, added by ana@example.com) no longer applies"
+                             + "<br>why: leaked at head; no earlier run checked it |"))
         #expect(out.contains("<details><summary>Suppressed (1)</summary>"))
         #expect(out.contains("<details><summary>Fixed (1)</summary>"))
         // One table row per root cause: 3 new, 1 suppressed, 1 fixed.
@@ -178,7 +181,7 @@ import LeakReport
         let log = try #require(try JSONSerialization.jsonObject(with: Data(sarif.stdout.utf8)) as? [String: Any])
         let results = try #require((log["runs"] as? [[String: Any]])?.first?["results"] as? [[String: Any]])
         let search = try #require(results.first { ($0["partialFingerprints"] as? [String: String])?["leakFingerprint/v1"] == "fp-search" })
-        #expect((search["message"] as? [String: Any])?["text"] as? String == "New leak: App.SearchModel in SearchTests/type(). Retain path: \(Self.possibleText).")
+        #expect((search["message"] as? [String: Any])?["text"] as? String == "New leak: App.SearchModel in SearchTests/type(). Retain path: \(Self.possibleText). Why: leaked at head; no earlier run checked it.")
         let flow = try #require((search["codeFlows"] as? [[String: Any]])?.first)
         #expect((flow["message"] as? [String: Any])?["text"] as? String == "Possible retain path")
         let locations = try #require((flow["threadFlows"] as? [[String: Any]])?.first?["locations"] as? [[String: Any]])

@@ -56,8 +56,32 @@ import LeakReport
         let result = try CLI.run(["upload"], in: repository.url, environment: server.environment)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("2 checks, 1 leaked"))
-        #expect(result.stderr.contains("skipped 1 report file of earlier test runs (leakcheck-20261130010000-111-5.ndjson)"))
+        #expect(result.stderr.contains("skipped 1 report file of other test runs (leakcheck-20261130010000-111-5.ndjson)"))
         #expect(try server.store.read { try $0.scalarInt("SELECT count(*) FROM types WHERE name = 'App.Old'") } == 0)
+    }
+
+    /// An Xcode project (no package folder) whose tests ran on simulator clones with the README's
+    /// recipe: `upload` finds the simulators' default folder, takes both clones' files of the run
+    /// and no other run's, and records the commit the build was made from, not HEAD.
+    @Test func anXcodeRunsSimulatorFilesAreFoundWithTheCommitTheyRecorded() throws {
+        try FileManager.default.removeItem(at: repository.url.appendingPathComponent(".build/leakhistory"))
+        let head = try repository.commit("third: HEAD moved on after the build")
+        let folder = "home/Library/Developer/LeakHistory/"
+        try repository.folder.report(folder + "leakcheck-20261130020000-xcodebuild_7-11.8c3a1f20-\(commit).ndjson", [
+            check("ProfileTests/open()", "App.ProfileViewModel", .leaked),
+        ])
+        try repository.folder.report(folder + "leakcheck-20261130020001-xcodebuild_7-12.d41f88aa-\(commit).ndjson", [
+            check("ProfileTests/close()", "App.ProfileViewModel", .deallocated),
+        ])
+        // Another project's run on the same Mac, written later.
+        try repository.folder.report(folder + "leakcheck-20261130030000-_-13.ndjson", [check("OtherTests/x()", "Other.Thing", .leaked)])
+        let environment = server.environment.merging(["HOME": repository.folder.path("home"), "LEAKHISTORY_RUN_ID": "xcodebuild 7"]) { $1 }
+        let result = try CLI.run(["upload"], in: repository.url, environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("2 checks, 1 leaked"))
+        #expect(result.stdout.contains("commit \(commit.prefix(10))"), "the build's commit, not HEAD \(head.prefix(10))")
+        #expect(result.stderr.contains("skipped 1 report file of other test runs (leakcheck-20261130030000-_-13.ndjson)"))
+        #expect(try server.store.read { try $0.scalarInt("SELECT count(*) FROM types WHERE name = 'Other.Thing'") } == 0)
     }
 
     @Test func githubPullRequestUsesTheHeadCommitAndJobKey() throws {

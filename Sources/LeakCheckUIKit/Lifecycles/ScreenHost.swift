@@ -8,11 +8,20 @@
 protocol ScreenHost: AnyObject {
     associatedtype Screen: AnyObject
 
-    /// Starts putting `screen` up; returns at once. Throws `ScreenLifecycleError` when it cannot
-    /// be done at all (no host app, no window scene): said once, instead of a misleading leak.
-    func show(_ screen: Screen, as presentation: ScreenPresentation) throws
+    /// Puts up what `screen` will be shown in (a test window); returns at once. Throws
+    /// `ScreenLifecycleError` when it cannot be done at all (no host app, no window scene): said
+    /// once, instead of a misleading leak.
+    func prepare(_ screen: Screen, as presentation: ScreenPresentation) throws
 
-    /// Whether `screen` is really up: loaded, or on screen with its transition finished.
+    /// Whether that is up and can take the screen: the test window visible and key, its root
+    /// appeared. Nothing is presented or pushed before.
+    func isPrepared(as presentation: ScreenPresentation) -> Bool
+
+    /// Starts putting `screen` up; returns at once.
+    func show(_ screen: Screen, as presentation: ScreenPresentation)
+
+    /// Whether `screen` is really up: loaded, or on screen with its transition finished, as the
+    /// platform's appearance callbacks said.
     func isShown(_ screen: Screen, as presentation: ScreenPresentation) -> Bool
 
     /// Starts taking `screen` down (dismiss, pop); returns at once.
@@ -21,7 +30,8 @@ protocol ScreenHost: AnyObject {
     /// Whether `screen` is really down: dismissed or popped, its transition finished.
     func isHidden(_ screen: Screen, as presentation: ScreenPresentation) -> Bool
 
-    /// Takes down what `show` set up (the test window). Called once at the end, whatever happened.
+    /// Takes down what `prepare` set up (the test window) and makes the window that was key
+    /// before key again. Called once at the end, whatever happened.
     func tearDown()
 
     /// Lets the main run loop go around once, so that transitions progress: the runner's only

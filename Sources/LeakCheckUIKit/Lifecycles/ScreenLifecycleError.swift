@@ -25,6 +25,12 @@ public struct ScreenLifecycleError: Error, Hashable, CustomStringConvertible, Cu
             + "(the target's General tab, Testing), or check the controller with .loadView, which needs no window.")
     }
 
+    static func windowNotShown(_ typeName: String, _ presentation: ScreenPresentation, waited: Duration, timeout: Duration) -> Self {
+        ScreenLifecycleError(kind: .notShown, message: "\(short(typeName)) was not \(presentation.shownVerb): its test window "
+            + "had not appeared \(LeakMessage.format(waited)) after it was opened (timeout \(LeakMessage.format(timeout))). "
+            + "Is the host app in the foreground, with its window scene active?")
+    }
+
     static func notShown(_ typeName: String, _ presentation: ScreenPresentation, waited: Duration, timeout: Duration) -> Self {
         let why = switch presentation {
         case .loadView: "loadView() did not set a view"

@@ -1,5 +1,6 @@
-/// Takes a screen through a view-controller lifecycle: show, wait until it is really up, run
-/// the interaction, hide, wait until it is really down. Every wait has its own deadline,
+/// Takes a screen through a view-controller lifecycle: put up its test window and wait until it
+/// has appeared, show, wait until it is really up, run the interaction, hide, wait until it is
+/// really down. Every wait has its own deadline,
 /// counted from the start of that step, and waits by letting the run loop turn, never by
 /// sleeping. Platform-neutral: the UIKit and AppKit lifecycles, and the tests' fake host, drive
 /// this one sequence.
@@ -18,7 +19,11 @@ struct ScreenLifecycleRunner<Host: ScreenHost> {
     func run(_ screen: Host.Screen, interaction: (@MainActor (Host.Screen) async throws -> Void)?) async throws {
         defer { host.tearDown() }
         let typeName = String(reflecting: type(of: screen))
-        try host.show(screen, as: presentation)
+        try host.prepare(screen, as: presentation)
+        try await wait(until: { host.isPrepared(as: presentation) }) { waited in
+            .windowNotShown(typeName, presentation, waited: waited, timeout: timeout)
+        }
+        host.show(screen, as: presentation)
         try await wait(until: { host.isShown(screen, as: presentation) }) { waited in
             .notShown(typeName, presentation, waited: waited, timeout: timeout)
         }

@@ -3,31 +3,58 @@ import Foundation
 import UIKit
 
 /// Shows view controllers for the UIKit lifecycles in a test window of its own, over the host
-/// app's window scene, and reads their real state: presented and appeared, dismissed, pushed
-/// and popped with no transition left running. One host per check.
+/// app's window scene. The window must have appeared before anything is presented or pushed on
+/// it; presentation and dismissal are judged from UIKit's own callbacks (the completion of
+/// `present` and `dismiss`, the navigation controller's `didShow`), not from polling
+/// `isBeingPresented`. The window that was key before is made key again at the end. One host
+/// per check.
 @MainActor
 final class UIKitScreenHost<Controller: UIViewController>: ScreenHost {
     private let animated: Bool
     private var window: UIWindow?
+    private var root: TestWindowRoot?
     private var navigation: UINavigationController?
+    private let navigationCallbacks = NavigationCallbacks()
+    private weak var previousKeyWindow: UIWindow?
+    /// Set by `present`'s and `dismiss`'s completion blocks.
+    private var presented = false
+    private var dismissed = false
 
     init(animated: Bool) {
         self.animated = animated
     }
 
-    func show(_ screen: Controller, as presentation: ScreenPresentation) throws {
+    func prepare(_ screen: Controller, as presentation: ScreenPresentation) throws {
+        switch presentation {
+        case .loadView:
+            break
+        case .present, .hosting:
+            let root = TestWindowRoot()
+            try openWindow(root: root, for: screen, presentation)
+            self.root = root
+        case .push:
+            let root = TestWindowRoot()
+            let navigation = UINavigationController(rootViewController: root)
+            navigation.delegate = navigationCallbacks
+            try openWindow(root: navigation, for: screen, presentation)
+            self.root = root
+            self.navigation = navigation
+        }
+    }
+
+    func isPrepared(as presentation: ScreenPresentation) -> Bool {
+        guard presentation != .loadView else { return true }
+        return root?.hasAppeared == true && window?.isKeyWindow == true
+    }
+
+    func show(_ screen: Controller, as presentation: ScreenPresentation) {
         switch presentation {
         case .loadView:
             screen.loadViewIfNeeded()
         case .present, .hosting:
-            let root = UIViewController()
-            try openWindow(root: root, for: screen, presentation)
-            root.present(screen, animated: animated)
+            root?.present(screen, animated: animated) { [weak self] in self?.presented = true }
         case .push:
-            let navigation = UINavigationController(rootViewController: UIViewController())
-            try openWindow(root: navigation, for: screen, presentation)
-            self.navigation = navigation
-            navigation.pushViewController(screen, animated: animated)
+            navigation?.pushViewController(screen, animated: animated)
         }
     }
 
@@ -36,10 +63,9 @@ final class UIKitScreenHost<Controller: UIViewController>: ScreenHost {
         case .loadView:
             return screen.isViewLoaded
         case .present, .hosting:
-            return screen.presentingViewController != nil && !screen.isBeingPresented && screen.viewIfLoaded?.window != nil
+            return presented && screen.viewIfLoaded?.window != nil
         case .push:
-            return navigation?.topViewController === screen && navigation?.transitionCoordinator == nil
-                && screen.viewIfLoaded?.window != nil
+            return navigationCallbacks.shown === screen && screen.viewIfLoaded?.window != nil
         }
     }
 
@@ -49,7 +75,7 @@ final class UIKitScreenHost<Controller: UIViewController>: ScreenHost {
             break
         case .present, .hosting:
             // From the presenting side: also takes down what the interaction presented on top.
-            screen.presentingViewController?.dismiss(animated: animated)
+            root?.dismiss(animated: animated) { [weak self] in self?.dismissed = true }
         case .push:
             navigation?.popToRootViewController(animated: animated)
         }
@@ -60,10 +86,10 @@ final class UIKitScreenHost<Controller: UIViewController>: ScreenHost {
         case .loadView:
             return true
         case .present, .hosting:
-            return screen.presentingViewController == nil && !screen.isBeingDismissed && screen.viewIfLoaded?.window == nil
+            return dismissed && screen.presentingViewController == nil && screen.viewIfLoaded?.window == nil
         case .push:
             guard let navigation else { return true }
-            return !navigation.viewControllers.contains { $0 === screen } && navigation.transitionCoordinator == nil
+            return navigationCallbacks.shown === root && !navigation.viewControllers.contains { $0 === screen }
                 && screen.viewIfLoaded?.window == nil
         }
     }
@@ -72,7 +98,9 @@ final class UIKitScreenHost<Controller: UIViewController>: ScreenHost {
         window?.isHidden = true
         window?.rootViewController = nil
         window = nil
+        root = nil
         navigation = nil
+        previousKeyWindow?.makeKey()
     }
 
     func nextTurn() async {
@@ -94,10 +122,32 @@ final class UIKitScreenHost<Controller: UIViewController>: ScreenHost {
             throw ScreenLifecycleError.needsHostApp(
                 typeName, presentation, detail: "the host app has no window scene connected (is it still launching, or in the background?)")
         }
+        previousKeyWindow = scene.windows.first { $0.isKeyWindow }
         let window = UIWindow(windowScene: scene)
         window.rootViewController = root
         window.makeKeyAndVisible()
         self.window = window
+    }
+}
+
+/// The test window's root: says when it has appeared, which is when the window can take a
+/// presentation or a push.
+final class TestWindowRoot: UIViewController {
+    private(set) var hasAppeared = false
+
+    override func viewDidAppear(_ animated: Bool) {
+        super.viewDidAppear(animated)
+        hasAppeared = true
+    }
+}
+
+/// The navigation controller's `didShow`: the controller on top once a push or pop has finished.
+@MainActor
+final class NavigationCallbacks: NSObject, UINavigationControllerDelegate {
+    private(set) weak var shown: UIViewController?
+
+    func navigationController(_ navigationController: UINavigationController, didShow viewController: UIViewController, animated: Bool) {
+        shown = viewController
     }
 }
 #endif

@@ -8,9 +8,9 @@ import LeakReport
 /// 3. else, on a simulator, `~/Library/Developer/LeakHistory/` of the user on the host Mac
 ///    (`SIMULATOR_HOST_HOME`): under Xcode and `xcodebuild` the working directory is no package;
 /// 4. else nowhere, which one line on standard error says, with how to set the variable.
-/// In a folder each process writes its own file, `leakcheck-<time>-<runner>-<pid>.ndjson`, where
-/// `runner` is the parent process: the test processes of one `swift test` share it, so
-/// `leakhistory upload` can tell this run's files from those an earlier run left in the folder.
+/// In a folder each process writes its own file, named by `ReportFileName`: the run
+/// (`LEAKHISTORY_RUN_ID`), so that `leakhistory upload` takes every file of one run and none of an
+/// earlier one; the process and simulator clone; the build's commit (`LEAKHISTORY_COMMIT`).
 /// Several processes may share one named file, since every line is a single append.
 package enum ReportSink {
     /// Appends `check` to this process's report, if it has one. A write that fails is said once
@@ -35,9 +35,9 @@ package enum ReportSink {
     package static var path: String? { writer.value?.path }
 
     package static func reportPath(
-        environment: [String: String], workingDirectory: String, runnerID: Int32, processID: Int32, now: Date
+        environment: [String: String], workingDirectory: String, processID: Int32, now: Date
     ) -> String? {
-        let fileName = "leakcheck-\(fileStamp(now))-\(runnerID)-\(processID).ndjson"
+        let fileName = ReportFileName(time: now, environment: environment, processID: processID).fileName
         if let configured = environment["LEAKHISTORY_REPORT"], !configured.isEmpty {
             var isFolder: ObjCBool = false
             let exists = FileManager.default.fileExists(atPath: configured, isDirectory: &isFolder)
@@ -60,16 +60,12 @@ package enum ReportSink {
     /// Where simulator runs write by default, under the host user's home.
     package static let simulatorFolder = "Library/Developer/LeakHistory"
 
-    private static func fileStamp(_ date: Date) -> String {
-        ReportTimestamp.string(from: date).filter { $0.isNumber }.prefix(14) + ""
-    }
-
     private static let writer = Lazy<NDJSONWriter?> {
         let info = ProcessInfo.processInfo
         let workingDirectory = FileManager.default.currentDirectoryPath
         guard let path = reportPath(
             environment: info.environment, workingDirectory: workingDirectory,
-            runnerID: getppid(), processID: info.processIdentifier, now: Date())
+            processID: info.processIdentifier, now: Date())
         else {
             FileHandle.standardError.write(Data((LeakMessage.noReportDestination(workingDirectory: workingDirectory) + "\n").utf8))
             return nil

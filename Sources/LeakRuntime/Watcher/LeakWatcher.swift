@@ -37,7 +37,7 @@ public final class LeakWatcher: Sendable {
         public var findsRetainPaths: Bool
         public var retainPathLimits: RetainPathLimits
         /// Holders outside the leaked object to search when it is in no cycle: caches,
-        /// containers, singletons. Asked for at each search, on the checking thread.
+        /// containers, singletons. Asked for at each search, where the objects are looked at (`objectQueue`).
         public var retainPathRoots: (@Sendable () -> [Any])?
         /// The most objects watched and queued at once; further `watch` calls are dropped and counted.
         public var maxWatched: Int
@@ -45,6 +45,12 @@ public final class LeakWatcher: Sendable {
         /// `LEAKHISTORY_REPORT` names, as for tests); `writeReport(to:)` sends them to a file of
         /// your choice, `nil` nowhere.
         public var report: (@Sendable (CheckRecord) -> Void)?
+        /// Where the periodic check looks at the watched objects — loads their weak references,
+        /// walks them for retain paths — and so where a last strong reference it held is released:
+        /// nil for the watcher's own background queue; `.main` for UIKit and AppKit objects, which
+        /// must be touched and deallocated on the main thread only. The timer, the report and the
+        /// handlers stay on the background queue, which never holds a watched object.
+        public var objectQueue: DispatchQueue?
 
         public init(
             interval: Double = 3, strikes: Int = 2, allowlist: Set<String> = [], budgets: [LeakBudget] = [],
@@ -60,6 +66,7 @@ public final class LeakWatcher: Sendable {
             self.retainPathRoots = nil
             self.maxWatched = max(1, maxWatched)
             self.report = report
+            self.objectQueue = nil
         }
 
         /// Appends to the process's leak report, where test checks go too: the file or folder
@@ -89,10 +96,15 @@ public final class LeakWatcher: Sendable {
     /// The watched objects; held for the bookkeeping part of a check only.
     private let state = Locked(WatcherState())
     private let timer = Locked<(any DispatchSourceTimer)?>(nil)
+    /// The timer's queue, where findings are reported.
+    private let checkingQueue = DispatchQueue(label: "LeakWatcher", qos: .utility)
+    /// A periodic look waits on `objectQueue`: the next tick does not queue another.
+    private let lookQueued = Locked(false)
 
     /// - Parameters:
     ///   - configuration: Interval, strikes, allowlist, budgets and report.
-    ///   - onLeak: Called for leaks and exceeded budgets, on the checking thread, outside any lock.
+    ///   - onLeak: Called for leaks and exceeded budgets, on the watcher's background queue (for
+    ///     `checkNow`, the calling thread), outside any lock.
     ///   - onLateRelease: Called when an object reported as leaked is deallocated after all.
     public init(
         configuration: Configuration = Configuration(),
@@ -159,10 +171,10 @@ public final class LeakWatcher: Sendable {
     public func start() {
         timer.withLock { timer in
             guard timer == nil else { return }
-            let source = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "LeakWatcher", qos: .utility))
+            let source = DispatchSource.makeTimerSource(queue: checkingQueue)
             let interval = DispatchTimeInterval.nanoseconds(Int(configuration.interval * 1_000_000_000))
             source.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(100))
-            source.setEventHandler { [weak self] in _ = self?.checkNow() }
+            source.setEventHandler { [weak self] in self?.periodicCheck() }
             source.activate()
             timer = source
         }
@@ -176,10 +188,35 @@ public final class LeakWatcher: Sendable {
         }
     }
 
-    /// Runs one check now and returns what it found (already passed to the handlers and the report).
-    /// Tests call this instead of waiting for the period.
+    /// Runs one check now, on the calling thread (with an `objectQueue`, call it there), and
+    /// returns what it found (already passed to the handlers and the report). Tests call this
+    /// instead of waiting for the period.
     @discardableResult
     public func checkNow() -> [LeakWatcherFinding] {
+        let findings = look()
+        deliver(findings)
+        return findings
+    }
+
+    /// A tick of the timer, on `checkingQueue`: the look at the objects on `objectQueue` when
+    /// one is set, the findings (values only) handed back here.
+    private func periodicCheck() {
+        guard let objectQueue = configuration.objectQueue else {
+            deliver(look())
+            return
+        }
+        guard lookQueued.withLock({ queued in defer { queued = true }; return !queued }) else { return }
+        objectQueue.async { [weak self] in
+            guard let self else { return }
+            self.lookQueued.withLock { $0 = false }
+            let findings = self.look()
+            guard !findings.isEmpty else { return }
+            self.checkingQueue.async { self.deliver(findings) }
+        }
+    }
+
+    /// The part of a check that touches the watched objects: strikes, budgets, retain paths.
+    private func look() -> [LeakWatcherFinding] {
         let now = DispatchTime.now().uptimeNanoseconds
         let pending = state.withLock { state in
             // Taken under the state lock, so that concurrent checks apply requests in call order.
@@ -202,11 +239,15 @@ public final class LeakWatcher: Sendable {
         for exceeded in pending.budgets {
             findings.append(budgetFinding(exceeded, now: now))
         }
+        return findings
+    }
+
+    /// Hands findings to the report and the handlers.
+    private func deliver(_ findings: [LeakWatcherFinding]) {
         for finding in findings {
             configuration.report?(finding.record)
             if case .lateRelease = finding.kind { onLateRelease?(finding) } else { onLeak?(finding) }
         }
-        return findings
     }
 
     /// Objects watched (ignored ones included) as of the last check.

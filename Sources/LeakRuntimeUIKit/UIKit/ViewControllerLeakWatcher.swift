@@ -34,7 +34,8 @@ public enum ViewControllerLeakWatcher {
     ///
     /// - Parameters:
     ///   - rules: which classes are the system's, and which to leave alone.
-    ///   - configuration: the `LeakWatcher`'s interval, strikes, allowlist, budgets and report.
+    ///   - configuration: the `LeakWatcher`'s interval, strikes, allowlist, budgets and report (its
+    ///     `objectQueue` is the main queue, whatever it says).
     ///   - onDevice: also on a device (the default is the simulator only).
     ///   - onLeak: receives each leak; by default prints its message.
     /// - Returns: whether it started: false on a device without `onDevice`, or when already started.
@@ -63,6 +64,9 @@ public enum ViewControllerLeakWatcher {
         method_setImplementation(method, replacement)
         self.originalImplementation = original
         self.replacement = replacement
+        // Controllers and views are looked at, and released, on the main thread only.
+        var configuration = configuration
+        configuration.objectQueue = .main
         let watcher = LeakWatcher(configuration: configuration, onLeak: onLeak)
         watcher.start()
         departures = ScreenDepartures(

@@ -502,6 +502,17 @@ enum OpenAPIDocument {
         }
       }
     },
+    "/v1/projects": {
+      "get": {
+        "operationId": "projects",
+        "summary": "The projects a caller may use: a token's own project, or (without a token, when reads are open) every project, at most 100. What the CLI asks when it is given no project.",
+        "security": [{}, { "bearer": [] }],
+        "responses": {
+          "200": { "description": "The answer.", "content": { "application/json": { "schema": { "type": "object", "required": ["projects"], "properties": { "projects": { "type": "array", "maxItems": 100, "items": { "type": "string" } } } } } } },
+          "401": { "$ref": "#/components/responses/Error" }
+        }
+      }
+    },
     "/v1/projects/{project}/types": {
       "get": {
         "operationId": "types",

@@ -1,6 +1,7 @@
 /// The API's routes, in one list so that it reads like the API table in docs/DESIGN.md.
 enum Routes {
     static func register(in router: inout Router) {
+        router.get("/v1/projects", handler: ProjectsRoute.handle)
         router.post("/v1/projects/{project}/runs", access: .write, checksCredentialInWrite: true, handler: RunUploadRoute.handle)
         router.get("/v1/projects/{project}/commits/{sha}", access: .read, handler: CommitRoute.handle)
         router.post("/v1/projects/{project}/resolve", access: .read, handler: ResolveRoute.handle)

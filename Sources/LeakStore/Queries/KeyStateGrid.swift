@@ -12,22 +12,17 @@ struct KeyStateGrid {
     /// commits has no row.
     var rows: [KeyIDs: [Cell?]] = [:]
 
-    /// A key at one commit: its state (`KeyCounts.state`), and the runs that checked it with an
+    /// A key at one commit: its state (`KeyTally.state`), and the runs that checked it with an
     /// answer (not an error) and those that leaked it, as `KeyEvidence.RunTally` counts them.
     struct Cell {
         var runs: Int32
         var leakedRuns: Int32
         var state: KeyState
 
-        init(checked: Int64, leaked: Int64, late: Int64, errors: Int64) {
-            runs = Int32(clamping: checked - errors)
-            leakedRuns = Int32(clamping: leaked)
-            state = KeyCounts.state(checked: Int(checked), leaked: Int(leaked), lateRelease: Int(late), errors: Int(errors))
-        }
-
-        init(_ counts: KeyCounts) {
-            self.init(checked: Int64(counts.checked), leaked: Int64(counts.leaked), late: Int64(counts.lateRelease),
-                      errors: Int64(counts.errors))
+        init(_ tally: KeyTally) {
+            runs = Int32(clamping: tally.checked - tally.errors)
+            leakedRuns = Int32(clamping: tally.leaked)
+            state = tally.state
         }
     }
 
@@ -82,39 +77,14 @@ struct KeyStateGrid {
     }
 }
 
-/// A key's counts at one column of a `KeyStateGrid`, as one stored row (a run's, or a block's
-/// for several) holds them: PostgreSQL's key reads add them up per column
-/// (`ProjectHistory.keyStates`).
-struct ColumnCounts {
+/// A key's state at one column of a `KeyStateGrid`, as one stored row (a run's, or a block's
+/// for several) holds it: PostgreSQL's key reads merge them per column (`ProjectHistory.keyStates`).
+struct ColumnTally {
     var column: Int
-    var checked: Int64
-    var leaked: Int64
-    var late: Int64
-    var errors: Int64
+    var tally: KeyTally
 
-    /// Adds the counts of another row at the same column (as `KeyCounts.add`).
-    mutating func add(_ other: ColumnCounts) {
-        checked += other.checked
-        leaked += other.leaked
-        late += other.late
-        errors += other.errors
-    }
-
-    /// `counts` in column order, those of one column added up.
-    static func added(_ counts: [ColumnCounts]) -> [ColumnCounts] {
-        var sorted = counts
-        if !zip(counts, counts.dropFirst()).allSatisfy({ $0.column < $1.column }) {
-            sorted.sort { $0.column < $1.column }
-        }
-        var result: [ColumnCounts] = []
-        result.reserveCapacity(sorted.count)
-        for counts in sorted {
-            if let last = result.last, last.column == counts.column {
-                result[result.count - 1].add(counts)
-            } else {
-                result.append(counts)
-            }
-        }
-        return result
+    /// `tallies` in column order, those of one column merged.
+    static func merged(_ tallies: [ColumnTally]) -> [ColumnTally] {
+        KeyTally.mergedInOrder(tallies, by: \.column) { $0.tally.merge($1.tally) }
     }
 }

@@ -91,7 +91,7 @@ extension LeakStore {
             guard let typeID = try db.scalarInt("SELECT id FROM types WHERE name = ?", [.text(type)]) else { return [] }
             let line = try history.branchCommits(branch, environment: environment, limit: Self.firstSeenCommits)
             guard let head = line.first else { return [] }
-            let leaking = try history.keyCounts(commitID: head.id, environment: environment, typeID: typeID, having: .leaked)
+            let leaking = try history.keyCounts(commitID: head.id, environment: environment, typeID: typeID, having: .leaking)
                 .sorted { $0.scenario < $1.scenario }.prefix(limit)
             let checks = try history.tellingChecks(commitID: head.id, environment: environment, keys: Set(leaking.map(\.ids)))
             let since = try history.leakingSince(Set(leaking.map(\.ids)), along: line, environment: environment)

@@ -132,7 +132,7 @@ extension LeakStore {
                 for (ids, standIn) in fromAncestors {
                     baseStateFrom[ids] = baseLine[standIn.position].sha
                     let name = headCountsByKey[ids]!
-                    baseCounts.append(KeyCounts(standingFor: standIn.state, ids: ids, scenario: name.scenario, type: name.type))
+                    baseCounts.append(KeyCounts(KeyTally(standingFor: standIn.state), named: name))
                 }
             }
             let baseStates = Dictionary(baseCounts.map { ($0.ids, $0.state) }, uniquingKeysWith: { first, _ in first })
@@ -148,7 +148,7 @@ extension LeakStore {
                 // Only where the base's data ran out: the whole base fell back past the merge-base,
                 // or the base did not check the key (or only errored on it).
                 let baseFellBack = mergeBase.map { $0.lowercased() != base.lowercased() } ?? true
-                let states = try history.keyCounts(commitID: afterID, environment: environment, having: .leaked)
+                let states = try history.keyCounts(commitID: afterID, environment: environment, having: .leaking)
                 for counts in states where leakingAtHead.contains(counts.ids) && (counts.state == .leaked || counts.state == .flaky)
                     && (baseFellBack || checkedAtBase[counts.ids] == nil || checkedAtBase[counts.ids] == .error) {
                     inheritedFrom[counts.ids] = after.lowercased()

@@ -37,12 +37,12 @@ extension LeakStore {
                 let commits = line ?? []
                 let countsAt = try history.keyCounts(.type(typeID), environment: environment, at: commits.map(\.id))
                 // The fingerprints of each leaking commit, only when asked for.
-                let leakingCommits = commits.map(\.id).filter { countsAt[$0]?.contains { $0.leaked > 0 } ?? false }
+                let leakingCommits = commits.map(\.id).filter { countsAt[$0]?.contains { $0.tally.isLeaking } ?? false }
                 let fingerprintsAt = withFingerprints
                     ? try history.leakFingerprints(typeID: typeID, environment: environment, at: leakingCommits) : [:]
                 result[type] = commits.map { commit in
                     let counts = countsAt[commit.id] ?? []
-                    let leaking = counts.filter { $0.leaked > 0 }
+                    let leaking = counts.filter(\.tally.isLeaking)
                     let fingerprints = fingerprintsAt[commit.id] ?? []
                     return TrendPoint(
                         commit: commit.sha, at: commit.at ?? "", leakedKeys: leaking.count, checkedKeys: counts.count,
@@ -72,7 +72,7 @@ extension LeakStore {
             let window = line.prefix(Self.directionWindow)
             guard let head = window.first else { return LeakingTypes(head: nil, types: []) }
             var leakingAtHead: [Int64: (name: String, scenarios: [String], keys: [KeyIDs])] = [:]
-            for counts in try history.keyCounts(commitID: head.id, environment: environment, having: .leaked) {
+            for counts in try history.keyCounts(commitID: head.id, environment: environment, having: .leaking) {
                 leakingAtHead[counts.typeID, default: (counts.type, [], [])].scenarios.append(counts.scenario)
                 leakingAtHead[counts.typeID]?.keys.append(counts.ids)
             }
@@ -83,7 +83,7 @@ extension LeakStore {
             let position = Dictionary(line.enumerated().map { ($1.sha, $0) }, uniquingKeysWith: { first, _ in first })
             var earlierTotals: [Int64: Int] = [:]
             for commit in window.dropFirst() {
-                for counts in try history.keyCounts(commitID: commit.id, environment: environment, having: .leaked)
+                for counts in try history.keyCounts(commitID: commit.id, environment: environment, having: .leaking)
                 where leakingAtHead[counts.typeID] != nil {
                     earlierTotals[counts.typeID, default: 0] += 1
                 }
@@ -136,72 +136,8 @@ extension LeakStore {
                         .map(\.id).filter { $0 != below }
                 }
             } else {
-                // The newest commits of each of the scenario's keys (one range of `leak_states` by key
-                // each, newest first), then the newest of them all: every one of those is among its
-                // key's newest `limit + 1`. The key's range is the only table scanned: the project is
-                // its usable run's (a run's project is its commit's), looked up a state at a time — a
-                // join with `commits` was walked by PostgreSQL from the newest commit down to the
-                // key's newest state, which for a key not checked lately grew with the history (a
-                // scenario history at 10M checks 5.5× its time at 1M); walking the project's commits
-                // and looking the key up in each reads every commit's states.
-                let onPostgres = history.db is PostgresConnection
-                // Each key, and the top of its window below the cursor: on PostgreSQL its newest state
-                // (`StateArrays.newestCommit`; a key without one there has nothing to read), read with
-                // the keys — from the project's newest commit, a key not checked lately widened the
-                // window to its whole history again.
-                var keys: [(id: Int64, top: Int64)] = []
-                if onPostgres {
-                    try db.query("""
-                        SELECT k.id, \(StateArrays.newestCommit(ofKey: "k.id", environment: "(SELECT id FROM environments WHERE name = ?2)",
-                                                                 below: "CAST(?3 AS BIGINT)"))
-                        FROM leak_keys k WHERE k.scenario_id = ?1
-                        """, [.integer(scenarioID), .text(environment), .integer(below)]) { row in
-                        if !row.isNull(at: 1) { keys.append((row.int64(at: 0), min(below, row.int64(at: 1) + 1))) }
-                    }
-                } else {
-                    try db.query("SELECT id FROM leak_keys WHERE scenario_id = ?", [.integer(scenarioID)]) { keys.append(($0.int64(at: 0), below)) }
-                }
-                var newest: Set<Int64> = []
-                // The window's states that count (those of usable published runs), newest first. On
-                // PostgreSQL ordered before each is looked up among the runs, so that the lookups stop
-                // at the `limit + 1`th (every state of the window was looked up, then sorted).
-                let states = """
-                    SELECT ls.commit_id
-                    FROM \(history.statesOfKeys("SELECT CAST(?1 AS BIGINT)",
-                                                environment: "(SELECT id FROM environments WHERE name = ?2)",
-                                                from: "CAST(?6 AS BIGINT)", through: "CAST(?5 AS BIGINT) - 1")) ls
-                    WHERE ls.key_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
-                      AND ls.commit_id < ?5 AND ls.commit_id >= ?6
-                    """
-                let counts = """
-                    EXISTS (SELECT 1 FROM runs r WHERE r.commit_id = ls.commit_id AND r.environment = ?2 AND r.suspect = 0
-                            AND r.project_id = ?3 AND \(PendingUpload.isPublished("r")))
-                    """
-                let statement = onPostgres ? """
-                    SELECT ls.commit_id FROM (\(states) ORDER BY ls.commit_id DESC OFFSET 0) ls
-                    WHERE \(counts) ORDER BY ls.commit_id DESC LIMIT ?4
-                    """ : "\(states) AND \(counts) ORDER BY ls.commit_id DESC LIMIT ?4"
-                for (keyID, top) in keys {
-                    // On PostgreSQL the key's blocks from `low` on (`StateArrays.keyStates`), `low`
-                    // lowered until the window holds `limit + 1` commits or reaches the start: its
-                    // whole history was every block of its group, 312 of them at 10M checks (a
-                    // scenario history 7× its time at 1M). SQLite's table reads the key newest first.
-                    var span = Int64(limit + 1) * 4_096
-                    while true {
-                        let low = onPostgres && top > span ? top - span : 0
-                        var found: [Int64] = []
-                        try db.query(statement, [.integer(keyID), .text(environment), .integer(history.projectID),
-                                                 .integer(Int64(limit) + 1), .integer(top), .integer(low)]) {
-                            found.append($0.int64(at: 0))
-                        }
-                        if found.count > limit || low == 0 {
-                            newest.formUnion(found)
-                            break
-                        }
-                        span = span > Int64.max / 4 ? Int64.max : span * 4
-                    }
-                }
-                commitIDs = Array(newest.sorted(by: >).prefix(limit + 1))
+                commitIDs = try db.keyStates.newestCommits(ofScenario: scenarioID, environment: environment,
+                                                           projectID: history.projectID, below: below, limit: limit + 1)
             }
             let more = commitIDs.count > limit
             commitIDs = Array(commitIDs.prefix(limit))
@@ -211,7 +147,7 @@ extension LeakStore {
             for commitID in commitIDs.reversed() {
                 let sha = shas[commitID] ?? ""
                 let keys = (countsAt[commitID] ?? [])
-                    .map { ScenarioHistory.Key(type: $0.type, state: $0.state, checked: $0.checked, leaked: $0.leaked) }
+                    .map { ScenarioHistory.Key(type: $0.type, state: $0.state, checked: Int($0.tally.checked), leaked: Int($0.tally.leaked)) }
                 guard !keys.isEmpty else { continue }
                 commits.append(ScenarioHistory.Commit(commit: sha, keys: keys.sorted { $0.type < $1.type }))
             }

@@ -21,7 +21,7 @@ extension ProjectHistory {
         let attempts = try headID.map { try attemptsBeyondOne(commitID: $0, environment: environment, keys: Set(head.keys)) } ?? [:]
         var evidence: [KeyIDs: KeyEvidence] = [:]
         for (ids, counts) in head {
-            let cell = KeyStateGrid.Cell(counts), extra = attempts[ids] ?? (more: 0, released: 0)
+            let cell = KeyStateGrid.Cell(counts.tally), extra = attempts[ids] ?? (more: 0, released: 0)
             let runs = Int(cell.runs), leakedRuns = Int(cell.leakedRuns)
             evidence[ids] = KeyEvidence(headRuns: runs, headLeakedRuns: leakedRuns, headAttempts: runs + extra.more,
                                         headLeakedAttempts: leakedRuns + extra.more - extra.released, history: [])

@@ -28,49 +28,20 @@ extension ProjectHistory {
     }
 
     /// The counts of the filter's keys at each of `commitIDs` (commits with usable runs), as
-    /// `keyCounts(commitID:…)` gives them commit by commit (in key order), in one index range a
-    /// key; a commit that also holds a suspect run adds up its usable checks.
-    ///
-    /// On PostgreSQL the keys' slices of their blocks as stored (`StateArrays.keySlices`), added
-    /// up by key and commit here, and the keys' names read apart, once a key (`keyNames`):
-    /// unnested in SQL and joined to their names, the planner looked the names up a state at a
-    /// time.
+    /// `keyCounts(commitID:…)` gives them commit by commit (in key order): the keys and their
+    /// names, then their histories over the range (`KeyStateStore.history`), one index range a key;
+    /// a commit that also holds a suspect run adds up its usable checks. (Joined to their names in
+    /// SQL, PostgreSQL's planner looked the names up a state at a time.)
     func keyCounts(_ filter: KeyFilter, environment: String, at commitIDs: [Int64]) throws -> [Int64: [KeyCounts]] {
         guard let low = commitIDs.min(), let high = commitIDs.max() else { return [:] }
         let wanted = Set(commitIDs)
         let suspect = try suspectCommits(among: wanted, environment: environment)
-        let values: [SQLValue] = [.integer(filter.id), .text(environment), .integer(low), .integer(high)]
         var result: [Int64: [KeyCounts]] = [:]
-        if statesComeMerged {
-            try db.query("""
-                SELECT ls.commit_id, k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
-                       ls.late_release_count, ls.error_count
-                FROM leak_keys k JOIN leak_states ls ON ls.key_id = k.id
-                     JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
-                WHERE \(filter.keyCondition) AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
-                  AND ls.commit_id BETWEEN ?3 AND ?4
-                """, values) { row in
-                let commitID = row.int64(at: 0)
-                if wanted.contains(commitID) { result[commitID, default: []].append(KeyCounts(row: row, from: 1)) }
-            }
-        } else {
-            let names = try keyNames(where: filter.keyCondition, [.integer(filter.id)])
-            var counts: [Int64: [Int64: KeyCounts]] = [:]
-            try db.query("""
-                SELECT s.key_id, s.commit_ids, s.checked, s.leaked, s.late, s.errors
-                FROM \(StateArrays.keySlices("SELECT k.id FROM leak_keys k WHERE \(filter.keyCondition)",
-                                             environment: "(SELECT id FROM environments WHERE name = ?2)", from: "?3", through: "?4")) s
-                """, values) { row in
-                let keyID = row.int64(at: 0)
-                let slice = StoredStates(row: row, from: 1)
-                // A slice holds the key's states at every commit of the range, not only those asked about.
-                for index in 0..<slice.count where wanted.contains(slice.ids[index]) {
-                    counts[slice.ids[index], default: [:]][keyID, default: .zero]
-                        .add(slice.counts(at: index))
-                }
-            }
-            for (commitID, keys) in counts {
-                result[commitID] = keys.compactMap { keyID, counts in names[keyID].map { counts.named($0) } }
+        let names = try keyNames(where: filter.keyCondition, [.integer(filter.id)])
+        for (keyID, states) in try db.keyStates.history(of: Set(names.keys), environment: environment, from: low, through: high) {
+            guard let name = names[keyID] else { continue }
+            for (commitID, tally) in states where wanted.contains(commitID) {
+                result[commitID, default: []].append(KeyCounts(tally, named: name))
             }
         }
         for commitID in result.keys {
@@ -137,41 +108,15 @@ extension ProjectHistory {
     }
 
     /// Which of a commit's keys a read wants, by their outcomes there.
-    enum Outcomes {
-        /// Keys with a leak: leaked or flaky.
-        case leaked
-        /// Keys whose state can land in a diff's category: leaked, flaky or released late.
-        case leakedOrLate
-
-        /// The condition on `leak_states ls`: where SQLite packs states, the virtual table's hidden
-        /// column, which it applies while reading a commit (`LeakStatesTable`); elsewhere the
-        /// counts (on PostgreSQL, of the view or of the keys' blocks: `StateArrays`).
-        func predicate(on db: any SQLConnection) -> String {
-            switch (self, db is SQLiteConnection) {
-            case (.leaked, true): "ls.leaking = 1"
-            case (.leakedOrLate, true): "ls.telling = 1"
-            case (.leaked, false): "ls.leaked_count > 0"
-            case (.leakedOrLate, false): "(ls.leaked_count > 0 OR ls.late_release_count > 0)"
-            }
-        }
-
-        func includes(_ counts: KeyCounts) -> Bool {
-            switch self {
-            case .leaked: counts.leaked > 0
-            case .leakedOrLate: counts.leaked > 0 || counts.lateRelease > 0
-            }
-        }
-    }
-
-    /// The keys at the commit with those outcomes (of one type, when `typeID` is given), as
-    /// `keyCounts(commitID:environment:typeID:includingSuspect:).filter(outcomes.includes)` gives
+    /// The keys at the commit whose state `filter` holds for (of one type, when `typeID` is given), as
+    /// `keyCounts(commitID:environment:typeID:includingSuspect:).filter { filter.holds($0.tally) }` gives
     /// them, without reading the keys that did not, where `leak_states` answers alone: a commit of
     /// a 100,000-check run costs its few hundred telling states, not 100,000 keys.
     func keyCounts(commitID: Int64, environment: String, typeID: Int64? = nil, includingSuspect: Bool = false,
-                   having outcomes: Outcomes) throws -> [KeyCounts] {
+                   having filter: KeyTally.Filter) throws -> [KeyCounts] {
         guard try statesAnswerAlone(commitID: commitID, environment: environment) else {
             return try keyCounts(commitID: commitID, environment: environment, typeID: typeID, includingSuspect: includingSuspect)
-                .filter(outcomes.includes)
+                .filter { filter.holds($0.tally) }
         }
         // One type's keys: a range of `leak_states` by key each (on PostgreSQL their blocks);
         // every key: the commit's states (packed, a blob read once a snapshot on SQLite, the
@@ -189,7 +134,7 @@ extension ProjectHistory {
                    ls.late_release_count, ls.error_count, k.id
             FROM \(source) JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
             WHERE ls.commit_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
-              AND \(outcomes.predicate(on: db))\(typeID == nil ? "" : " AND k.type_id = ?3")
+              AND \(filter.predicate(on: db))\(typeID == nil ? "" : " AND k.type_id = ?3")
             """, [.integer(commitID), .text(environment)] + (typeID.map { [SQLValue.integer($0)] } ?? [])) { row in
             result.append(keyCounts(row: row))
         }
@@ -214,23 +159,22 @@ extension ProjectHistory {
     /// seeks.
     func tellingCounts(head: Int64?, base: Int64?, environment: String) throws -> (head: [KeyCounts], base: [KeyCounts]) {
         if db is PostgresConnection, let head {
-            let isTelling = { (counts: KeyCounts) in counts.leaked > 0 || counts.lateRelease > 0 }
-            let headSuspect = try runCounts(commitID: head, environment: environment).suspect > 0
+                        let headSuspect = try runCounts(commitID: head, environment: environment).suspect > 0
             let headCounts = headSuspect ? try keyCounts(commitID: head, environment: environment, includingSuspect: true) : nil
-            let tellingAtHead = Set((headCounts ?? []).filter(isTelling).map(\.ids))
+            let tellingAtHead = Set((headCounts ?? []).filter(\.tally.isTelling).map(\.ids))
             let states = try stateArrays(at: [base, headSuspect ? nil : head].compactMap { $0 }, environment: environment,
                                          keeping: .telling(alsoKeeping: Set(try keyIDs(of: tellingAtHead).values)))
             let names = try keyNames(of: Set(states.values.flatMap(\.keys)))
-            let named = { (counts: [Int64: KeyCounts]) in counts.compactMap { keyID, counts in names[keyID].map { counts.named($0) } } }
+            let named = { (tallies: [Int64: KeyTally]) in tallies.compactMap { keyID, tally in names[keyID].map { KeyCounts(tally, named: $0) } } }
             let telling = Set(names.values.map(\.ids)).union(tellingAtHead)
             let headSide = headCounts ?? named(states[head] ?? [:])
             return (headSide.filter { telling.contains($0.ids) }.inKeyOrder(),
                     named(base.flatMap { states[$0] } ?? [:]).inKeyOrder())
         }
         let headTelling = try head.map {
-            try keyCounts(commitID: $0, environment: environment, includingSuspect: true, having: .leakedOrLate)
+            try keyCounts(commitID: $0, environment: environment, includingSuspect: true, having: .telling)
         } ?? []
-        let baseTelling = try base.map { try keyCounts(commitID: $0, environment: environment, having: .leakedOrLate) } ?? []
+        let baseTelling = try base.map { try keyCounts(commitID: $0, environment: environment, having: .telling) } ?? []
         let tellingAtHead = Set(headTelling.map(\.ids)), tellingAtBase = Set(baseTelling.map(\.ids))
         let headOthers = try head.map {
             try keyCounts(commitID: $0, environment: environment, keys: tellingAtBase.subtracting(tellingAtHead), includingSuspect: true)
@@ -251,10 +195,10 @@ extension ProjectHistory {
 
     /// The usable runs' counts at each of `commitIDs` on PostgreSQL of the keys `kept` says, by
     /// key id and not named yet (`keyNames`): the commits' rows of `state_arrays`, one a run,
-    /// added up by key as the `leak_states` view adds them (`KeyCounts.add`). Keeping only the
+    /// merged by key as the `leak_states` view adds them (`KeyTally.merge`). Keeping only the
     /// telling keys passes the others over: a commit with a big run would put every key of it in
     /// a dictionary for a diff that shows a few hundred.
-    func stateArrays(at commitIDs: [Int64], environment: String, keeping kept: KeptKeys) throws -> [Int64: [Int64: KeyCounts]] {
+    func stateArrays(at commitIDs: [Int64], environment: String, keeping kept: KeptKeys) throws -> [Int64: [Int64: KeyTally]] {
         let runs = try storedStates(at: commitIDs, environment: environment, atMost: nil) ?? []
         // The keys kept, nil for every key. A key whose counts add up to a leak or a late release
         // has one in a run's row.
@@ -262,15 +206,15 @@ extension ProjectHistory {
         if case .telling(let also) = kept {
             keeping = also
             for run in runs {
-                for index in 0..<run.states.count where run.states.leaked[index] > 0 || run.states.late[index] > 0 {
+                for index in 0..<run.states.count where run.states.tally(at: index).isTelling {
                     keeping?.insert(run.states.ids[index])
                 }
             }
         }
-        var states: [Int64: [Int64: KeyCounts]] = [:]
+        var states: [Int64: [Int64: KeyTally]] = [:]
         for run in runs {
             for index in 0..<run.states.count where keeping?.contains(run.states.ids[index]) ?? true {
-                states[run.commitID, default: [:]][run.states.ids[index], default: .zero].add(run.states.counts(at: index))
+                states[run.commitID, default: [:]][run.states.ids[index], default: .zero].merge(run.states.tally(at: index))
             }
         }
         return states
@@ -334,7 +278,7 @@ extension ProjectHistory {
             WHERE \(condition)
             """, values) { row in
             let named = KeyCounts(scenarioID: row.int64(at: 1), typeID: row.int64(at: 2), scenario: row.string(at: 3) ?? "",
-                                  type: row.string(at: 4) ?? "", checked: 0, leaked: 0, lateRelease: 0, errors: 0)
+                                  type: row.string(at: 4) ?? "")
             memo.keyIDs[named.ids] = .some(row.int64(at: 0))
             names[row.int64(at: 0)] = named
         }
@@ -346,12 +290,15 @@ extension ProjectHistory {
 }
 
 extension ProjectHistory {
-    /// `leak_states` as a read of keys' histories names it: the table itself where it answers
-    /// by key (SQLite's virtual table, or its rows before migration 14); on PostgreSQL, where it
-    /// is a view by commit, the states of `keys` (SQL yielding their ids) in `environment` at
-    /// commits `low` through `high` from the keys' blocks (`StateArrays.keyStates`). The
-    /// statement keeps its own conditions on `ls`: the relation holds no other rows.
+    /// `leak_states` as a read of keys' histories names it (`KeyStateStore.relation(ofKeys:…)`).
     func statesOfKeys(_ keys: String, environment: String, from low: String, through high: String) -> String {
-        db is PostgresConnection ? StateArrays.keyStates(keys, environment: environment, from: low, through: high) : "leak_states"
+        db.keyStates.relation(ofKeys: keys, environment: environment, from: low, through: high)
+    }
+}
+
+extension KeyTally.Filter {
+    /// The condition on `leak_states ls` (`KeyStateStore.condition`).
+    func predicate(on db: any SQLConnection) -> String {
+        db.keyStates.condition(self, on: "ls")
     }
 }

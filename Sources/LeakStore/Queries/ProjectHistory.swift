@@ -123,7 +123,7 @@ struct ProjectHistory {
             // joined to their names cost a suspect head's diff twice what its names do.
             let states = try stateArrays(at: [commitID], environment: environment, keeping: .every)[commitID] ?? [:]
             let names = try keyNames(of: Set(states.keys))
-            result = states.compactMap { keyID, counts in names[keyID].map { counts.named($0) } }.inKeyOrder()
+            result = states.compactMap { keyID, tally in names[keyID].map { KeyCounts(tally, named: $0) } }.inKeyOrder()
         } else if runs.usable > 0 {
             try db.query("""
                 SELECT k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
@@ -143,15 +143,15 @@ struct ProjectHistory {
         var suspect: [KeyCounts] = []
         try db.query(Self.suspectCounts(named: false, ofType: ofType), values) { row in
             suspect.append(KeyCounts(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1), scenario: "", type: "",
-                                     checked: row.int(at: 2), leaked: row.int(at: 3), lateRelease: row.int(at: 4), errors: row.int(at: 5)))
+                                     tally: KeyTally(checked: row.int64(at: 2), leaked: row.int64(at: 3),
+                                                     lateRelease: row.int64(at: 4), errors: row.int64(at: 5))))
         }
         if !suspect.allSatisfy({ merged[$0.ids] != nil }) {
             suspect = []
             try db.query(Self.suspectCounts(named: true, ofType: ofType), values) { suspect.append(KeyCounts(row: $0)) }
         }
         for counts in suspect {
-            merged[counts.ids, default: KeyCounts(scenarioID: counts.scenarioID, typeID: counts.typeID, scenario: counts.scenario,
-                                                  type: counts.type, checked: 0, leaked: 0, lateRelease: 0, errors: 0)].add(counts)
+            merged[counts.ids, default: KeyCounts(.zero, named: counts)].tally.merge(counts.tally)
         }
         return merged.values.inKeyOrder()
     }
@@ -230,8 +230,8 @@ struct ProjectHistory {
             for (ids, columns) in byCommit {
                 var states = unchecked
                 var filled = false
-                for (column, counts) in columns where counts.checked > 0 && !(suspectAtHead && column == headColumn) {
-                    states[column] = KeyStateGrid.Cell(counts)
+                for (column, tally) in columns where tally.checked > 0 && !(suspectAtHead && column == headColumn) {
+                    states[column] = KeyStateGrid.Cell(tally)
                     filled = true
                 }
                 if filled { grid.rows[ids] = states }
@@ -252,7 +252,7 @@ struct ProjectHistory {
                 // where a commit came in several rows: one dictionary probe a row, not two a state
                 // (the hashing was a tenth of the server's CPU in a diff).
                 var slots: [Int64: Int] = [:]
-                var read: [(id: Int64, counts: [ColumnCounts])] = []
+                var read: [(id: Int64, tallies: [ColumnTally])] = []
                 try db.query(keyStatesStatement, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
                     let id = row.int64(at: 0)
                     let slice = StoredStates(row: row, from: 1)
@@ -270,19 +270,18 @@ struct ProjectHistory {
                     }
                     var hint = 0
                     for index in 0..<slice.count {
+                        let tally = slice.tally(at: index)
                         guard let column = grid.column(of: commits[index], from: hint) else { continue }
                         hint = column
-                        read[slot].counts.append(ColumnCounts(column: column, checked: slice.checked[index], leaked: slice.leaked[index],
-                                                              late: slice.late[index], errors: slice.errors[index]))
+                        read[slot].tallies.append(ColumnTally(column: column, tally: tally))
                     }
                 }
                 for key in read {
                     guard let ids = batch.keys[key.id] else { continue }
                     var states = grid.rows[ids] ?? unchecked
                     var filled = grid.rows[ids] != nil
-                    for counts in ColumnCounts.added(key.counts) where counts.checked > 0 && !(suspectAtHead && counts.column == headColumn) {
-                        states[counts.column] = KeyStateGrid.Cell(checked: counts.checked, leaked: counts.leaked, late: counts.late,
-                                                                  errors: counts.errors)
+                    for next in ColumnTally.merged(key.tallies) where next.tally.checked > 0 && !(suspectAtHead && next.column == headColumn) {
+                        states[next.column] = KeyStateGrid.Cell(next.tally)
                         filled = true
                     }
                     if filled { grid.rows[ids] = states }
@@ -302,16 +301,16 @@ struct ProjectHistory {
                 if suspectAtHead, column == headColumn { return }
                 let checked = row.int64(at: 2)
                 guard checked > 0 else { return }
-                current!.states[column] = KeyStateGrid.Cell(checked: checked, leaked: row.int64(at: 3), late: row.int64(at: 4),
-                                                            errors: row.int64(at: 5))
+                current!.states[column] = KeyStateGrid.Cell(KeyTally(checked: checked, leaked: row.int64(at: 3), lateRelease: row.int64(at: 4),
+                                                                     errors: row.int64(at: 5)))
                 current!.filled = true
             }
             if let done = current, done.filled { grid.rows[done.ids] = done.states }
         }
         if suspectAtHead, let head, let headColumn {
             for counts in try keyCounts(commitID: head, environment: environment, includingSuspect: true)
-            where counts.checked > 0 && keys.contains(counts.ids) {
-                grid.rows[counts.ids, default: unchecked][headColumn] = KeyStateGrid.Cell(counts)
+            where counts.tally.checked > 0 && keys.contains(counts.ids) {
+                grid.rows[counts.ids, default: unchecked][headColumn] = KeyStateGrid.Cell(counts.tally)
             }
         }
         return grid
@@ -322,12 +321,12 @@ struct ProjectHistory {
     /// a row holds more than `StoreTuning.commitReadStates` states (a big run's rows are read by
     /// key: its arrays as text alone would be most of the read).
     private func keyCountsByCommit(_ keys: Set<KeyIDs>, at commitIDs: [Int64], environment: String) throws
-        -> [KeyIDs: [Int: KeyCounts]]?
+        -> [KeyIDs: [Int: KeyTally]]?
     {
         let ids = try keyIDs(of: keys)
         let wanted = Dictionary(ids.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
         guard let rows = try storedStates(at: commitIDs, environment: environment, atMost: StoreTuning.commitReadStates) else { return nil }
-        var counts: [KeyIDs: [Int: KeyCounts]] = [:]
+        var counts: [KeyIDs: [Int: KeyTally]] = [:]
         var column = 0
         for row in rows {
             // The rows come in commit order.
@@ -335,7 +334,7 @@ struct ProjectHistory {
             guard column < commitIDs.count, commitIDs[column] == row.commitID else { continue }
             for index in 0..<row.states.count {
                 guard let key = wanted[row.states.ids[index]] else { continue }
-                counts[key, default: [:]][column, default: .zero].add(row.states.counts(at: index))
+                counts[key, default: [:]][column, default: .zero].merge(row.states.tally(at: index))
             }
         }
         return counts
@@ -401,13 +400,9 @@ struct ProjectHistory {
         let ids = try keyIDs(of: keys)
         let sorted = ids.sorted { $0.value < $1.value }
         guard !sorted.isEmpty else { return [] }
-        if db is PostgresConnection {
-            return [KeyBatch(keys: Dictionary(uniqueKeysWithValues: sorted.map { ($0.value, $0.key) }),
-                             values: [.text(PostgresArray.literal(integers: sorted.map(\.value)))])]
-        }
-        return sorted.batches(of: StoreTuning.keysPerStatement).map { chunk in
-            KeyBatch(keys: Dictionary(uniqueKeysWithValues: chunk.map { ($0.value, $0.key) }),
-                     values: chunk.map(\.value).padded(to: StoreTuning.keysPerStatement).map { .integer($0) })
+        let keys = Dictionary(uniqueKeysWithValues: sorted.map { ($0.value, $0.key) })
+        return db.keyStates.keyIDBatches(sorted.map(\.value)).map { batch in
+            KeyBatch(keys: Dictionary(uniqueKeysWithValues: batch.ids.compactMap { id in keys[id].map { (id, $0) } }), values: batch.values)
         }
     }
 
@@ -437,16 +432,7 @@ struct ProjectHistory {
     /// That `column` (a `leak_keys` id) is one of a `KeyBatch`'s keys, whose parameters come from
     /// `?first` on: an IN list of `StoreTuning.keysPerStatement` parameters, or on PostgreSQL `= ANY` of one array.
     private func among(_ column: String, from first: Int) -> String {
-        db is PostgresConnection
-            ? "\(column) = ANY(CAST(?\(first) AS BIGINT[]))" : "\(column) IN (\(Self.keyLists[first] ?? Self.keyList(from: first)))"
-    }
-
-    /// The IN lists the statements use (their own parameters are 2 or 3), built once, not for
-    /// every statement.
-    private static let keyLists = Dictionary(uniqueKeysWithValues: [3, 4].map { ($0, keyList(from: $0)) })
-
-    private static func keyList(from first: Int) -> String {
-        (first..<(first + StoreTuning.keysPerStatement)).map { "?\($0)" }.joined(separator: ", ")
+        db.keyStates.keyIDCondition(column, from: first)
     }
 
     /// The head's suspect runs in the environment, oldest first.
@@ -906,11 +892,6 @@ struct ProjectHistory {
     }
 
     // Built once: the same text for every batch.
-    private static let firstParentsSQL = """
-        SELECT p.commit_id, \(parentID(project: "?1")) FROM commit_parents p \(parentJoin(project: "?1"))
-        WHERE p.position = 0 AND p.commit_id IN (\(idSlots(from: 2)))
-        """
-
     private static let shasSQL = "SELECT id, sha FROM commits WHERE project_id = ?1 AND id IN (\(idSlots(from: 2)))"
 
     /// `+k.type_id` keeps SQLite off `checks_by_type`, which would visit the type's checks at

@@ -183,7 +183,7 @@ struct CompactCheckWriter {
         for (check, siteID) in zip(incoming, siteIDs) {
             let ids = KeyIDs(scenarioID: check.scenarioID, typeID: check.typeID)
             let siteID = siteID ?? 0
-            if !suspect { run.states[ids, default: KeyAggregate()].add(check.outcome) }
+            if !suspect { run.states[ids, default: KeyTally()].add(check.outcome) }
             if Self.isRowless(check, suspectRun: suspect) {
                 run.states[ids]?.pass(siteID: siteID, waitedMs: check.waitedMs)
                 run.passed.insert(ids)
@@ -204,7 +204,7 @@ struct CompactCheckWriter {
     /// Adds key states (`CompactRun.sortedStates`, or a slice of them) to the commit's: packed
     /// where the live layout is (`StateBlobs`: both engines), upserted a row a key into the table
     /// an upgrade fills (`converting`).
-    func storeStates(_ keyStates: ArraySlice<(key: KeyIDs, value: KeyAggregate)>, commitID: Int64, environmentID: Int64,
+    func storeStates(_ keyStates: ArraySlice<(key: KeyIDs, value: KeyTally)>, commitID: Int64, environmentID: Int64,
                      writer: WriteSession) throws {
         if isLive {
             let db = writer.connection
@@ -213,7 +213,7 @@ struct CompactCheckWriter {
             try StateBlobs.settleIfDue(added: stored.count, session: writer, db: db)
             return
         }
-        let named: [(key: [SQLValue], state: KeyAggregate)] = switch keys {
+        let named: [(key: [SQLValue], state: KeyTally)] = switch keys {
         case .keyID: try storedStates(keyStates, writer: writer).map { ([.integer($0.keyID)], $0.state) }
         case .scenarioAndType: keyStates.map { ([.integer($0.key.scenarioID), .integer($0.key.typeID)], $0.value) }
         }
@@ -237,8 +237,8 @@ struct CompactCheckWriter {
     /// Key states as they are stored, by key id (interned here, in the order given: sorted, so
     /// that two servers storing runs of one commit lock rows in the same order), the passing site
     /// left out (nil) where it is the key's usual one (`InternedKey.siteID`).
-    func storedStates(_ keyStates: ArraySlice<(key: KeyIDs, value: KeyAggregate)>,
-                      writer: WriteSession) throws -> [(keyID: Int64, state: KeyAggregate)] {
+    func storedStates(_ keyStates: ArraySlice<(key: KeyIDs, value: KeyTally)>,
+                      writer: WriteSession) throws -> [(keyID: Int64, state: KeyTally)] {
         precondition(keys == .keyID, "only the live layout names keys by id")
         try writer.intern(keys: keyStates.map { ($0.key, $0.value.passedSiteID) })
         return try keyStates.map { ids, state in
@@ -307,18 +307,18 @@ struct CompactCheckWriter {
 struct CompactRun {
     /// Keys whose first row-less passing check at the commit is already known: a record after it is not `before_pass`.
     var passed: Set<KeyIDs>
-    var states: [KeyIDs: KeyAggregate] = [:]
+    var states: [KeyIDs: KeyTally] = [:]
 
     init(passed: Set<KeyIDs> = []) { self.passed = passed }
 
     /// Adds what the next checks of the same run gathered (`CompactCheckWriter.storeRecords`).
     mutating func add(_ later: CompactRun) {
         passed.formUnion(later.passed)
-        for (key, state) in later.states { states[key, default: KeyAggregate()].merge(state) }
+        for (key, state) in later.states { states[key, default: KeyTally()].merge(state) }
     }
 
     /// In key order.
-    var sortedStates: [(key: KeyIDs, value: KeyAggregate)] {
+    var sortedStates: [(key: KeyIDs, value: KeyTally)] {
         states.sorted { ($0.key.scenarioID, $0.key.typeID) < ($1.key.scenarioID, $1.key.typeID) }
     }
 }
@@ -328,33 +328,6 @@ struct CompactRun {
 struct InternedKey {
     var id: Int64
     var siteID: Int64?
-}
-
-/// What one run adds to a key's state at its commit.
-struct KeyAggregate: Equatable {
-    var checked: Int64 = 0
-    var leaked: Int64 = 0
-    var lateRelease: Int64 = 0
-    var errors: Int64 = 0
-    var passedSiteID: Int64?
-    var slowestPassUs: Int64?
-
-    mutating func add(_ outcome: CheckOutcome) {
-        checked += 1
-        switch outcome {
-        case .leaked: leaked += 1
-        case .lateRelease: lateRelease += 1
-        case .error: errors += 1
-        case .deallocated: break
-        }
-    }
-
-    /// A row-less passing check: the first one's site, the slowest wait (whole microseconds, rounded up).
-    mutating func pass(siteID: Int64, waitedMs: Double) {
-        if passedSiteID == nil { passedSiteID = siteID }
-        let micros = Int64(min((waitedMs * 1_000).rounded(.up), 9e15))
-        slowestPassUs = max(slowestPassUs ?? micros, micros)
-    }
 }
 
 extension WriteSession {

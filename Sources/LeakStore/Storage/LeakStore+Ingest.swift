@@ -227,11 +227,8 @@ extension LeakStore {
         // A pending commit's states are its blobs (a slice's states each at most), on PostgreSQL
         // its rows of arrays.
         func packedRows(_ db: any SQLConnection) -> Removal {
-            let table = db is PostgresConnection ? "state_arrays" : "state_blobs"
-            return ("SELECT 1 FROM \(table) WHERE commit_id = ? LIMIT 1",
-                    db is PostgresConnection ? StateArrays.removal
-                        : "DELETE FROM \(table) WHERE id IN (SELECT id FROM \(table) WHERE commit_id = ?1 ORDER BY id LIMIT ?2)",
-                    .integer(Int64(max(1, ingestSliceChecks / StoreTuning.blobStates))))
+            let removal = db.keyStates.pendingRemoval
+            return (removal.anyLeft, removal.delete, .integer(Int64(max(1, ingestSliceChecks / StoreTuning.blobStates))))
         }
         let steps: [(whileTrue: String, values: [SQLValue], id: SQLValue, removal: (any SQLConnection) -> Removal)] = [
             (runIsPending, [run], run, { _ in records }),

@@ -84,7 +84,7 @@ public final class LeakStore: LeakStorage {
     /// SQLite: copies the write-ahead log into the main file (the size benchmarks measure);
     /// the store stays open. Other engines: nothing.
     package func checkpoint() throws {
-        try (engine as? SQLiteEngine)?.close()
+        try engine.checkpoint()
     }
 
     /// At shutdown: SQLite copies its write-ahead log into the main file; PostgreSQL closes its connections.

@@ -12,7 +12,7 @@
 /// strictly increase, so each is there once.
 enum PackedKeyStates {
     /// The blob of `entries`, whose ordinals must strictly increase.
-    static func encode(_ entries: some Sequence<(ordinal: Int64, state: KeyAggregate)>) -> [UInt8] {
+    static func encode(_ entries: some Sequence<(ordinal: Int64, state: KeyTally)>) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(entries.underestimatedCount * 8)
         var previous: Int64 = 0
@@ -35,26 +35,26 @@ enum PackedKeyStates {
     /// Calls `body` with each entry of `bytes`, in order.
     /// - Throws: `LeakStoreError.unavailable` naming what is wrong when the blob is cut short or
     ///   holds a number no encoder wrote.
-    static func decode(_ bytes: UnsafeRawBufferPointer, _ body: (Int64, KeyAggregate) throws -> Void) throws {
+    static func decode(_ bytes: UnsafeRawBufferPointer, _ body: (Int64, KeyTally) throws -> Void) throws {
         var reader = Reader(bytes: bytes)
         var ordinal: Int64 = 0
         while !reader.atEnd {
             ordinal += try reader.next()
             let checked = try reader.next(), leaked = try reader.next(), late = try reader.next(), errors = try reader.next()
             let site = try reader.next(), slowest = try reader.next()
-            try body(ordinal, KeyAggregate(checked: checked, leaked: leaked, lateRelease: late, errors: errors,
+            try body(ordinal, KeyTally(checked: checked, leaked: leaked, lateRelease: late, errors: errors,
                                            passedSiteID: site == 0 ? nil : site - 1, slowestPassUs: slowest == 0 ? nil : slowest - 1))
         }
     }
 
     /// Calls `body` with each entry of `bytes`, in order.
-    static func decode(_ bytes: [UInt8], _ body: (Int64, KeyAggregate) throws -> Void) throws {
+    static func decode(_ bytes: [UInt8], _ body: (Int64, KeyTally) throws -> Void) throws {
         try bytes.withUnsafeBytes { try decode($0, body) }
     }
 
     /// Every entry of `bytes`, in order.
-    static func decode(_ bytes: [UInt8]) throws -> [(ordinal: Int64, state: KeyAggregate)] {
-        var entries: [(ordinal: Int64, state: KeyAggregate)] = []
+    static func decode(_ bytes: [UInt8]) throws -> [(ordinal: Int64, state: KeyTally)] {
+        var entries: [(ordinal: Int64, state: KeyTally)] = []
         try decode(bytes) { entries.append(($0, $1)) }
         return entries
     }
@@ -95,24 +95,6 @@ enum PackedKeyStates {
                 throw LeakStoreError.unavailable("a packed key-state blob holds a number past Int64 at byte \(offset - 1)")
             }
             return signed
-        }
-    }
-}
-
-extension KeyAggregate {
-    /// Adds `later`, a state of the same key at the same commit from a run stored after this one:
-    /// the counts add, the first passing site stays, the slowest wait wins — what the upsert of
-    /// `CompactCheckWriter` does to a row of `leak_states`.
-    mutating func merge(_ later: KeyAggregate) {
-        checked += later.checked
-        leaked += later.leaked
-        lateRelease += later.lateRelease
-        errors += later.errors
-        if slowestPassUs == nil {
-            passedSiteID = later.passedSiteID
-            slowestPassUs = later.slowestPassUs
-        } else if let slowest = later.slowestPassUs, slowest > slowestPassUs! {
-            slowestPassUs = slowest
         }
     }
 }

@@ -1,10 +1,6 @@
-/// Writes key states packed (`PackedKeyStates`), as `LeakStatesTable` reads them: a run's states
-/// at its commit as one row of `state_blobs`, and the blobs not settled yet, in batches, into
-/// `key_state_blocks`, one row a key and environment for the batch. On PostgreSQL the same
-/// operations write arrays (`StateArrays`); when and how much to settle is decided here for both.
-///
-/// Blobs are settled in id order, which is the order the runs were stored in; a blob of a
-/// pending upload's commit (`PendingUpload`) waits until the upload is published.
+/// When and how much of the packed key states to settle, decided here for both engines; the
+/// packing itself is each engine's (`KeyStateStore`: SQLite's blobs in `SQLiteKeyStates`,
+/// PostgreSQL's arrays in `StateArrays`). Also the packer of rows of the row-a-state layout.
 enum StateBlobs {
     /// How many commit ids a block of key states may span and still be found by its last commit
     /// alone, on both engines: a block reaching commits `low` through `high` that is no wider
@@ -18,23 +14,9 @@ enum StateBlobs {
     /// `StoreTuning.blobStates` of them, in key order.
     /// `settledAtOnce`: the caller settles every blob before its transaction ends (`RowPacker`),
     /// so PostgreSQL need not keep the states by key meanwhile (`unsettled_key_states`).
-    static func append(_ states: [(keyID: Int64, state: KeyAggregate)], commitID: Int64, environmentID: Int64,
+    static func append(_ states: [(keyID: Int64, state: KeyTally)], commitID: Int64, environmentID: Int64,
                        settledAtOnce: Bool = false, db: any SQLConnection) throws {
-        if let postgres = db as? PostgresConnection {
-            return try StateArrays.append(states, commitID: commitID, environmentID: environmentID, byKeyUntilSettled: !settledAtOnce,
-                                          db: postgres)
-        }
-        guard let db = db as? SQLiteConnection else { throw LeakStoreError.unavailable("packed key states need SQLite or PostgreSQL") }
-        let byKey = states.sorted { $0.keyID < $1.keyID }
-        for start in stride(from: 0, to: byKey.count, by: StoreTuning.blobStates) {
-            let insert = try db.statement("INSERT INTO state_blobs (commit_id, environment_id, states) VALUES (?, ?, ?)")
-            try insert.bind(commitID, at: 1)
-            try insert.bind(environmentID, at: 2)
-            try insert.bind(bytes: PackedKeyStates.encode(byKey[start..<min(start + StoreTuning.blobStates, byKey.count)].lazy.map {
-                ($0.keyID, $0.state)
-            }), at: 3)
-            try insert.step()
-        }
+        try db.keyStates.append(states, commitID: commitID, environmentID: environmentID, settledAtOnce: settledAtOnce)
     }
 
     /// The keys with a passing check at `commitID` in `environmentID` (a `slowest_pass_us`), from
@@ -58,11 +40,7 @@ enum StateBlobs {
     /// the blobs after them.
     static func copy(of from: Int64, into: Int64, session: WriteSession, db: any SQLConnection) throws {
         defer { session.unsettledStates = nil }
-        if let postgres = db as? PostgresConnection { return try StateArrays.copy(of: from, into: into, db: postgres) }
-        try db.run("""
-            INSERT INTO state_blobs (commit_id, environment_id, states)
-            SELECT ?2, environment_id, states FROM state_blobs WHERE commit_id = ?1 ORDER BY id
-            """, [.integer(from), .integer(into)])
+        try db.keyStates.copy(of: from, into: into)
     }
 
     /// Settles one batch where more than a batch waits (a big run just published): true when
@@ -81,7 +59,7 @@ enum StateBlobs {
     /// found settling due would answer that much later. On SQLite one writer at a time: a
     /// settling in the background would hold up every upload behind it as long, and is quick
     /// inside an upload.
-    static func settlesInBackground(_ db: any SQLConnection) -> Bool { db is PostgresConnection }
+    static func settlesInBackground(_ db: any SQLConnection) -> Bool { db.keyStates.settlesInBackground }
 
     /// Settles once `added` more states leave `StoreTuning.settleStates` or more unsettled (the session
     /// keeps the count; when it does not know it, it settles a batch and starts counting).
@@ -104,62 +82,8 @@ enum StateBlobs {
     @discardableResult
     static func settle(maxStates: Int = StoreTuning.settleStates, maxKeys: Int = StoreTuning.settleKeys,
                        db: any SQLConnection) throws -> (blobs: Int, states: Int, full: Bool) {
-        if let postgres = db as? PostgresConnection {
-            let settled = try StateArrays.settle(maxStates: maxStates, maxKeys: maxKeys, db: postgres)
-            return (settled.rows, settled.states, settled.full)
-        }
-        guard let db = db as? SQLiteConnection else { throw LeakStoreError.unavailable("packed key states need SQLite or PostgreSQL") }
-        var blobIDs: [Int64] = []
-        var states = 0
-        // Per environment and key, its states in the order stored.
-        var byKey: [KeyInEnvironment: [(commitID: Int64, state: KeyAggregate)]] = [:]
-        let pending = try db.statement("""
-            SELECT b.id, b.commit_id, b.environment_id, b.states
-            FROM state_blobs b INDEXED BY state_blobs_unsettled JOIN commits c ON c.id = b.commit_id
-            WHERE b.settled = 0 AND NOT \(PendingUpload.isPlaceholder("c"))
-            ORDER BY b.id
-            """)
-        while states < maxStates, byKey.count < maxKeys, try pending.step() {
-            let commitID = pending.int64(at: 1), environmentID = pending.int64(at: 2)
-            try PackedKeyStates.decode(pending.blob(at: 3)) { keyID, state in
-                byKey[KeyInEnvironment(environmentID: environmentID, keyID: keyID), default: []].append((commitID, state))
-                states += 1
-            }
-            blobIDs.append(pending.int64(at: 0))
-        }
-        pending.reset()
-        let full = states >= maxStates || byKey.count >= maxKeys
-        guard let batch = blobIDs.last else { return (0, 0, false) }
-        let block = try db.statement("""
-            INSERT INTO key_state_blocks (key_id, environment_id, batch, first_commit_id, last_commit_id, states)
-            VALUES (?, ?, ?, ?, ?, ?)
-            """)
-        // In key order: each insert lands beside the last one's page.
-        for key in byKey.keys.sorted(by: { ($0.keyID, $0.environmentID) < ($1.keyID, $1.environmentID) }) {
-            var merged: [(ordinal: Int64, state: KeyAggregate)] = []
-            for entry in byKey[key]!.enumerated().sorted(by: { ($0.element.commitID, $0.offset) < ($1.element.commitID, $1.offset) }) {
-                if merged.last?.ordinal == entry.element.commitID {
-                    merged[merged.count - 1].state.merge(entry.element.state)
-                } else {
-                    merged.append((entry.element.commitID, entry.element.state))
-                }
-            }
-            try block.bind(key.keyID, at: 1)
-            try block.bind(key.environmentID, at: 2)
-            try block.bind(batch, at: 3)
-            try block.bind(merged.first!.ordinal, at: 4)
-            try block.bind(merged.last!.ordinal, at: 5)
-            try block.bind(bytes: PackedKeyStates.encode(merged), at: 6)
-            try block.step()
-            block.reset()
-        }
-        let mark = try db.statement("UPDATE state_blobs SET settled = 1 WHERE id = ?")
-        for id in blobIDs {
-            try mark.bind(id, at: 1)
-            try mark.step()
-            mark.reset()
-        }
-        return (blobIDs.count, states, full)
+        let settled = try db.keyStates.settle(maxStates: maxStates, maxKeys: maxKeys)
+        return (settled.rows, settled.states, settled.full)
     }
 
     /// Packs rows of the row-a-state layout, read in (commit, environment, key) order — an older
@@ -167,7 +91,7 @@ enum StateBlobs {
     /// the end. Each row is a key's merged state, so each blob holds its commit's as it was.
     struct RowPacker {
         let db: any SQLConnection
-        private var blob: (commitID: Int64, environmentID: Int64, states: [(keyID: Int64, state: KeyAggregate)])?
+        private var blob: (commitID: Int64, environmentID: Int64, states: [(keyID: Int64, state: KeyTally)])?
         private(set) var rows: Int64 = 0
 
         init(db: any SQLConnection) { self.db = db }
@@ -180,7 +104,7 @@ enum StateBlobs {
                 blob = (commitID, environmentID, [])
             }
             func optional(_ column: Int32) -> Int64? { row.isNull(at: first + column) ? nil : row.int64(at: first + column) }
-            blob?.states.append((row.int64(at: first + 2), KeyAggregate(
+            blob?.states.append((row.int64(at: first + 2), KeyTally(
                 checked: row.int64(at: first + 3), leaked: row.int64(at: first + 4), lateRelease: row.int64(at: first + 5),
                 errors: row.int64(at: first + 6), passedSiteID: optional(7), slowestPassUs: optional(8))))
             rows += 1
@@ -205,8 +129,4 @@ enum StateBlobs {
         passed_site_id, slowest_pass_us
         """
 
-    private struct KeyInEnvironment: Hashable {
-        var environmentID: Int64
-        var keyID: Int64
-    }
 }

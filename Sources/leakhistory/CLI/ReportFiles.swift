@@ -2,25 +2,40 @@ import Foundation
 import LeakReport
 
 /// The leak reports an upload sends: the paths given, else `LEAKHISTORY_REPORT`, else
-/// `.build/leakhistory/`. A folder means the `.ndjson` files in it — of LeakCheck's own files
-/// (`leakcheck-<time>-<runner>-<pid>.ndjson`), only those of the newest test run, so that files
-/// an earlier `swift test` left behind are not uploaded as this commit's.
+/// `.build/leakhistory/` and the folder simulators write to by default
+/// (`~/Library/Developer/LeakHistory/`), those that exist. A folder means the `.ndjson` files in
+/// it — of LeakCheck's own files (`ReportFileName`), only those of one test run: the run asked
+/// for (`--run-id`, `LEAKHISTORY_RUN_ID`), else the newest file's, so that files an earlier run
+/// left behind are not uploaded as this commit's, and every process and simulator clone of the
+/// run is.
 enum ReportFiles {
-    /// What a set of paths holds, and the files of earlier runs it passed over.
+    /// What a set of paths holds, and the files of other runs it passed over.
     struct Contents {
         var checks: [CheckRecord] = []
         var skippedFiles: [String] = []
+        /// The run whose files were taken, when they name one.
+        var run: String?
+        /// The commits the taken files recorded (`LEAKHISTORY_COMMIT` at test time).
+        var recordedCommits: Set<String> = []
     }
 
     static func paths(_ given: [String], context: CommandContext) -> [String] {
         if !given.isEmpty { return given }
         if let configured = context.environment["LEAKHISTORY_REPORT"], !configured.isEmpty { return [configured] }
-        return [(context.workingDirectory as NSString).appendingPathComponent(".build/leakhistory")]
+        let build = (context.workingDirectory as NSString).appendingPathComponent(".build/leakhistory")
+        let simulators = context.environment["HOME"].map { ($0 as NSString).appendingPathComponent(simulatorFolder) }
+        let existing = [build, simulators].compactMap { $0 }.filter { FileManager.default.fileExists(atPath: $0) }
+        return existing.isEmpty ? [build] : existing
     }
 
-    /// Reads every check in `paths`, in a stable order (files sorted by name).
+    /// Where LeakCheck on a simulator writes by default, under the Mac user's home (its
+    /// `SIMULATOR_HOST_HOME`).
+    static let simulatorFolder = "Library/Developer/LeakHistory"
+
+    /// Reads every check in `paths`, in a stable order (files sorted by name); in folders, of the
+    /// run `runID` (sanitized as `ReportFileName` writes it), else of the newest run.
     /// - Throws: `CommandFailure` naming the file and line of a bad record, or a path that is missing.
-    static func read(_ paths: [String]) throws(CommandFailure) -> Contents {
+    static func read(_ paths: [String], runID: String? = nil) throws(CommandFailure) -> Contents {
         var contents = Contents()
         for path in paths {
             var isFolder: ObjCBool = false
@@ -31,9 +46,12 @@ enum ReportFiles {
             if isFolder.boolValue {
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
                 let all = names.filter { $0.hasSuffix(".ndjson") }.sorted().map { (path as NSString).appendingPathComponent($0) }
-                files = newestRun(of: all)
+                let run = selectRun(of: all, runID: runID)
+                files = run.files
+                contents.run = contents.run ?? run.run
                 contents.skippedFiles += all.filter { !files.contains($0) }
             }
+            contents.recordedCommits.formUnion(files.compactMap { ReportFileName(parsing: $0)?.commit })
             for file in files {
                 do {
                     contents.checks += try NDJSONReader.checks(atPath: file)
@@ -50,23 +68,20 @@ enum ReportFiles {
         try read(paths).checks
     }
 
-    /// `files` without LeakCheck's files of earlier runs: of the files named
-    /// `leakcheck-<time>-<runner>-<pid>.ndjson`, those of the runner whose file is newest.
-    /// Other files are all kept.
-    static func newestRun(of files: [String]) -> [String] {
-        let runners = Dictionary(uniqueKeysWithValues: files.compactMap { file in runner(of: file).map { (file, $0) } })
-        let newest = runners.keys.max { modified($0) < modified($1) }
-        guard let newest, let current = runners[newest] else { return files }
-        return files.filter { runners[$0] == nil || runners[$0] == current }
-    }
-
-    /// The runner id in `leakcheck-<time>-<runner>-<pid>.ndjson`, or nil for any other name.
-    static func runner(of file: String) -> String? {
-        let name = (file as NSString).lastPathComponent
-        guard name.hasPrefix("leakcheck-"), name.hasSuffix(".ndjson") else { return nil }
-        let parts = name.dropFirst("leakcheck-".count).dropLast(".ndjson".count).split(separator: "-")
-        guard parts.count == 3, parts.allSatisfy({ $0.allSatisfy(\.isNumber) }) else { return nil }
-        return String(parts[1])
+    /// `files` without LeakCheck's files of other runs: of the files `ReportFileName` names, those
+    /// of run `runID`, else of the run of the newest file (files without a run id count as one
+    /// run: they cannot be told apart). Other files are all kept.
+    static func selectRun(of files: [String], runID: String?) -> (files: [String], run: String?) {
+        let names = Dictionary(uniqueKeysWithValues: files.compactMap { file in ReportFileName(parsing: file).map { (file, $0) } })
+        let run: String?
+        if let runID {
+            run = ReportFileName(time: Date(), environment: [ReportFileName.runVariable: runID], processID: 0).run
+        } else if let newest = names.keys.max(by: { modified($0) < modified($1) }) {
+            run = names[newest]?.run
+        } else {
+            return (files, nil)
+        }
+        return (files.filter { names[$0] == nil || names[$0]?.run == run }, run)
     }
 
     private static func modified(_ file: String) -> Date {

@@ -86,7 +86,7 @@ struct DiffCommand: Command {
 
     private func serverOutcome() async throws(CommandFailure) -> DiffOutcome {
         let repository = try GitRepository.containing(context.workingDirectory)
-        let settings = try ClientSettings.resolve(arguments, environment: context.environment, repositoryRoot: repository.directory)
+        let settings = try await ClientSettings.resolve(arguments, environment: context.environment, repositoryRoot: repository.directory)
         let range = try arguments.positionals.first.map { text throws(CommandFailure) in try RevisionRange(parsing: text) }
             ?? RevisionRange(base: arguments.value("--base")!, head: "HEAD")
         let head = try repository.commit(arguments.value("--head") ?? range.head)

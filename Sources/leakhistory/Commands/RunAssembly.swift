@@ -5,7 +5,8 @@ import LeakReport
 /// from flags, else the CI provider, else git.
 struct RunAssembly: Sendable {
     static let options: [CommandSpec.Option] = [
-        .init(name: "--commit", valueName: "sha", help: "The commit the tests ran on (default: the CI's, else HEAD)."),
+        .init(name: "--commit", valueName: "sha", help: "The commit the tests ran on (default: the one the reports recorded, LEAKHISTORY_COMMIT, the CI's, else HEAD)."),
+        .init(name: "--run-id", valueName: "id", help: "Upload the report files of this test run only (default: LEAKHISTORY_RUN_ID, else the newest run's)."),
         .init(name: "--branch", valueName: "name", help: "Its branch (default: the CI's, else the checked-out branch)."),
         .init(name: "--run-key", valueName: "key", help: "Identifies this run, so a retry is stored once (default: the CI job and attempt, else a hash of the reports)."),
         .init(name: "--no-gzip", valueName: nil, help: "Send the reports uncompressed."),
@@ -19,9 +20,10 @@ struct RunAssembly: Sendable {
     /// The CI job and attempt, which one job's matrix legs share: the run key adds the environment.
     var ciRunKey: String?
 
-    init(_ arguments: ParsedArguments, context: CommandContext, repository: GitRepository?) throws(CommandFailure) {
+    /// - Parameter recordedCommit: the build's commit, as the tests recorded it in their reports.
+    init(_ arguments: ParsedArguments, context: CommandContext, repository: GitRepository?, recordedCommit: String? = nil) throws(CommandFailure) {
         let ci = CIEnvironment.detect(context.environment)
-        let commitSource = arguments.value("--commit") ?? ci?.commit
+        let commitSource = arguments.value("--commit") ?? recordedCommit ?? context.environment[ReportFileName.commitVariable] ?? ci?.commit
         if let commitSource, commitSource.count == 40, commitSource.allSatisfy(\.isHexDigit) {
             commit = commitSource.lowercased()
         } else if let repository {
@@ -33,6 +35,11 @@ struct RunAssembly: Sendable {
         parents = repository?.parents(of: commit) ?? []
         runKey = arguments.value("--run-key")
         ciRunKey = ci?.runKey
+    }
+
+    /// The test run whose report files to upload: `--run-id`, else `LEAKHISTORY_RUN_ID`.
+    static func runID(_ arguments: ParsedArguments, context: CommandContext) -> String? {
+        arguments.value("--run-id") ?? context.environment[ReportFileName.runVariable]
     }
 
     func run(project: String, environment: String, checks: [CheckRecord]) -> RunRecord {

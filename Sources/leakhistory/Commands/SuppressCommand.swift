@@ -81,7 +81,7 @@ struct SuppressCommand: Command {
 
     func run() async throws(CommandFailure) -> ExitCode {
         let repository = try? GitRepository.containing(context.workingDirectory)
-        let settings = try ClientSettings.resolve(arguments, environment: context.environment, repositoryRoot: repository?.directory)
+        let settings = try await ClientSettings.resolve(arguments, environment: context.environment, repositoryRoot: repository?.directory)
         let client = LeakHistoryClient(settings: settings)
         switch action {
         case .add:

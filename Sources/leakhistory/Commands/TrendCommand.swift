@@ -35,7 +35,7 @@ struct TrendCommand: Command {
 
     func run() async throws(CommandFailure) -> ExitCode {
         let repository = try? GitRepository.containing(context.workingDirectory)
-        let settings = try ClientSettings.resolve(arguments, environment: context.environment, repositoryRoot: repository?.directory)
+        let settings = try await ClientSettings.resolve(arguments, environment: context.environment, repositoryRoot: repository?.directory)
         let branch = arguments.value("--branch") ?? "main"
         let trend = try await LeakHistoryClient(settings: settings).trend(type: type, branch: branch, limit: limit)
         if arguments.value("--format") == "json" {

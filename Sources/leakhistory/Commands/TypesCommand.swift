@@ -25,7 +25,7 @@ struct TypesCommand: Command {
 
     func run() async throws(CommandFailure) -> ExitCode {
         let repository = try? GitRepository.containing(context.workingDirectory)
-        let settings = try ClientSettings.resolve(arguments, environment: context.environment, repositoryRoot: repository?.directory)
+        let settings = try await ClientSettings.resolve(arguments, environment: context.environment, repositoryRoot: repository?.directory)
         let answer = try await LeakHistoryClient(settings: settings).types(branch: arguments.value("--branch") ?? "main")
         if arguments.value("--format") == "json" {
             context.printJSON(answer)

@@ -8,8 +8,9 @@ struct UploadCommand: Command {
         abstract: "Upload the leak reports of a test run to the server.",
         discussion: """
             Reads the NDJSON reports LeakCheck wrote (default: LEAKHISTORY_REPORT, else
-            .build/leakhistory/), and sends them as one run of the commit under test. Uploading the
-            same run again (same run key) stores nothing twice.
+            .build/leakhistory/ and the simulators' ~/Library/Developer/LeakHistory/), of one test
+            run (--run-id, LEAKHISTORY_RUN_ID, else the newest), and sends them as one run of the
+            commit under test. Uploading the same run again (same run key) stores nothing twice.
             """,
         arguments: [.init(name: "paths", help: "Report files or folders of them.", isRepeated: true)],
         options: ClientSettings.options + RunAssembly.options + [
@@ -43,17 +44,20 @@ struct UploadCommand: Command {
     /// the command runs in, if any.
     static func upload(_ arguments: ParsedArguments, context: CommandContext,
                        repository: GitRepository?) async throws(CommandFailure) -> (UploadReceipt, RunRecord, ClientSettings) {
-        let settings = try ClientSettings.resolve(arguments, environment: context.environment, repositoryRoot: repository?.directory)
+        let settings = try await ClientSettings.resolve(arguments, environment: context.environment, repositoryRoot: repository?.directory)
         let paths = ReportFiles.paths(arguments.positionals, context: context)
-        let contents = try ReportFiles.read(paths)
+        let contents = try ReportFiles.read(paths, runID: RunAssembly.runID(arguments, context: context))
         let checks = contents.checks
         if !contents.skippedFiles.isEmpty {
-            context.printError("Note: skipped \(contents.skippedFiles.count) report file\(contents.skippedFiles.count == 1 ? "" : "s") of earlier test runs (\(contents.skippedFiles.map { ($0 as NSString).lastPathComponent }.prefix(3).joined(separator: ", "))\(contents.skippedFiles.count > 3 ? ", …" : "")); only the newest run's reports are uploaded. Remove the folder before a test run to keep it tidy.\n")
+            context.printError("Note: skipped \(contents.skippedFiles.count) report file\(contents.skippedFiles.count == 1 ? "" : "s") of other test runs (\(contents.skippedFiles.map { ($0 as NSString).lastPathComponent }.prefix(3).joined(separator: ", "))\(contents.skippedFiles.count > 3 ? ", …" : "")); only \(contents.run.map { "run \($0)" } ?? "the newest run")'s reports are uploaded. Set LEAKHISTORY_RUN_ID for the tests and the upload to choose the run.\n")
         }
         guard !checks.isEmpty else {
             throw CommandFailure("No checks in \(paths.joined(separator: ", ")). Run your tests with LeakCheck first; they write one line per check.", code: .usage)
         }
-        let run = try RunAssembly(arguments, context: context, repository: repository)
+        guard contents.recordedCommits.count <= 1 else {
+            throw CommandFailure("The reports recorded \(contents.recordedCommits.count) commits (\(contents.recordedCommits.sorted().map { String($0.prefix(10)) }.joined(separator: ", "))): pass --commit, or --run-id for one run's files.", code: .usage)
+        }
+        let run = try RunAssembly(arguments, context: context, repository: repository, recordedCommit: contents.recordedCommits.first)
             .run(project: settings.project, environment: settings.environment, checks: checks)
         let receipt = try await LeakHistoryClient(settings: settings).upload(run, gzip: !arguments.has("--no-gzip"))
         return (receipt, run, settings)

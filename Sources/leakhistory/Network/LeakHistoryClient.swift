@@ -29,6 +29,12 @@ struct LeakHistoryClient: Sendable {
         return try await send("POST", projectPath("runs"), body: body, headers: headers)
     }
 
+    /// The projects the server lets this caller use (`GET /v1/projects`).
+    func projects() async throws(CommandFailure) -> [String] {
+        let answer: ProjectsResponse = try await send("GET", ["v1", "projects"])
+        return answer.projects
+    }
+
     func resolve(_ request: ResolveRequest) async throws(CommandFailure) -> ResolveResponse {
         let body = (try? JSONEncoder().encode(request)) ?? Data()
         return try await send("POST", projectPath("resolve"), body: body, headers: ["Content-Type": "application/json"])

@@ -1,4 +1,5 @@
 import Foundation
+import LeakReport
 
 /// Where the server is and who we are to it: from flags, else `LEAKHISTORY_*` environment
 /// variables, else `.leakhistory.json` at the repository root.
@@ -23,7 +24,11 @@ struct ClientSettings: Sendable {
         .init(name: "--environment", valueName: "name", help: "What the tests ran on, e.g. linux-swift6.3 (LEAKHISTORY_ENVIRONMENT; default: default)."),
     ]
 
-    static func resolve(_ arguments: ParsedArguments, environment: [String: String], repositoryRoot: String?) throws(CommandFailure) -> ClientSettings {
+    /// The settings from flags, environment and file. Without a project, the server is asked
+    /// which projects it has (`GET /v1/projects`): `default` when it is the only one, else a
+    /// message that names them.
+    static func resolve(_ arguments: ParsedArguments, environment: [String: String], repositoryRoot: String?)
+        async throws(CommandFailure) -> ClientSettings {
         let file = try fileSettings(repositoryRoot)
         func pick(_ flag: String, _ variable: String, _ key: String) -> String? {
             arguments.value(flag) ?? environment[variable].flatMap { $0.isEmpty ? nil : $0 } ?? file[key]
@@ -36,11 +41,6 @@ struct ClientSettings: Sendable {
         guard let server = URL(string: serverText), let scheme = server.scheme, ["http", "https"].contains(scheme), server.host != nil else {
             throw CommandFailure("The server '\(serverText)' is not an http:// or https:// URL.", code: .usage)
         }
-        guard let project = pick("--project", "LEAKHISTORY_PROJECT", "project") else {
-            throw CommandFailure(
-                "No project given. Pass --project NAME, set LEAKHISTORY_PROJECT, or add \"project\" to .leakhistory.json.",
-                code: .usage)
-        }
         var dashboard: URL?
         if let text = pick("--dashboard-url", "LEAKHISTORY_DASHBOARD_URL", "dashboard") {
             guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
@@ -48,10 +48,36 @@ struct ClientSettings: Sendable {
             }
             dashboard = url
         }
-        return ClientSettings(
-            server: server, token: pick("--token", "LEAKHISTORY_TOKEN", "token"), project: project,
+        var settings = ClientSettings(
+            server: server, token: pick("--token", "LEAKHISTORY_TOKEN", "token"), project: pick("--project", "LEAKHISTORY_PROJECT", "project") ?? "",
             environment: pick("--environment", "LEAKHISTORY_ENVIRONMENT", "environment") ?? "default",
             dashboard: dashboard)
+        if settings.project.isEmpty { settings.project = try await defaultProject(settings) }
+        return settings
+    }
+
+    /// The project of a server whose only project is `default`; otherwise a usage error that
+    /// says which projects exist.
+    private static func defaultProject(_ settings: ClientSettings) async throws(CommandFailure) -> String {
+        let pass = "Pass --project NAME, set LEAKHISTORY_PROJECT, or add \"project\" to .leakhistory.json."
+        let projects: [String]
+        do {
+            projects = try await LeakHistoryClient(settings: settings, retries: 0).projects()
+        } catch {
+            throw CommandFailure("No project given, and the server could not say which it has (\(error.message)). \(pass)", code: .usage)
+        }
+        switch projects {
+        case ["default"]:
+            return "default"
+        case []:
+            throw CommandFailure("No project given, and the server has no project yet: create one with "
+                + "`leakhistory-server projects create NAME`. \(pass)", code: .usage)
+        default:
+            let shown = projects.count < ProjectsResponse.limit ? projects.joined(separator: ", ")
+                : projects.joined(separator: ", ") + ", …"
+            throw CommandFailure("No project given, and the server has \(projects.count == 1 ? "one project" : "several"): \(shown). \(pass)",
+                                 code: .usage)
+        }
     }
 
     /// The dashboard's diff page for two commits: `<dashboard or server>/p/<project>/diff?base=…&head=…&environment=…`,

@@ -297,6 +297,36 @@ struct LeakWatcherTests {
         #expect(capture.all.first?.source == .watcher)
     }
 
+    /// UIKit's case, with a queue of our own standing in for the main queue: the timer's look at
+    /// the objects (the roots asked for, the retain-path walk) runs on the object queue only, and
+    /// the report and handlers get the findings back on the watcher's queue.
+    @Test func withAnObjectQueueObjectsAreLookedAtThereOnly() async throws {
+        let objects = DispatchQueue(label: "objects")
+        let onObjects = DispatchSpecificKey<Bool>()
+        objects.setSpecific(key: onObjects, value: true)
+        let rootsAskedOnObjectQueue = Locked<[Bool]>([])
+        let deliveredOnObjectQueue = Locked<[Bool]>([])
+        var configuration = LeakWatcher.Configuration(interval: 0.01, strikes: 2)
+        configuration.objectQueue = objects
+        configuration.retainPathRoots = {
+            rootsAskedOnObjectQueue.withLock { $0.append(DispatchQueue.getSpecific(key: onObjects) == true) }
+            return []
+        }
+        configuration.report = { _ in deliveredOnObjectQueue.withLock { $0.append(DispatchQueue.getSpecific(key: onObjects) == true) } }
+        let watcher = LeakWatcher(configuration: configuration)
+        let token = WatchedToken()
+        watcher.watch(token)
+        watcher.start()
+        defer { watcher.stop() }
+        // Polls for the finding; the bound only keeps a broken timer from hanging the run.
+        for _ in 0..<1_000 where deliveredOnObjectQueue.withLock({ $0.isEmpty }) {
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        #expect(rootsAskedOnObjectQueue.withLock { $0 } == [true])
+        #expect(deliveredOnObjectQueue.withLock { $0 } == [false])
+        withExtendedLifetime(token) {}
+    }
+
     @Test func periodicCheckFindsALeakWithoutCheckNow() async throws {
         let recorder = FindingRecorder()
         let watcher = recorder.watcher(.init(interval: 0.01, strikes: 2, findsRetainPaths: false))

@@ -94,6 +94,9 @@ struct DashboardBrowserTests {
         #expect(cache.contains("<summary>2 scenarios</summary>"))
         #expect(cache.contains("<code class=\"where\" title=\"CacheTests.swift:42\">CacheTests.swift:42</code>"))
         #expect(count("Store.cache", in: cache) == 1)
+        // Each new group says why the gate called it new.
+        #expect(cache.contains("<p class=\"evidence\" data-evidence=\"\">Why new: leaked at head"), "\(cache)")
+        #expect(count("class=\"evidence\"", in: diff) == 3, "one sentence a new group, none on the fixed one")
         // Sections in the CLI's order: new, then fixed.
         let new = try #require(diff.range(of: "id=\"diff-new\""))
         let fixed = try #require(diff.range(of: "id=\"diff-fixed\""))

@@ -3,7 +3,7 @@ import LeakServer
 import LeakStore
 
 /// A real server on an ephemeral port over a fresh SQLite file in its own temp folder, with a
-/// project `app` and its write token. Stopped and deleted when released. Given a
+/// project (`app` unless told) and its write token. Stopped and deleted when released. Given a
 /// `TestDatabase`, it serves that database instead (PostgreSQL: several servers on one
 /// database, the first creating `app`, the others given its token).
 final class TestServer {
@@ -12,11 +12,12 @@ final class TestServer {
     let server: LeakServer
     let port: Int
     let token: String
-    let project = "app"
+    let project: String
 
     /// - Parameter configure: adjusts the configuration (limits, read tokens) before start.
-    init(database: TestDatabase? = nil, token existingToken: String? = nil,
+    init(database: TestDatabase? = nil, token existingToken: String? = nil, project: String = "app",
          configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+        self.project = project
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("leakhistory-test-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

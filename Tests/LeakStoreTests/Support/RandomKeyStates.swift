@@ -11,11 +11,11 @@ enum RandomKeyStates {
                          commitSpacing: Int64 = 1, using generator: inout SplitMix64) throws {
         let commitID = Int64.random(in: 1...12, using: &generator) * commitSpacing
         let environmentID = Int64.random(in: 1...2, using: &generator)
-        var states: [KeyIDs: KeyAggregate] = [:]
+        var states: [KeyIDs: KeyTally] = [:]
         for _ in 0..<Int.random(in: 1...maxKeys, using: &generator) {
             let key = KeyIDs(scenarioID: .random(in: 1...scenarios, using: &generator), typeID: .random(in: 1...types, using: &generator))
             let passed = Bool.random(using: &generator)
-            states[key] = KeyAggregate(
+            states[key] = KeyTally(
                 checked: .random(in: 1...3, using: &generator), leaked: .random(in: 0...1, using: &generator),
                 lateRelease: .random(in: 0...1, using: &generator), errors: .random(in: 0...1, using: &generator),
                 passedSiteID: passed ? .random(in: 1...3, using: &generator) : nil,

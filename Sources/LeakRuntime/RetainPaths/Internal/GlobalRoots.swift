@@ -68,7 +68,7 @@ enum GlobalRoots {
             switch self {
             case .all:
                 // LeakCheck's own state (report sinks, watchers) is not a holder to report.
-                return !mangled.hasPrefix("$s9LeakCheck") && !mangled.hasPrefix("$s10LeakReport")
+                return !mangled.hasPrefix("$s9LeakCheck") && !mangled.hasPrefix("$s11LeakRuntime") && !mangled.hasPrefix("$s10LeakReport")
             case .defaultCenterOnly:
                 return mangled.contains("14_defaultCenter")
             }

@@ -122,6 +122,18 @@ struct ReferenceWalk {
             return
         case .plain:
             return
+        case .closure where !opens(value, as: valueType), .task where !opens(value, as: valueType),
+             .value where !opens(value, as: valueType):
+            // Inside another existential (an element of `[Any]`, an enum payload of protocol
+            // type read through its mirror): walked as the value inside, or named if that fails.
+            if let inner = Self.unwrapped(value, as: valueType) {
+                walk(inner, holder: holder, path: path, kind: kind, nesting: nesting + 1, into: &edges)
+            } else if role(of: valueType) != .value {
+                suspect(holder, path, role(of: valueType) == .task ? .task : .closure)
+            } else {
+                walkMirror(value, holder: holder, path: path, kind: kind, nesting: nesting, into: &edges)
+            }
+            return
         case .closure:
             // A closure read by its types is no suspect: its captures are edges the search
             // follows. One read in part as words, or not at all, may hold what no edge shows.
@@ -212,7 +224,7 @@ struct ReferenceWalk {
             return
         }
         // Structs from their field metadata, as classes: a custom `Mirror` hides nothing.
-        if let layout = structLayout(of: valueType) {
+        if let layout = structLayout(of: valueType), opens(value, as: valueType) {
             func load<Value>(_ value: Value) -> [Any] {
                 withUnsafeBytes(of: value) { bytes in
                     guard let base = bytes.baseAddress else { return [] }
@@ -226,6 +238,17 @@ struct ReferenceWalk {
             }
             return
         }
+        walkMirror(value, holder: holder, path: path, kind: kind, nesting: nesting, into: &edges)
+    }
+
+    /// A value through its mirror: structs whose layout is not read, other collections, enum
+    /// payloads, tuples, custom mirrors.
+    private mutating func walkMirror(
+        _ value: Any, holder: String, path: String, kind: RetainPathStep.Kind, nesting: Int,
+        into edges: inout [ReferenceEdge]
+    ) {
+        let valueType = type(of: value)
+        let elementKind: RetainPathStep.Kind = kind == .strong ? .collection : kind
         let mirror = Mirror(reflecting: value)
         switch mirror.displayStyle {
         case .struct?:
@@ -249,6 +272,40 @@ struct ReferenceWalk {
                      kind: childKind, nesting: nesting + 1, into: &edges)
             }
         }
+    }
+
+    /// Whether `value` opens as a value of `type` (`type(of:)`), whose bytes can then be read by
+    /// `type`'s layout. Not when it is an existential inside the `Any` (an element of `[any P]`,
+    /// an enum payload of protocol type read through its mirror): `type(of:)` looks through it,
+    /// opening does not.
+    private func opens(_ value: Any, as type: Any.Type) -> Bool {
+        func opened<Value>(_: Value) -> Bool { ObjectIdentifier(Value.self) == ObjectIdentifier(type) }
+        return _openExistential(value, do: opened)
+    }
+
+    /// The value inside `value` when `value` opens as an opaque existential (`Any`, `any P`)
+    /// holding a value of `type`: copied out of the existential's buffer (inline) or box, as its
+    /// own type. Nil for any other representation (class-bound, `Error`) or a container whose
+    /// metadata is not `type`'s. Only the walk's own copy is read.
+    static func unwrapped(_ value: Any, as type: Any.Type) -> Any? {
+        func project<Container>(_ container: Container) -> Any? {
+            guard TypeMetadata.isOpaqueExistential(Container.self) else { return nil }
+            return withUnsafeBytes(of: container) { bytes -> Any? in
+                let word = MemoryLayout<UInt>.size
+                guard bytes.count >= 4 * word, let start = bytes.baseAddress,
+                      bytes.load(fromByteOffset: 3 * word, as: UnsafeRawPointer.self) == TypeMetadata.metadataPointer(type)
+                else { return nil }
+                var address = start
+                if !TypeMetadata.isStoredInline(type) {
+                    // A box: a heap object's header, then the value at its alignment.
+                    let alignment = TypeMetadata.layout(of: type).alignment
+                    address = UnsafeRawPointer(bytes.load(as: UnsafeRawPointer.self)) + ((2 * word + alignment - 1) & ~(alignment - 1))
+                }
+                func copy<Value>(_: Value.Type) -> Any { address.assumingMemoryBound(to: Value.self).pointee }
+                return _openExistential(type, do: copy)
+            }
+        }
+        return _openExistential(value, do: project)
     }
 
     /// Where a value inside a holder is: the path grows with each field and element, except

@@ -266,7 +266,7 @@ struct RetainPathSearch {
         }
         let proven = steps.map(RetainPathStep.isProven) ?? false
         var limit: String?
-        if !proven {
+        if found.steps == nil {
             if timeReached || scanBound == "the time budget" {
                 limit = "stopped the search from globals after \(limits.timeBudget)"
             } else if visitsReached {

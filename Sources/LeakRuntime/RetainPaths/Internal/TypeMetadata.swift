@@ -48,6 +48,22 @@ enum TypeMetadata {
         valueWitnessFlags(type) & 0x10000 == 0
     }
 
+    /// Whether values of `type` sit in an existential's three-word buffer themselves, not in a
+    /// box it points to (the value witness flag IsNonInline, 0x20000, clear).
+    static func isStoredInline(_ type: Any.Type) -> Bool {
+        valueWitnessFlags(type) & 0x20000 == 0
+    }
+
+    /// An existential of the opaque representation (`Any`, `any P` without a class constraint,
+    /// not `Error`): its container is a three-word buffer, the metadata, then witness tables.
+    /// ExistentialTypeFlags (Metadata.h): the class constraint bit 0x80000000 set means `Any`
+    /// (no class constraint); the special protocol bits 0x3F000000 are 0 but for `Error`.
+    static func isOpaqueExistential(_ type: Any.Type) -> Bool {
+        guard kind(of: type) == .existential else { return false }
+        let flags = metadataPointer(type).load(fromByteOffset: MemoryLayout<UInt>.size, as: UInt32.self)
+        return flags & 0x8000_0000 != 0 && flags & 0x3F00_0000 == 0
+    }
+
     /// The value witness table sits one word before the metadata's address point: eight function
     /// pointers, then size, stride, and the flags word (IsNonPOD 0x10000, IsNonCopyable 0x800000).
     private static func valueWitnessFlags(_ type: Any.Type) -> UInt32 {

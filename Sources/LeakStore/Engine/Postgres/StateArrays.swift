@@ -18,7 +18,7 @@ enum StateArrays {
     /// `unsettled_key_states` until it settles (`byKeyUntilSettled`: not when the caller settles
     /// everything in the same transaction — an upgrade's batch, a copy — where states written
     /// there and deleted again only leave the table dead rows).
-    static func append(_ states: [(keyID: Int64, state: KeyAggregate)], commitID: Int64, environmentID: Int64,
+    static func append(_ states: [(keyID: Int64, state: KeyTally)], commitID: Int64, environmentID: Int64,
                        byKeyUntilSettled: Bool = true, db: PostgresConnection) throws {
         let byKey = states.sorted { $0.keyID < $1.keyID }
         for start in stride(from: 0, to: byKey.count, by: StoreTuning.blobStates) {

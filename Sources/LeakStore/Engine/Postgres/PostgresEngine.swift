@@ -82,6 +82,8 @@ final class PostgresEngine: StoreEngine {
 
     func close() throws { pool.closeIdle() }
 
+    func checkpoint() throws {}
+
     /// `BEGIN`, `body`, `COMMIT`; `ROLLBACK` when `body` throws. A connection that PostgreSQL
     /// dropped while it sat in the pool (a restart) fails at `BEGIN`: it is reset and the
     /// transaction begins on the new session.

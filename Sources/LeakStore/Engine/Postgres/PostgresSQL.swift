@@ -1,6 +1,7 @@
 /// The store's SQL, written once for both engines, as PostgreSQL takes it: `?` and `?N`
 /// parameters become `$N`, and SQLite's `INDEXED BY <index>` hints are dropped (PostgreSQL's
-/// planner takes no hints). Quoted text is left as it is.
+/// planner takes no hints). Quoted text and comments (`-- …` to the line's end, `/* … */`) are
+/// left as they are: a `?` or an apostrophe inside them is text.
 enum PostgresSQL {
     static func translate(_ sql: String) -> String {
         var out = ""
@@ -16,6 +17,25 @@ enum PostgresSQL {
                     chars = chars.dropFirst()
                     out.unicodeScalars.append(d)
                     if d == c { break }
+                }
+            case "-" where chars.first == "-":
+                // A line comment, to the end of its line.
+                out.unicodeScalars.append(c)
+                while let d = chars.first {
+                    chars = chars.dropFirst()
+                    out.unicodeScalars.append(d)
+                    if d == "\n" { break }
+                }
+            case "/" where chars.first == "*":
+                // A block comment, to its `*/` (the `*` of `/*` does not end it).
+                out += "/*"
+                chars = chars.dropFirst()
+                var previous: Unicode.Scalar = " "
+                while let d = chars.first {
+                    chars = chars.dropFirst()
+                    out.unicodeScalars.append(d)
+                    if previous == "*", d == "/" { break }
+                    previous = d
                 }
             case "?":
                 var digits = ""

@@ -90,7 +90,9 @@ final class SQLiteEngine: StoreEngine {
     }
 
     /// Copies the write-ahead log into the main file and truncates it.
-    func close() throws {
+    func close() throws { try checkpoint() }
+
+    func checkpoint() throws {
         checkpointer.drain()
         try mapped { try writes.exclusive { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") } }
     }

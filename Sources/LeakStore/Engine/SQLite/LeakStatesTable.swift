@@ -16,7 +16,7 @@ import Synchronization
 /// - anything else: every blob, commit by commit (the copy tool, the benchmarks' counts).
 ///
 /// A state of one key at one commit stored by several runs is merged in upload order, as the
-/// upsert of `CompactCheckWriter` merges them into a row (`KeyAggregate.merge`). Each connection
+/// upsert of `CompactCheckWriter` merges them into a row (`KeyTally.merge`). Each connection
 /// keeps the commits it read last and the blobs not settled yet (while they are few), decoded,
 /// until the database changes (`SQLITE_FCNTL_DATA_VERSION`, and the connection's own changes; a writer inside a
 /// transaction keeps them for one statement).
@@ -32,7 +32,7 @@ final class LeakStatesTable {
         var commitID: Int64
         var environmentID: Int64
         var keyID: Int64
-        var state: KeyAggregate
+        var state: KeyTally
     }
 
     /// Registers the module on `db` under the table's name.
@@ -87,7 +87,7 @@ final class LeakStatesTable {
         /// The rows newest commit first (an `ORDER BY commit_id DESC` the plan answers itself).
         static let descending = Plan(rawValue: 128)
         /// `leaking = ?` and `telling = ?`: of the rows the plan reads, those that leaked, or
-        /// leaked or released late (`Telling`).
+        /// leaked or released late (`KeyTally.Filter`).
         static let leaking = Plan(rawValue: 256)
         static let telling = Plan(rawValue: 512)
     }
@@ -99,18 +99,6 @@ final class LeakStatesTable {
     /// held before migration 14. A constraint `= 1` on one is applied while the rows are read,
     /// so that a commit of a 100,000-check run hands SQLite its few telling states, not 100,000.
     private static let hiddenColumns = ["leaking", "telling"]
-
-    /// The states a hidden column's `= 1` keeps.
-    fileprivate enum Telling {
-        case leaked, leakedOrLate
-
-        func holds(_ state: KeyAggregate) -> Bool {
-            switch self {
-            case .leaked: state.leaked > 0
-            case .leakedOrLate: state.leaked > 0 || state.lateRelease > 0
-            }
-        }
-    }
 
     private static func bestIndex(_ info: UnsafeMutablePointer<sqlite3_index_info>) -> Int32 {
         let count = Int(info.pointee.nConstraint)
@@ -209,7 +197,7 @@ final class LeakStatesTable {
         // A value no integer column equals (NULL, text, a fraction) matches no row.
         func equal(_ part: Plan) -> Int64?? { plan.contains(part) ? .some(given[part.rawValue].flatMap(Self.integer)) : .none }
         // `leaking = 1` or `telling = 1` (a value other than 1 is left to SQLite: nothing asks it).
-        let telling: Telling? = equal(.leaking) == .some(1) ? .leaked : equal(.telling) == .some(1) ? .leakedOrLate : nil
+        let telling: KeyTally.Filter? = equal(.leaking) == .some(1) ? .leaking : equal(.telling) == .some(1) ? .telling : nil
         if let commitValue = equal(.commit) {
             guard let commit = commitValue else { return .rows([]) }
             let givenEnvironment = equal(.environment), givenKey = equal(.key)
@@ -283,7 +271,7 @@ final class LeakStatesTable {
     /// commits it keeps are small, and by `cursor` for the statement reading it (a 100,000-check
     /// run's commit is past what a connection keeps, and is read for the telling states alone
     /// when those are wanted).
-    fileprivate func commitRows(_ part: CommitPart, for cursor: Cursor, telling: Telling? = nil) throws -> [Row] {
+    fileprivate func commitRows(_ part: CommitPart, for cursor: Cursor, telling: KeyTally.Filter? = nil) throws -> [Row] {
         func wanted(_ rows: [Row]) -> [Row] { telling.map { telling in rows.filter { telling.holds($0.state) } } ?? rows }
         let commitID = part.commitID
         // The whole commit read already holds the part (the caller takes its environment's rows).
@@ -343,7 +331,7 @@ final class LeakStatesTable {
     /// The commit's states `telling` holds for, merged, from its blobs: the telling states as they
     /// are read; where a key comes twice (re-runs), every state of the telling keys, merged.
     private static func tellingRows(of blobs: [(environmentID: Int64, bytes: [UInt8])], commitID: Int64,
-                                    telling: Telling) throws -> [Row] {
+                                    telling: KeyTally.Filter) throws -> [Row] {
         var rows: [Row] = []
         var last: (environmentID: Int64, keyID: Int64)?, overlap = false
         for blob in blobs {
@@ -408,7 +396,7 @@ final class LeakStatesTable {
     /// A big commit's telling rows, as a connection keeps them (`tellingCommits`).
     private struct TellingAt: Hashable {
         var part: CommitPart
-        var telling: Telling
+        var telling: KeyTally.Filter
     }
 
     private struct EnvironmentKey: Hashable {
@@ -438,7 +426,7 @@ final class LeakStatesTable {
         private let keyID: Int64
         private let range: ClosedRange<Int64>
         private let descending: Bool
-        private let telling: Telling?
+        private let telling: KeyTally.Filter?
         private var blocks: ArraySlice<Block>
         /// States read and not handed on yet, each with its place in upload order (the block's
         /// batch, `Int64.max` for the blobs not settled yet, then its place there).
@@ -466,7 +454,7 @@ final class LeakStatesTable {
             """
 
         init(table: LeakStatesTable, key: Int64, environment: Int64?, commits range: ClosedRange<Int64>, descending: Bool,
-             telling: Telling?) throws {
+             telling: KeyTally.Filter?) throws {
             self.table = table
             self.telling = telling
             keyID = key
@@ -587,7 +575,7 @@ final class LeakStatesTable {
         return merged
     }
 
-    private static func decode(_ statement: OpaquePointer, column: Int32, _ body: (Int64, KeyAggregate) throws -> Void) throws {
+    private static func decode(_ statement: OpaquePointer, column: Int32, _ body: (Int64, KeyTally) throws -> Void) throws {
         try PackedKeyStates.decode(blob(statement, column: column), body)
     }
 
@@ -776,14 +764,14 @@ final class LeakStatesTable {
             case 0: row.commitID
             case 1: row.environmentID
             case 2: row.keyID
-            case 3: row.state.checked
+            case 3: .some(row.state.checked)
             case 4: row.state.leaked
             case 5: row.state.lateRelease
             case 6: row.state.errors
             case 7: row.state.passedSiteID
             case 8: row.state.slowestPassUs
-            case 9: Telling.leaked.holds(row.state) ? 1 : 0
-            default: Telling.leakedOrLate.holds(row.state) ? 1 : 0
+            case 9: row.state.isLeaking ? 1 : 0
+            default: row.state.isTelling ? 1 : 0
             }
             if let value { sqlite3_result_int64(context, value) } else { sqlite3_result_null(context) }
             return SQLITE_OK

@@ -1,0 +1,107 @@
+/// A connection's key states (`KeyTally` per key, environment and commit), read the same way
+/// whatever packs them: SQLite's blobs and blocks (`Engine/SQLite/SQLiteKeyStates`), PostgreSQL's
+/// arrays (`Engine/Postgres/PostgresKeyStates`). Queries ask it, and never which engine answers.
+protocol KeyStateStore {
+    /// Appends a run's states at `commitID` in `environmentID` (each key once), packed as the
+    /// engine packs them. `settledAtOnce`: the caller settles every state before its transaction
+    /// ends (an upgrade's batch, a copy), so nothing need be kept by key meanwhile.
+    func append(_ states: [(keyID: Int64, state: KeyTally)], commitID: Int64, environmentID: Int64, settledAtOnce: Bool) throws
+
+    /// Adds commit `from`'s states to commit `into`, after every state there is, in their order: a
+    /// pending upload published onto a commit with runs. They settle later, with those after them.
+    func copy(of from: Int64, into: Int64) throws
+
+    /// Settles the oldest published states not settled yet, at least one stored row and about
+    /// `maxStates` states' and `maxKeys` keys' worth, into each key's blocks. Returns how many
+    /// rows and states it settled, and whether it stopped at a limit (more may wait).
+    func settle(maxStates: Int, maxKeys: Int) throws -> (rows: Int, states: Int, full: Bool)
+
+    /// Whether uploads leave settling to the background rounds (`PostgresStatistics`) rather
+    /// than settle inside their own transaction.
+    var settlesInBackground: Bool { get }
+
+    /// The newest commits below `below`, newest first and at most `limit`, at which a key of the
+    /// scenario has a state in `environment` that counts (a usable, published run of project
+    /// `projectID`): each key's newest, then the newest of them all — every one of those is among
+    /// its key's newest `limit`. A key's range is the only table scanned: the project is its
+    /// usable run's (a run's project is its commit's), looked up a state at a time (a join with
+    /// `commits` was walked from the newest commit down to the key's newest state, which for a key
+    /// not checked lately grew with the history).
+    func newestCommits(ofScenario scenarioID: Int64, environment: String, projectID: Int64, below: Int64, limit: Int) throws
+        -> [Int64]
+
+    /// Key ids (ascending) as statements bind them: one batch of parameters each, whose ids the
+    /// condition of `keyIDCondition` holds for.
+    func keyIDBatches(_ ids: [Int64]) -> [(ids: Set<Int64>, values: [SQLValue])]
+
+    /// The SQL condition that `column` is one of a batch's key ids, bound from `?first` on.
+    func keyIDCondition(_ column: String, from first: Int) -> String
+
+    /// `leak_states` as a read of keys' histories names it in SQL: the relation itself where it
+    /// answers by key (SQLite's virtual table); where it is a view by commit (PostgreSQL), the
+    /// states of `keys` (SQL yielding their ids) in `environment` at commits `low` through `high`
+    /// from the keys' blocks. The statement keeps its own conditions on it: the relation holds no
+    /// other rows.
+    func relation(ofKeys keys: String, environment: String, from low: String, through high: String) -> String
+
+    /// The SQL condition on `leak_states` named `alias` that keeps the states `filter` holds for.
+    func condition(_ filter: KeyTally.Filter, on alias: String) -> String
+
+    /// The removal of a pending commit's stored states, a slice at a time: `anyLeft` (commit
+    /// `?1`) says whether some remain, `delete` removes up to `?2` of the rows holding them.
+    var pendingRemoval: (anyLeft: String, delete: String) { get }
+
+    /// Each of `keyIDs`' states in `environment` at the commits `low` through `high`: a key's
+    /// history over a commit range, one `KeyTally` a commit (the runs stored there merged), in
+    /// commit order; a key without a state in the range is absent. Its tally is what a gate
+    /// counts per commit: the runs that checked the key (`checked - errors`) and those that leaked
+    /// it (`leaked`).
+    ///
+    /// ```swift
+    /// let histories = try db.keyStates.history(of: [12, 40], environment: "linux", from: 1_024, through: 409_600)
+    /// for (commitID, tally) in histories[12] ?? [] where tally.isLeaking { … }
+    /// ```
+    func history(of keyIDs: Set<Int64>, environment: String, from low: Int64, through high: Int64) throws
+        -> [Int64: [(commitID: Int64, tally: KeyTally)]]
+}
+
+extension KeyStateStore {
+    /// The statement `newestCommits` runs for one key (`?1`) in environment `?2` of project `?3`:
+    /// its states at commits `?6` through `?5 - 1` that count, newest first, at most `?4`. With
+    /// `orderedFirst`, the window's states are ordered before each is looked up among the runs, so
+    /// that the lookups stop at the `?4`th.
+    func newestCommitsSQL(orderedFirst: Bool) -> String {
+        let states = """
+            SELECT ls.commit_id
+            FROM \(relation(ofKeys: "SELECT CAST(?1 AS BIGINT)", environment: "(SELECT id FROM environments WHERE name = ?2)",
+                             from: "CAST(?6 AS BIGINT)", through: "CAST(?5 AS BIGINT) - 1")) ls
+            WHERE ls.key_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
+              AND ls.commit_id < ?5 AND ls.commit_id >= ?6
+            """
+        let counts = """
+            EXISTS (SELECT 1 FROM runs r WHERE r.commit_id = ls.commit_id AND r.environment = ?2 AND r.suspect = 0
+                    AND r.project_id = ?3 AND \(PendingUpload.isPublished("r")))
+            """
+        return orderedFirst ? """
+            SELECT ls.commit_id FROM (\(states) ORDER BY ls.commit_id DESC OFFSET 0) ls
+            WHERE \(counts) ORDER BY ls.commit_id DESC LIMIT ?4
+            """ : "\(states) AND \(counts) ORDER BY ls.commit_id DESC LIMIT ?4"
+    }
+
+    /// `states` in commit order, those of one commit merged: what `history` promises, from rows
+    /// an engine hands over in whatever order it stored them.
+    static func inCommitOrder(_ states: [(commitID: Int64, tally: KeyTally)]) -> [(commitID: Int64, tally: KeyTally)] {
+        KeyTally.mergedInOrder(states, by: { $0.commitID }) { $0.tally.merge($1.tally) }
+    }
+}
+
+extension SQLConnection {
+    /// The key states this connection's engine packs, read through the one protocol.
+    var keyStates: any KeyStateStore {
+        switch self {
+        case let sqlite as SQLiteConnection: SQLiteKeyStates(db: sqlite)
+        case let postgres as PostgresConnection: PostgresKeyStates(db: postgres)
+        default: preconditionFailure("no key-state store for \(type(of: self))")
+        }
+    }
+}

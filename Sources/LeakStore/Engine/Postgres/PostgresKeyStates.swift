@@ -1,0 +1,100 @@
+/// PostgreSQL's key states as `KeyStateStore` reads them: each key's slices of its group's blocks
+/// and its states not settled yet (`StateArrays.keySlices`), as stored, one statement for any
+/// number of keys (an array parameter), merged here a commit at a time.
+struct PostgresKeyStates: KeyStateStore {
+    let db: PostgresConnection
+
+    func append(_ states: [(keyID: Int64, state: KeyTally)], commitID: Int64, environmentID: Int64, settledAtOnce: Bool) throws {
+        try StateArrays.append(states, commitID: commitID, environmentID: environmentID, byKeyUntilSettled: !settledAtOnce, db: db)
+    }
+
+    func copy(of from: Int64, into: Int64) throws {
+        try StateArrays.copy(of: from, into: into, db: db)
+    }
+
+    func settle(maxStates: Int, maxKeys: Int) throws -> (rows: Int, states: Int, full: Bool) {
+        try StateArrays.settle(maxStates: maxStates, maxKeys: maxKeys, db: db)
+    }
+
+    /// On PostgreSQL a batch is a statement of `GROUP BY`s and sorts over its states, and each
+    /// writer waits only for itself: an upload that found settling due would answer that much later.
+    var settlesInBackground: Bool { true }
+
+    /// Each key, and the top of its window below `below`: its newest state
+    /// (`StateArrays.newestCommit`; a key without one there has nothing to read), read with the
+    /// keys — from the project's newest commit, a key not checked lately widened the window to its
+    /// whole history again. Then the key's blocks from `low` on (`StateArrays.keyStates`), `low`
+    /// lowered until the window holds `limit` commits or reaches the start: its whole history was
+    /// every block of its group.
+    func newestCommits(ofScenario scenarioID: Int64, environment: String, projectID: Int64, below: Int64, limit: Int) throws
+        -> [Int64]
+    {
+        var keys: [(id: Int64, top: Int64)] = []
+        try db.query("""
+            SELECT k.id, \(StateArrays.newestCommit(ofKey: "k.id", environment: "(SELECT id FROM environments WHERE name = ?2)",
+                                                     below: "CAST(?3 AS BIGINT)"))
+            FROM leak_keys k WHERE k.scenario_id = ?1
+            """, [.integer(scenarioID), .text(environment), .integer(below)]) { row in
+            if !row.isNull(at: 1) { keys.append((row.int64(at: 0), min(below, row.int64(at: 1) + 1))) }
+        }
+        let statement = newestCommitsSQL(orderedFirst: true)
+        var newest: Set<Int64> = []
+        for (keyID, top) in keys {
+            var span = Int64(limit) * StoreTuning.newestCommitsSpan
+            while true {
+                let low = top > span ? top - span : 0
+                var found: [Int64] = []
+                try db.query(statement, [.integer(keyID), .text(environment), .integer(projectID), .integer(Int64(limit)),
+                                         .integer(top), .integer(low)]) { found.append($0.int64(at: 0)) }
+                if found.count >= limit || low == 0 {
+                    newest.formUnion(found)
+                    break
+                }
+                span = span > Int64.max / 4 ? Int64.max : span * 4
+            }
+        }
+        return Array(newest.sorted(by: >).prefix(limit))
+    }
+
+    /// All of them in one array parameter: the same statement for any number of keys, one round trip.
+    func keyIDBatches(_ ids: [Int64]) -> [(ids: Set<Int64>, values: [SQLValue])] {
+        ids.isEmpty ? [] : [(Set(ids), [.text(PostgresArray.literal(integers: ids))])]
+    }
+
+    func keyIDCondition(_ column: String, from first: Int) -> String {
+        "\(column) = ANY(CAST(?\(first) AS BIGINT[]))"
+    }
+
+    func relation(ofKeys keys: String, environment: String, from low: String, through high: String) -> String {
+        StateArrays.keyStates(keys, environment: environment, from: low, through: high)
+    }
+
+    /// The counts themselves, of the view or of the keys' blocks.
+    func condition(_ filter: KeyTally.Filter, on alias: String) -> String { filter.condition(on: alias) }
+
+    var pendingRemoval: (anyLeft: String, delete: String) {
+        ("SELECT 1 FROM state_arrays WHERE commit_id = ? LIMIT 1", StateArrays.removal)
+    }
+
+    func history(of keyIDs: Set<Int64>, environment: String, from low: Int64, through high: Int64) throws
+        -> [Int64: [(commitID: Int64, tally: KeyTally)]]
+    {
+        guard !keyIDs.isEmpty else { return [:] }
+        var histories: [Int64: [(commitID: Int64, tally: KeyTally)]] = [:]
+        try db.query(Self.historySQL, [.text(environment), .integer(low), .integer(high),
+                                       .text(PostgresArray.literal(integers: keyIDs.sorted()))]) { row in
+            let slice = StoredStates(row: row, from: 1)
+            var states = histories[row.int64(at: 0)] ?? []
+            for index in 0..<slice.count { states.append((slice.ids[index], slice.tally(at: index))) }
+            histories[row.int64(at: 0)] = states
+        }
+        for (keyID, states) in histories { histories[keyID] = Self.inCommitOrder(states) }
+        return histories
+    }
+
+    private static let historySQL = """
+        SELECT s.key_id, s.commit_ids, s.checked, s.leaked, s.late, s.errors
+        FROM \(StateArrays.keySlices("SELECT unnest(CAST(?4 AS BIGINT[]))",
+                                     environment: "(SELECT id FROM environments WHERE name = ?1)", from: "?2", through: "?3")) s
+        """
+}
