@@ -29,6 +29,29 @@ struct WorkerPoolTests {
         for _ in 0..<3 { release.signal() }
     }
 
+    /// A job that waited past the bound is given up: its `expired` runs instead, so that its client
+    /// is answered (503 with Retry-After) rather than left waiting.
+    @Test func aJobThatWaitedTooLongIsGivenUp() throws {
+        let pool = WorkerPool(limits: .init(workers: 1, queueLimit: 10, perClientRunning: 1, perClientQueued: 10,
+                                            queueWait: .milliseconds(100)))
+        pool.start()
+        defer { pool.stop() }
+        let release = DispatchSemaphore(value: 0), started = DispatchSemaphore(value: 0)
+        #expect(pool.submit(client: .test(1)) { started.signal(); release.wait() } == nil)
+        started.wait()
+        let ran = Collected<String>()
+        let done = DispatchSemaphore(value: 0)
+        #expect(pool.submit(client: .test(2), expired: { ran.append("expired"); done.signal() }) {
+            ran.append("job")
+            done.signal()
+        } == nil)
+        // The only worker is held past the bound.
+        Thread.sleep(forTimeInterval: 0.3)
+        release.signal()
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(ran.values == ["expired"])
+    }
+
     /// Idle workers are woken for the jobs they may take, not all at once: every job of many
     /// clients submitting from many threads at once still runs, none is left waiting for a
     /// wake-up that went to the wrong worker.

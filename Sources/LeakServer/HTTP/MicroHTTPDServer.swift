@@ -288,6 +288,11 @@ final class MicroHTTPDServer: Sendable {
             return .NO
         case .checking:
             // The call after the token check resumed the connection, still before the body.
+            if pending.refused {
+                // Given up in the queue: the body is read and thrown away, then the 503 goes out.
+                pending.phase = .body
+                return .YES
+            }
             if let refusal = pending.answer {
                 return queue(connection, refusal, client: pending.key, close: true)
             }
@@ -397,14 +402,24 @@ final class MicroHTTPDServer: Sendable {
     private func suspend(_ connection: OpaquePointer, pending: Pending, writes: Bool,
                          _ work: @escaping @Sendable (_ resume: @escaping @Sendable () -> Void) -> Void) -> MHD_Result {
         let address = Int(bitPattern: UnsafeRawPointer(connection))
+        let resume: @Sendable () -> Void = { [self] in
+            MHD_resume_connection(OpaquePointer(bitPattern: address))
+            suspended.subtract(1, ordering: .sequentiallyConsistent)
+        }
         let refusal = pool.submit(client: pending.key, writes: writes, accepted: {
             MHD_suspend_connection(connection)
             self.suspended.add(1, ordering: .sequentiallyConsistent)
-        }) { [self] in
-            work {
-                MHD_resume_connection(OpaquePointer(bitPattern: address))
-                self.suspended.subtract(1, ordering: .sequentiallyConsistent)
+        }, expired: { [self] in
+            // Waited too long for a worker: told to come back instead (`WorkerPool.queueWaitLimit`).
+            pending.answer = busyAnswer("this request waited for a worker longer than the server lets one wait; "
+                + "retry after the time in Retry-After")
+            if pending.phase == .checking {
+                let length = pending.head?.headers["content-length"].flatMap(Int.init) ?? 0
+                pending.refused = pending.head?.headers["transfer-encoding"] == nil && length <= Self.drainedBodyBytes
             }
+            resume()
+        }) {
+            work(resume)
         }
         guard let refusal else { return .YES }
         let message = switch refusal {

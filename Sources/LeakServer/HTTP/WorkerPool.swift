@@ -31,6 +31,8 @@ final class WorkerPool: @unchecked Sendable {
         var perClientRunning: Int
         /// Jobs waiting for one client.
         var perClientQueued: Int
+        /// The longest a job waits before it is given up (`submit`'s `expired`).
+        var queueWait: Duration = WorkerPool.queueWaitLimit
     }
 
     enum Refusal: Error, Equatable {
@@ -47,7 +49,16 @@ final class WorkerPool: @unchecked Sendable {
     private struct Queued {
         var job: Job
         var writes: Bool
+        var since: ContinuousClock.Instant
+        /// Run instead of `job` when it waited past `queueWaitLimit`.
+        var expired: Job?
     }
+
+    /// The longest a job waits in the queue by default before it is given up (`submit`'s
+    /// `expired` runs instead): a client told to come back (503 with `Retry-After`) fares better than one whose
+    /// HTTP client gives up waiting while the server still holds its request, which then runs
+    /// for nobody. Well under the common client time-outs (the CLI's, curl's, a proxy's).
+    static let queueWaitLimit: Duration = .seconds(20)
 
     private let limits: Limits
     // `lock` guards everything below; the type is @unchecked Sendable for that reason.
@@ -113,7 +124,9 @@ final class WorkerPool: @unchecked Sendable {
     /// the job is accepted and before any worker can start it: libmicrohttpd's suspend goes there,
     /// so that the job's resume cannot come first. `writes`: the job is a big write to the
     /// database (`readReserve`).
-    func submit(client: ClientKey, writes: Bool = false, accepted: () -> Void = {}, _ job: @escaping Job) -> Refusal? {
+    /// `expired`: run instead of `job` when the job waited past `Limits.queueWait` (nil: run it however long it waited).
+    func submit(client: ClientKey, writes: Bool = false, accepted: () -> Void = {}, expired: Job? = nil,
+                _ job: @escaping Job) -> Refusal? {
         lock.lock()
         defer { lock.unlock() }
         if stopping { return .stopped }
@@ -122,7 +135,7 @@ final class WorkerPool: @unchecked Sendable {
         if queued >= limits.queueLimit { return .full }
         accepted()
         if waiting == 0 { ring.append(client) }  // the set of clients with jobs waiting
-        queues[client, default: []].append(Queued(job: job, writes: writes))
+        queues[client, default: []].append(Queued(job: job, writes: writes, since: .now, expired: expired))
         queued += 1
         wakeIdleWorkers()
         return nil
@@ -178,7 +191,11 @@ final class WorkerPool: @unchecked Sendable {
                 running[client, default: 0] += 1
                 started[client, default: []].append(start)
                 lock.unlock()
-                queuedJob.job()
+                if let expired = queuedJob.expired, start - queuedJob.since > limits.queueWait {
+                    expired()
+                } else {
+                    queuedJob.job()
+                }
                 lock.lock()
                 let end = ContinuousClock.now
                 if countedWrite { ordinaryWrites -= 1 }

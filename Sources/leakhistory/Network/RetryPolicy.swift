@@ -36,6 +36,9 @@ struct RetryPolicy: Sendable {
         self.random = random
     }
 
+    /// No retry at all: one attempt, its answer or error as it comes.
+    static let never = RetryPolicy(waitBudget: .zero, blindRetries: 0)
+
     private(set) var attempts = 1
     private(set) var waited: Duration = .zero
     private var blind = 0
@@ -45,7 +48,8 @@ struct RetryPolicy: Sendable {
     mutating func nextWait(retryAfter: Int?) -> Duration? {
         let base: Duration
         if let retryAfter, retryAfter >= 0 {
-            base = min(.seconds(retryAfter), longestWait)
+            // Never less than the first backoff: `Retry-After: 0` again and again must still use up the budget.
+            base = min(max(.seconds(retryAfter), firstBackoff), longestWait)
         } else {
             guard blind < blindRetries else { return nil }
             base = min(firstBackoff * (1 << min(blind, 16)), longestWait)

@@ -62,7 +62,7 @@ struct ClientSettings: Sendable {
         let pass = "Pass --project NAME, set LEAKHISTORY_PROJECT, or add \"project\" to .leakhistory.json."
         let projects: [String]
         do {
-            projects = try await LeakHistoryClient(settings: settings, retries: RetryPolicy(waitBudget: .zero, blindRetries: 0)).projects()
+            projects = try await LeakHistoryClient(settings: settings, retries: .never).projects()
         } catch {
             throw CommandFailure("No project given, and the server could not say which it has (\(error.message)). \(pass)", code: .usage)
         }
