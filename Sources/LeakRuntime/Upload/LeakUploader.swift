@@ -129,14 +129,14 @@ public final class LeakUploader: Sendable {
             environment: configuration.environment, runKey: key, startedAt: startedAt,
             tool: RunRecord.Tool(name: "LeakRuntime", version: "1"), checks: batch)
         guard let body = try? JSONEncoder().encode(record) else {
-            queue.withLock { $0.statistics.dropped += batch.count }
+            queue.withLock { $0.place(nil, cutChecks: batch.count) }
             return
         }
         var run = UploadQueue.Run(key: key, body: body, file: nil, checks: batch.count)
         if let folder = configuration.spoolFolder {
             let full = queue.withLock { $0.spooledRuns >= configuration.maxSpooledRuns }
             if full {
-                queue.withLock { $0.statistics.dropped += batch.count }
+                queue.withLock { $0.place(nil, cutChecks: batch.count) }
                 Self.warnOnce(
                     "spool", "\(folder.path) holds \(configuration.maxSpooledRuns) unsent runs (maxSpooledRuns): newer findings are dropped until the server takes them.")
                 return
@@ -146,7 +146,7 @@ public final class LeakUploader: Sendable {
                 run.body = nil
             }
         }
-        queue.withLock { $0.runs.append(run) }
+        queue.withLock { $0.place(run, cutChecks: batch.count) }
     }
 
     /// Writes a run to the spool folder (named so that files sort oldest first), or nil if the

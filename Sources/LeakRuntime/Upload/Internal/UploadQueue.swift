@@ -15,6 +15,9 @@ struct UploadQueue {
     }
 
     var pending: [CheckRecord] = []
+    /// Checks taken out of `pending` for a run that is being encoded (or spooled) outside the
+    /// lock: still in memory, so still counted against `maxQueuedChecks` until `place` is called.
+    var checksBeingCut = 0
     /// When the first of `pending` came (uptime nanoseconds).
     var pendingSince: UInt64?
     var runs: [Run] = []
@@ -27,12 +30,12 @@ struct UploadQueue {
 
     /// Checks held in memory: waiting for a run, or in a run that has no spool file.
     var checksInMemory: Int {
-        pending.count + runs.reduce(0) { $0 + ($1.file == nil ? $1.checks : 0) }
+        pending.count + checksBeingCut + runs.reduce(0) { $0 + ($1.file == nil ? $1.checks : 0) }
     }
 
     var spooledRuns: Int { runs.reduce(0) { $0 + ($1.file == nil ? 0 : 1) } }
 
-    var isIdle: Bool { pending.isEmpty && runs.isEmpty && !sending }
+    var isIdle: Bool { pending.isEmpty && checksBeingCut == 0 && runs.isEmpty && !sending }
 
     /// What the worker must do after a check came in.
     enum Wake: Equatable {
@@ -61,8 +64,15 @@ struct UploadQueue {
         guard flushing || pending.count >= configuration.checksPerRun || waited >= configuration.sendAfter else { return nil }
         let batch = Array(pending.prefix(configuration.checksPerRun))
         pending.removeFirst(batch.count)
+        checksBeingCut += batch.count
         pendingSince = pending.isEmpty ? nil : now
         return batch
+    }
+
+    /// A batch cut by `takeDueBatch` became `run` (queued last), or was dropped (nil).
+    mutating func place(_ run: Run?, cutChecks: Int) {
+        checksBeingCut -= cutChecks
+        if let run { runs.append(run) } else { statistics.dropped += cutChecks }
     }
 
     /// The run to send now, if none is on its way and no retry is waiting.
