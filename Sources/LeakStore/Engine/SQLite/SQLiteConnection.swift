@@ -159,7 +159,9 @@ package final class SQLiteConnection: SQLConnection, @unchecked Sendable {
     }
 
     package var writesAlone: Bool { true }
-    package var statementsAreRoundTrips: Bool { false }
+    package var walkReads: StoreTuning.WalkReads { StoreTuning.walkReadsInProcess }
+    /// Nothing kept between reads: SQLite's own page cache answers as fast.
+    package var memory: ConnectionMemory? { nil }
 
     package func tableExists(_ name: String) throws -> Bool {
         try scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)]) ?? 0 > 0
