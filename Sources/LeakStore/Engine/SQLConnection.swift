@@ -1,3 +1,5 @@
+import Foundation
+
 /// A value to bind to a statement parameter, the same for every engine.
 package enum SQLValue: Sendable, Hashable {
     case null
@@ -9,16 +11,30 @@ package enum SQLValue: Sendable, Hashable {
     package static func text(_ value: String?) -> SQLValue { value.map(SQLValue.text) ?? .null }
 }
 
-/// One result row, read by column (0-based), valid only inside the row callback.
+/// One result row, read by column (0-based, or by name), valid only inside the row callback.
 package protocol SQLRow {
     func int64(at column: Int32) -> Int64
     func double(at column: Int32) -> Double
     func isNull(at column: Int32) -> Bool
     func string(at column: Int32) -> String?
+    /// The position of the column the statement names `name` (its column's name, or its `AS`).
+    func column(named name: String) -> Int32?
 }
 
 extension SQLRow {
     package func int(at column: Int32) -> Int { Int(int64(at: column)) }
+
+    /// The column `name`: a name the statement does not select is a mistake in the store's code.
+    private func position(_ name: String) -> Int32 {
+        guard let column = column(named: name) else { preconditionFailure("the statement selects no column named \(name)") }
+        return column
+    }
+
+    package func int64(_ name: String) -> Int64 { int64(at: position(name)) }
+    package func int(_ name: String) -> Int { int(at: position(name)) }
+    package func double(_ name: String) -> Double { double(at: position(name)) }
+    package func isNull(_ name: String) -> Bool { isNull(at: position(name)) }
+    package func string(_ name: String) -> String? { string(at: position(name)) }
 }
 
 /// A multi-row insert: `INSERT INTO <into> VALUES (…), (…) <suffix>`. SQLite steps one prepared
@@ -50,8 +66,12 @@ package struct RowInsert: Sendable {
         // `into` is `table (columns)`: the columns follow `id` in what is returned.
         let columns = into.drop { $0 != "(" }.dropFirst().prefix { $0 != ")" }
         self.suffix = returnsAddedRows ? suffix + " RETURNING id, " + columns : suffix
+        returnedColumns = ["id"] + columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         sqliteSuffix = suffix
     }
+
+    /// The names of what a row it returns holds: `id`, then the columns inserted.
+    package let returnedColumns: [String]
 
     /// What follows the values on SQLite: `suffix` without the `RETURNING` of `returnsAddedRows`.
     private let sqliteSuffix: String
@@ -72,6 +92,10 @@ package struct RowInsert: Sendable {
 package struct AddedRow: SQLRow {
     let id: Int64
     let values: [SQLValue]
+    /// `RowInsert.returnedColumns`.
+    let columns: [String]
+
+    package func column(named name: String) -> Int32? { columns.firstIndex(of: name).map(Int32.init) }
 
     private func value(at column: Int32) -> SQLValue { column == 0 ? .integer(id) : values[Int(column) - 1] }
 

@@ -26,22 +26,18 @@ extension LeakStore {
             // candidate.
             for batch in shas.batches(of: StoreTuning.candidatesPerStatement) {
                 var usable = Set<String>()
-                try db.query(Self.resolveSQL, [.integer(history.projectID), .text(environment)]
-                             + batch.padded(to: StoreTuning.candidatesPerStatement).map(SQLValue.text)) {
-                    usable.insert($0.string(at: 0) ?? "")
-                }
+                // Padded to `StoreTuning.candidatesPerStatement` candidates: the same text for every batch.
+                try db.query(sql: """
+                    SELECT c.sha FROM commits c
+                    WHERE c.project_id = \(history.projectID)
+                      AND c.sha IN (\(list: batch.padded(to: StoreTuning.candidatesPerStatement).map(SQLValue.text)))
+                      AND EXISTS (SELECT 1 FROM runs r WHERE r.commit_id = c.id AND r.environment = \(environment) AND r.suspect = 0)
+                    """) { usable.insert($0.string("sha") ?? "") }
                 if let found = batch.firstIndex(where: usable.contains) { return found }
             }
             return nil
         }
     }
-
-    /// Built once: the same text for every batch (padded to `StoreTuning.candidatesPerStatement` candidates).
-    private static let resolveSQL = """
-        SELECT c.sha FROM commits c
-        WHERE c.project_id = ?1 AND c.sha IN (\((3..<(3 + StoreTuning.candidatesPerStatement)).map { "?\($0)" }.joined(separator: ", ")))
-          AND EXISTS (SELECT 1 FROM runs r WHERE r.commit_id = c.id AND r.environment = ?2 AND r.suspect = 0)
-        """
 
     /// Classifies every leak key of the environment between two commits with `LeakDiff`, in
     /// one read snapshot.

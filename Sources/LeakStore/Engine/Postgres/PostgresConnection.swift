@@ -238,6 +238,12 @@ struct PostgresRow: SQLRow {
 
     func isNull(at column: Int32) -> Bool { PQgetisnull(result, index, column) == 1 }
 
+    /// libpq's lookup (`PQfnumber`), which folds an unquoted name to lower case as PostgreSQL does.
+    func column(named name: String) -> Int32? {
+        let column = PQfnumber(result, name)
+        return column >= 0 ? column : nil
+    }
+
     func string(at column: Int32) -> String? {
         guard !isNull(at: column), let value = PQgetvalue(result, index, column) else { return nil }
         let count = Int(PQgetlength(result, index, column))

@@ -133,7 +133,7 @@ package final class SQLiteConnection: SQLConnection, @unchecked Sendable {
             if insert.returnsAddedRows, sqlite3_changes(handle) == count {
                 let first = lastInsertRowID - Int64(count) + 1
                 for (offset, values) in rows[start..<(start + count)].enumerated() {
-                    try returned(AddedRow(id: first + Int64(offset), values: values))
+                    try returned(AddedRow(id: first + Int64(offset), values: values, columns: insert.returnedColumns))
                 }
             }
             start += count
