@@ -6,9 +6,10 @@ import Foundation
 /// 1. Not confirmed at head (a run or an attempt there released it): flaky, whatever the history.
 /// 2. A leak seen in every run of the newest commits up to the head (a pull request's earlier
 ///    commits) is the head's leak holding, not evidence of intermittence: the key's history is
-///    read before it. The measured stretch is that history after the most recent *held leak*
-///    (`heldLeakCommits` commits in a row that leaked in every run: a real leak, whose end was a
-///    fix). The key's rate is measured over that stretch from its oldest leak there on, in runs.
+///    read before it. Every *held leak* in that history (`heldLeakCommits` commits or more in a
+///    row that leaked in every run: a real leak, whose end was a fix) is left out: its runs say
+///    nothing about the intermittence beside it, and the runs before and after it still count.
+///    The key's rate is measured over what is left, from its oldest leak there on, in runs.
 /// 3. Evidence that a key leaking at that rate would produce only with a chance below
 ///    `implausibleChance` is not its intermittence: clean in so many runs since its last leak
 ///    that it would almost surely have leaked means its intermittence ended (rate 0); a head
@@ -62,13 +63,13 @@ public enum GateRule {
 
     /// The part of a key's history its rate is measured over.
     struct MeasuredStretch {
-        /// Runs from the key's oldest leak after the held leak (or the window's start) to the
-        /// base; every run of the stretch when it did not leak there.
+        /// Runs from the key's oldest leak outside held leaks (or the window's start) to the
+        /// base, held leaks left out; every such run of the window when it did not leak there.
         var runs = 0
         var leakedRuns = 0
-        /// Runs since the newest commit that leaked the key.
+        /// Runs since the newest commit that leaked the key outside held leaks.
         var cleanRuns = 0
-        /// Commits back to the newest commit of the held leak, if any.
+        /// Commits back to the newest commit of the newest held leak, if any.
         var sinceChange: Int?
         /// The newest commits, up to the head, that leaked in every run: the head's leak holding.
         var heldToHead = 0
@@ -80,27 +81,33 @@ public enum GateRule {
 
         init(_ history: [KeyEvidence.RunTally]) {
             heldToHead = history.prefix { $0.leakedInEveryRun }.count
-            var end = history.count
-            var streak = 0
-            for (index, tally) in history.enumerated().dropFirst(heldToHead) {
-                streak = tally.leakedInEveryRun ? streak + 1 : 0
-                if streak == GateRule.heldLeakCommits {
-                    end = index - streak + 1
-                    sinceChange = end
-                    break
+            // The history after the head's leak holding, held leaks left out, newest first.
+            var measured: [KeyEvidence.RunTally] = []
+            var index = heldToHead
+            while index < history.count {
+                let streak = history[index...].prefix { $0.leakedInEveryRun }.count
+                if streak == 0 {
+                    measured.append(history[index])
+                    index += 1
+                    continue
                 }
+                if streak >= GateRule.heldLeakCommits {
+                    sinceChange = sinceChange ?? index
+                } else {
+                    measured += history[index..<(index + streak)]
+                }
+                index += streak
             }
-            let window = history[heldToHead..<max(end, heldToHead)]
-            guard let oldestLeak = window.lastIndex(where: { $0.leakedRuns > 0 }) else {
-                runs = window.reduce(0) { $0 + $1.runs }
+            guard let oldestLeak = measured.lastIndex(where: { $0.leakedRuns > 0 }) else {
+                runs = measured.reduce(0) { $0 + $1.runs }
                 return
             }
-            for tally in window[...oldestLeak] {
+            for tally in measured[...oldestLeak] {
                 runs += tally.runs
                 leakedRuns += tally.leakedRuns
             }
-            let newestLeak = window.firstIndex { $0.leakedRuns > 0 }!
-            cleanRuns = window[..<newestLeak].reduce(0) { $0 + $1.runs }
+            let newestLeak = measured.firstIndex { $0.leakedRuns > 0 }!
+            cleanRuns = measured[..<newestLeak].reduce(0) { $0 + $1.runs }
         }
     }
 
@@ -120,15 +127,16 @@ public enum GateRule {
             : key.headRuns > 1 ? "confirmed in \(key.headLeakedRuns) of \(key.headRuns) runs"
             : "leaked at head"
         if stretch.runs == 0 { return "\(atHead); no earlier run checked it" }
-        let heldLeak = stretch.sinceChange.map { " since a held leak ended \($0) commits back" } ?? ""
+        let heldLeak = stretch.sinceChange.map { "; not counting a held leak that ended \($0) commits back" } ?? ""
         if stretch.leakedRuns == 0 { return "\(atHead); 0 of the last \(stretch.runs) runs leaked\(heldLeak)" }
         let rate = percent(stretch.rate), runs = "its last \(stretch.runs) runs"
         if stretch.ended {
-            return "\(atHead); 0 of its last \(stretch.cleanRuns) runs leaked: its intermittence (\(rate) of \(runs)) ended"
+            return "\(atHead); 0 of its last \(stretch.cleanRuns) runs leaked: its intermittence (\(rate) of \(runs)) ended\(heldLeak)"
         }
         switch verdict {
-        case .flaky: return key.headAttempts > 1 ? "confirmed, but leaked in \(rate) of \(runs)" : "leaked at head, as in \(rate) of \(runs)"
-        case .new: return "\(confirmed); its rate of \(rate) in \(runs) cannot explain that"
+        case .flaky:
+            return (key.headAttempts > 1 ? "confirmed, but leaked in \(rate) of \(runs)" : "leaked at head, as in \(rate) of \(runs)") + heldLeak
+        case .new: return "\(confirmed); its rate of \(rate) in \(runs) cannot explain that\(heldLeak)"
         }
     }
 
