@@ -81,6 +81,20 @@ import Testing
         #expect(evidence.summary.hasSuffix("0 of its last 60 runs leaked: its intermittence (23% of its last 257 runs) ended"))
     }
 
+    /// The end of intermittence counts the places a clean spell could have come from: a key with
+    /// many leaks has had many clean spells, and one of them this long is no news. A 30% key with
+    /// ~60 leaks clean for 20 runs (0.7^20 ≈ 0.0008 after one leak, but ~0.05 after any of 60) is
+    /// still intermittent; clean for 40 runs (60 × 0.75^40 ≈ 6e-4) it has ended.
+    @Test(arguments: [
+        (20, 200, GateRule.Verdict.flaky), (40, 200, .new),
+    ])
+    func endOfIntermittenceCountsItsLeaks(clean: Int, commits: Int, expected: GateRule.Verdict) {
+        let history = Self.clean(clean) + Self.intermittent(0.3, commits: commits)
+        let (verdict, evidence) = GateRule.judge(Self.confirmed(attempts: 3, history: history))
+        #expect(verdict == expected, "clean \(clean) after \(commits) commits at 30%: \(evidence.summary)")
+        #expect(evidence.summary.contains("ended") == (expected == .new), "\(evidence.summary)")
+    }
+
     /// Clean for a few runs only: a key leaking in a quarter of its runs does that often.
     @Test func intermittenceNotYetEnded() {
         let history = Self.clean(5) + Self.intermittent(0.3, commits: 200)

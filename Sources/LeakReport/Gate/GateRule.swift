@@ -12,8 +12,9 @@ import Foundation
 ///    The key's rate is measured over what is left, from its oldest leak there on, in runs.
 /// 3. Evidence that a key leaking at that rate would produce only with a chance below
 ///    `implausibleChance` is not its intermittence: clean in so many runs since its last leak
-///    that it would almost surely have leaked means its intermittence ended (rate 0); a head
-///    whose every attempt leaked, each with the key's rate, means a real leak.
+///    that no clean spell after any of its leaks would plausibly be that long means its
+///    intermittence ended (rate 0); a head whose every attempt leaked, each with the key's
+///    rate, means a real leak.
 ///
 /// ```swift
 /// let (verdict, evidence) = GateRule.judge(keyEvidence)
@@ -30,8 +31,7 @@ public enum GateRule {
     /// hundred such sightings, below the 1% of builds a team notices, and it puts the line between
     /// a key at ~17% (flaky with three attempts: 0.17^3 ≈ 0.005) and one at 5% (0.05^3 = 0.0001,
     /// new) — three attempts tell a real leak from a low-rate key, not from a key leaking in a
-    /// third of its runs. The same chance ends intermittence: a 30% key clean for 15 runs
-    /// (0.7^15 < 0.005) or a 5% key for 104 has stopped leaking.
+    /// third of its runs. The same chance ends intermittence (`MeasuredStretch.ended`).
     public static let implausibleChance = 0.005
 
     /// A key that leaked at this many checked commits in a row, in every run, had a real leak, and
@@ -77,7 +77,17 @@ public enum GateRule {
         var rate: Double { runs == 0 ? 0 : Double(leakedRuns) / Double(runs) }
 
         /// Clean in so many runs that a key leaking at `rate` would almost surely have leaked.
-        var ended: Bool { leakedRuns > 0 && pow(1 - rate, Double(cleanRuns)) < GateRule.implausibleChance }
+        ///
+        /// A key leaking at rate p is clean for c runs after a given leak with a chance of
+        /// (1-p)^c, but the spell now is not the only place it could have been that clean: every
+        /// one of its N·p leaks in the N measured runs (`leakedRuns`) started a clean spell, and
+        /// the gate asks after each sighting. So the expected number of spells that long, N·p·(1-p)^c,
+        /// must fall below `implausibleChance`: a 30% key with 60 leaks ends after 27 clean runs
+        /// (not 15), a 5% key with 20 leaks after 162 (not 104), and a key seen leaking once after
+        /// as many as before.
+        var ended: Bool {
+            leakedRuns > 0 && Double(leakedRuns) * pow(1 - rate, Double(cleanRuns)) < GateRule.implausibleChance
+        }
 
         init(_ history: [KeyEvidence.RunTally]) {
             heldToHead = history.prefix { $0.leakedInEveryRun }.count
