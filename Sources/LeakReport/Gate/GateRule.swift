@@ -4,10 +4,10 @@ import Foundation
 /// `new` leak (fails the build) or `flaky` (the key's own intermittence explains it).
 ///
 /// 1. Not confirmed at head (a run or an attempt there released it): flaky, whatever the history.
-/// 2. A leak seen in every run of the newest commits up to the head (a pull request's earlier
-///    commits) is the head's leak holding, not evidence of intermittence: the key's history is
-///    read before it. Every *held leak* in that history (`heldLeakCommits` commits or more in a
-///    row that leaked in every run: a real leak, whose end was a fix) is left out: its runs say
+/// 2. A leak confirmed at the newest commits up to the head (every run leaked it: a pull
+///    request's earlier commits) is the head's leak holding, not evidence of intermittence: the
+///    key's history is read before it. Every *held leak* in that history (`heldLeakCommits`
+///    commits or more in a row confirmed: a real leak, whose end was a fix) is left out: its runs say
 ///    nothing about the intermittence beside it, and the runs before and after it still count.
 ///    The key's rate is measured over what is left, from its oldest leak there on, in runs.
 /// 3. Evidence that a key leaking at that rate would produce only with a chance below
@@ -71,7 +71,7 @@ public enum GateRule {
         var cleanRuns = 0
         /// Commits back to the newest commit of the newest held leak, if any.
         var sinceChange: Int?
-        /// The newest commits, up to the head, that leaked in every run: the head's leak holding.
+        /// The newest commits, up to the head, whose leak was confirmed: the head's leak holding.
         var heldToHead = 0
 
         var rate: Double { runs == 0 ? 0 : Double(leakedRuns) / Double(runs) }
@@ -90,12 +90,12 @@ public enum GateRule {
         }
 
         init(_ history: [KeyEvidence.RunTally]) {
-            heldToHead = history.prefix { $0.leakedInEveryRun }.count
+            heldToHead = history.prefix { $0.confirmedLeak }.count
             // The history after the head's leak holding, held leaks left out, newest first.
             var measured: [KeyEvidence.RunTally] = []
             var index = heldToHead
             while index < history.count {
-                let streak = history[index...].prefix { $0.leakedInEveryRun }.count
+                let streak = history[index...].prefix { $0.confirmedLeak }.count
                 if streak == 0 {
                     measured.append(history[index])
                     index += 1

@@ -138,9 +138,17 @@ extension LeakStore {
             let baseStates = Dictionary(baseCounts.map { ($0.ids, $0.state) }, uniquingKeysWith: { first, _ in first })
             // What the gate knows of each key it judges (`LeakDiff.isJudged`): its runs and attempts
             // at head, its runs along the head's ancestry (`ProjectHistory.keyEvidence`).
-            let judged = leakingAtHead.filter { LeakDiff.isJudged(before: baseStates[$0], after: headStates[$0]) }
+            // A base leak some attempt there released does not hide the head's (`LeakDiff.isJudged`).
+            let releasedAtBase = try baseID.map {
+                try history.releasedAttempts(commitID: $0, environment: environment,
+                                             keys: leakingAtHead.filter { baseStates[$0] == .leaked && baseStateFrom[$0] == nil })
+            } ?? [:]
+            let judged = leakingAtHead.filter {
+                LeakDiff.isJudged(before: baseStates[$0], after: headStates[$0], baseConfirmed: releasedAtBase[$0] == nil)
+            }
             let evidence = try history.keyEvidence(head: headCountsByKey.filter { judged.contains($0.key) }, headID: headID,
-                                                   ownLine: ownLine, baseLine: baseLine, environment: environment)
+                                                   ownLine: ownLine, baseLine: baseLine, releasedAtBase: releasedAtBase,
+                                                   environment: environment)
 
             var inheritedFrom: [KeyIDs: String] = [:]
             if let after, let afterID = try history.commitID(after, environment: environment),
@@ -169,7 +177,7 @@ extension LeakStore {
             let keys = Array(Set(baseObservations.byKey.keys).union(headObservations.byKey.keys))
             let comparisons = keys.map {
                 LeakDiff.KeyComparison(key: names[$0]!, base: baseObservations.byKey[$0], head: headObservations.byKey[$0],
-                                       evidence: evidence[$0], inheritedFrom: inheritedFrom[$0])
+                                       evidence: evidence[$0], inheritedFrom: inheritedFrom[$0], baseConfirmed: releasedAtBase[$0] == nil)
             }
             var (diff, sources) = LeakDiff.classify(comparisons, suppressions: try suppressionRules(db, projectID: history.projectID),
                                                     now: now)
