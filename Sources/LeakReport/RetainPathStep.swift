@@ -22,6 +22,10 @@ public struct RetainPathStep: Codable, Sendable, Hashable {
         case global
         /// A `Task` whose closure captures the next object; it holds it until the task ends.
         case task
+        /// A dispatch timer libdispatch has armed, whose handler (`property`, `eventHandler`)
+        /// captures the next object; it holds it until the timer is cancelled. `holder` names
+        /// the timer and its queue: `DispatchSource timer (armed, on queue "interval")`.
+        case timer
         /// An element of an array, dictionary or set.
         case collection
         /// The reference could not be classified (for example, weak-ness unknown on this platform).
@@ -81,7 +85,9 @@ extension RetainPathStep {
     /// The path as people read it, the same in failure messages, the CLI and the dashboard:
     /// `ProfileViewModel.coordinator → MainCoordinator.children[0] → ProfileViewModel`,
     /// `ProfileViewModel.onDone (closure) → captures ProfileViewModel`,
-    /// `Cache.shared.entries["a"] → Image`; module prefixes dropped. A possible path names the
+    /// `Cache.shared.entries["a"] → Image`,
+    /// `DispatchSource timer (armed, on queue "interval") → eventHandler (closure) → captures Feed`;
+    /// module prefixes dropped. A possible path names the
     /// steps not proven strong after it:
     /// `Feed.subject → Subject.observers (closure) → captures Feed (possible: Subject.observers is not proven to hold it strongly)`.
     public static func readable(_ steps: [RetainPathStep], leakedType: String) -> String {
@@ -104,9 +110,13 @@ extension RetainPathStep {
             switch step.kind {
             case .closure: part += " (closure)"
             case .task: part += " (task)"
+            case .timer:
+                // The timer, then its handler: libdispatch holds the one, the other captures.
+                parts.append((captures ? "captures " : "") + step.holder)
+                part = step.property + " (closure)"
             default: break
             }
-            captures = [.closure, .capture, .task].contains(step.kind)
+            captures = [.closure, .capture, .task, .timer].contains(step.kind)
             parts.append(part)
         }
         parts.append((captures ? "captures " : "") + shortName(leakedType))
@@ -114,11 +124,12 @@ extension RetainPathStep {
     }
 
     /// Where the step is, without its kind: `MainCoordinator.children[0]`, `closure`,
-    /// `Cache.shared`.
+    /// `Cache.shared`, `DispatchSource timer (armed, on queue "interval") eventHandler`.
     public var readableName: String {
         let suffix = property.isEmpty || property.hasPrefix("[") ? property : "." + property
         switch kind {
         case .global: return Self.globalName(holder) + suffix
+        case .timer: return property.isEmpty ? holder : holder + " " + property
         case .capture: return "closure" + suffix
         default: return Self.shortName(holder) + suffix
         }

@@ -15,7 +15,7 @@ public struct RetainPathReport: Sendable, Hashable {
         /// check knows (another survivor, the container a service was resolved from).
         case root
         /// The path leads from a global or static variable of the process (its first step has
-        /// the kind `global`).
+        /// the kind `global`), or from a dispatch timer libdispatch has armed (kind `timer`).
         case global
         /// No path was found, not even a possible one.
         case none
