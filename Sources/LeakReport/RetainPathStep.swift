@@ -100,10 +100,17 @@ extension RetainPathStep {
         return text
     }
 
-    /// The path's parts, one a step and the leaked type last, as `readable` joins them; a code
-    /// flow's locations (SARIF) show them one by one.
+    /// The path's parts, one a step (an armed timer's two: the timer, then its handler) and the
+    /// leaked type last, as `readable` joins them; a code flow's locations (SARIF) show them one
+    /// by one, with `readableFlow`.
     public static func readableParts(_ steps: [RetainPathStep], leakedType: String) -> [String] {
-        var parts: [String] = []
+        readableFlow(steps, leakedType: leakedType).map(\.text)
+    }
+
+    /// `readableParts`, each with whether the step it prints is proven strong (the leaked type
+    /// is).
+    public static func readableFlow(_ steps: [RetainPathStep], leakedType: String) -> [(text: String, isProven: Bool)] {
+        var parts: [(text: String, isProven: Bool)] = []
         var captures = false
         for step in steps {
             var part = (captures ? "captures " : "") + step.readableName
@@ -112,14 +119,14 @@ extension RetainPathStep {
             case .task: part += " (task)"
             case .timer:
                 // The timer, then its handler: libdispatch holds the one, the other captures.
-                parts.append((captures ? "captures " : "") + step.holder)
+                parts.append(((captures ? "captures " : "") + step.holder, step.isProven))
                 part = step.property + " (closure)"
             default: break
             }
             captures = [.closure, .capture, .task, .timer].contains(step.kind)
-            parts.append(part)
+            parts.append((part, step.isProven))
         }
-        parts.append((captures ? "captures " : "") + shortName(leakedType))
+        parts.append(((captures ? "captures " : "") + shortName(leakedType), true))
         return parts
     }
 

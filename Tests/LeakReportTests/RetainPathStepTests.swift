@@ -55,6 +55,8 @@ struct RetainPathStepTests {
         #expect(RetainPathStep.readable([possible], leakedType: "App.Feed")
             == #"DispatchSource timer (armed, on queue "com.app.poll") → eventHandler (closure) → captures Feed "#
             + #"(possible: DispatchSource timer (armed, on queue "com.app.poll") eventHandler is not proven to hold it strongly)"#)
+        // A code flow (SARIF) marks both of the timer's parts, and only those.
+        #expect(RetainPathStep.readableFlow([possible], leakedType: "App.Feed").map(\.isProven) == [false, false, true])
         let decoded = try JSONDecoder().decode(RetainPathStep.self, from: try JSONEncoder().encode(timer))
         #expect(decoded == timer)
     }
