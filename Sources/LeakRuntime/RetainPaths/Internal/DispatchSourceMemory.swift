@@ -56,7 +56,7 @@ enum DispatchSourceMemory {
         guard ProcessMemory.isSupported, MemoryLayout<UInt>.size == 8, mallocBlockClass != 0,
               let offset = wrappedOffset(in: type(of: source)) else { return nil }
         let object = UInt(bitPattern: Unmanaged.passUnretained(source).toOpaque())
-        guard let wrapped = ProcessMemory.word(at: object + offset), wrapped != 0,
+        guard let wrapped = ProcessMemory.word(at: object &+ offset), wrapped != 0,
               let refs = refs(ofSourceAt: wrapped)
         else { return nil }
         return handlers(inRefs: refs)
@@ -66,8 +66,8 @@ enum DispatchSourceMemory {
     /// the source (`du_owner_wref` is the complement of its address); nil otherwise.
     static func refs(ofSourceAt source: UInt) -> UInt? {
         guard ProcessMemory.isSupported, MemoryLayout<UInt>.size == 8, source != 0,
-              let refs = ProcessMemory.word(at: source + refsOffset), refs != 0,
-              ProcessMemory.word(at: refs + ownerReferenceOffset) == ~source
+              let refs = ProcessMemory.word(at: source &+ refsOffset), refs != 0,
+              ProcessMemory.word(at: refs &+ ownerReferenceOffset) == ~source
         else { return nil }
         return refs
     }
@@ -75,7 +75,7 @@ enum DispatchSourceMemory {
     /// The `dispatch_source_s` that owns the refs at `refs`, when the source points back at them;
     /// nil otherwise (the inverse of `refs(ofSourceAt:)`, and checked the same way).
     static func source(owningRefs refs: UInt) -> UInt? {
-        guard let reference = ProcessMemory.word(at: refs + ownerReferenceOffset), reference != 0, reference != UInt.max
+        guard let reference = ProcessMemory.word(at: refs &+ ownerReferenceOffset), reference != 0, reference != UInt.max
         else { return nil }
         let source = ~reference
         return Self.refs(ofSourceAt: source) == refs ? source : nil
@@ -84,7 +84,7 @@ enum DispatchSourceMemory {
     /// Whether the refs at `refs` are a timer's (`du_is_timer`) that libdispatch has armed
     /// (`DU_STATE_ARMED` in `du_state`).
     static func isArmedTimer(refs: UInt) -> Bool {
-        guard let state = ProcessMemory.word(at: refs + stateOffset), let bits = ProcessMemory.word(at: refs + bitsOffset)
+        guard let state = ProcessMemory.word(at: refs &+ stateOffset), let bits = ProcessMemory.word(at: refs &+ bitsOffset)
         else { return false }
         return state & stateArmed != 0 && bits & isTimerBit != 0
     }
@@ -92,9 +92,9 @@ enum DispatchSourceMemory {
     /// The label of the queue the source at `source` runs its handlers on (`do_targetq`, then the
     /// queue's `dq_label`), when the queue is libdispatch's and the label a readable C string.
     static func targetQueueLabel(ofSourceAt source: UInt) -> String? {
-        guard let queue = ProcessMemory.word(at: source + targetQueueOffset), queue != 0,
+        guard let queue = ProcessMemory.word(at: source &+ targetQueueOffset), queue != 0,
               let vtable = ProcessMemory.word(at: queue), lc_in_image(vtable) == 1,
-              let label = ProcessMemory.word(at: queue + labelOffset), label != 0
+              let label = ProcessMemory.word(at: queue &+ labelOffset), label != 0
         else { return nil }
         var bytes = [UInt8](repeating: 0, count: maxLabelBytes)
         // The label may sit near the end of a mapping: read less until the copy succeeds.
@@ -115,7 +115,7 @@ enum DispatchSourceMemory {
         guard mallocBlockClass != 0 else { return nil }
         var handlers: [Handler] = []
         for (index, name) in handlerNames.enumerated() {
-            guard let continuation = ProcessMemory.word(at: refs + handlersOffset + UInt(index) * 8) else { return nil }
+            guard let continuation = ProcessMemory.word(at: refs &+ handlersOffset &+ UInt(index) * 8) else { return nil }
             guard continuation != 0 else { continue }
             guard let context = closureContext(ofContinuation: continuation) else { return nil }
             handlers.append(Handler(name: name, closureContext: context))
@@ -137,7 +137,7 @@ enum DispatchSourceMemory {
     private static func closureContext(ofContinuation continuation: UInt) -> UInt? {
         guard let flags = ProcessMemory.word(at: continuation), flags < continuationFlagsLimit,
               flags & continuationIsBlock != 0, flags & continuationHasPrivateData == 0,
-              let block = ProcessMemory.word(at: continuation + continuationContextOffset), block != 0
+              let block = ProcessMemory.word(at: continuation &+ continuationContextOffset), block != 0
         else { return nil }
         var header = [UInt](repeating: 0, count: 6)
         guard header.withUnsafeMutableBytes({ ProcessMemory.copy(from: block, into: $0) }),
@@ -145,7 +145,7 @@ enum DispatchSourceMemory {
               UInt32(truncatingIfNeeded: header[1]) & blockHasCopyDispose != 0,
               lc_in_image(header[2]) == 1, lc_in_image(header[3]) == 1,
               // Block_descriptor_1: reserved, then the block's size: the header and one thick closure.
-              ProcessMemory.word(at: header[3] + 8) == blockHeaderSize + 16,
+              ProcessMemory.word(at: header[3] &+ 8) == blockHeaderSize + 16,
               lc_in_image(header[4]) == 1
         else { return nil }
         let context = header[5]

@@ -99,14 +99,14 @@ enum DispatchTimerHeap {
         if slot < entriesInHeader { return heap + UInt(minimumOffset) + UInt(slot) * 8 }
         var index = slot - entriesInHeader
         let segment = UInt32((firstSegmentCapacity - 1).leadingZeroBitCount - (index | (firstSegmentCapacity - 1)).leadingZeroBitCount)
-        guard segment < UInt32(segments), let newest = ProcessMemory.word(at: heap + UInt(segmentsOffset)), newest != 0 else { return nil }
+        guard segment < UInt32(segments), let newest = ProcessMemory.word(at: heap &+ UInt(segmentsOffset)), newest != 0 else { return nil }
         var base = newest
         if segment + 1 != UInt32(segments) {
             let newestCapacity = firstSegmentCapacity << (UInt32(segments) - 2)
-            guard let older = ProcessMemory.word(at: newest + UInt(newestCapacity - segment - 1) * 8), older != 0 else { return nil }
+            guard let older = ProcessMemory.word(at: newest &+ UInt(newestCapacity - segment - 1) * 8), older != 0 else { return nil }
             base = older
         }
         if segment > 0 { index -= firstSegmentCapacity << (segment - 1) }
-        return base + UInt(index) * 8
+        return base &+ UInt(index) * 8
     }
 }
