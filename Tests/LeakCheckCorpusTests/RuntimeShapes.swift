@@ -146,6 +146,16 @@ struct RuntimeShapeTests {
         }
     }
 
+    /// `asyncAfter` arms a timer of its own that keeps the block until the deadline: named so.
+    @Test func asyncAfterBlock() async {
+        let heartbeat = DroppedHeartbeat()
+        DispatchQueue(label: "later").asyncAfter(deadline: .now() + 1) { heartbeat.beats += 1 }
+        let report = await retainPathOnceArmed(to: heartbeat)
+        #expect(report.readable == #"asyncAfter (pending, on queue "later") → block (closure) → captures DroppedHeartbeat"#)
+        #expect(report.isProven)
+        #expect(report.hint?.hasPrefix("a block scheduled with asyncAfter captures it") == true)
+    }
+
     @Test func scheduledTimer() {
         let ticker = Ticker()
         defer { ticker.timer?.invalidate() }

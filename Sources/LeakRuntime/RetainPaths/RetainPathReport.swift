@@ -47,6 +47,8 @@ public struct RetainPathReport: Sendable, Hashable {
     public var fingerprint: String
     /// A step of the path is a dispatch source's handler (for the hint).
     var throughDispatchSource = false
+    /// The path starts at a block `asyncAfter` keeps until its deadline (for the hint).
+    var throughAsyncAfter = false
 
     public init(
         steps: [RetainPathStep]?, origin: Origin, suspects: [String], limitReached: String?,

@@ -4,11 +4,12 @@ import CLeakCheckSupport
 /// from libdispatch's own layout (swift-corelibs-libdispatch 6.x, 64-bit, no Objective-C): the
 /// Swift `DispatchSource` wraps a `dispatch_source_s` (src/source_internal.h, its header from
 /// src/queue_internal.h and src/object_internal.h: `do_targetq` at +24, `dq_label` at +72), whose
-/// `ds_refs` (+88) are a `dispatch_source_refs_s` (src/event/event_internal.h: `du_state` at +16,
-/// the `du_is_timer` bit at +29) holding a continuation per handler (`ds_handler[3]` at +40); a
-/// continuation (`DISPATCH_CONTINUATION_HEADER`, src/queue_internal.h) keeps the handler's copied
-/// block in `dc_ctxt` (+40); a block (`Block_layout`, src/BlocksRuntime/Block_private.h) that
-/// Swift made from a closure carries that closure after its 32-byte header: function, then context.
+/// `ds_refs` (+88) are a `dispatch_source_refs_s` (src/event/event_internal.h: `du_type` at +0,
+/// `du_state` at +16, the `du_is_timer` bit at +29) holding a continuation per handler
+/// (`ds_handler[3]` at +40); a continuation (`DISPATCH_CONTINUATION_HEADER`, src/queue_internal.h)
+/// keeps the handler's copied block in `dc_ctxt` (+40); a block (`Block_layout`,
+/// src/BlocksRuntime/Block_private.h) that Swift made from a closure carries that closure after its
+/// 32-byte header: function, then context.
 ///
 /// Every hop is checked before the next read, and everything is read by copying: the refs must
 /// point back at their source (`du_owner_wref`, the complement of the source's address), the
@@ -79,6 +80,11 @@ enum DispatchSourceMemory {
         else { return nil }
         let source = ~reference
         return Self.refs(ofSourceAt: source) == refs ? source : nil
+    }
+
+    /// The source type of the refs at `refs` (`du_type`, +0): which `dispatch_source_type_s` made it.
+    static func sourceType(ofRefs refs: UInt) -> UInt? {
+        ProcessMemory.word(at: refs)
     }
 
     /// Whether the refs at `refs` are a timer's (`du_is_timer`) that libdispatch has armed

@@ -14,13 +14,19 @@ import Foundation
 /// handler. Everything is read by copying; a heap whose header does not check out gives no timer.
 enum DispatchTimerHeap {
     struct ArmedTimer {
-        /// As a path's first step names it: `DispatchSource timer (armed, on queue "interval")`.
+        /// As a path's first step names it: `DispatchSource timer (armed, on queue "interval")`,
+        /// or for the timer `asyncAfter` arms, `asyncAfter (pending, on queue "main")`.
         let name: String
-        /// Its handlers whose blocks were read.
+        /// Its handlers whose blocks were read; an `asyncAfter`'s one is named `block`.
         let handlers: [DispatchSourceMemory.Handler]
+        /// True for the timer behind `DispatchQueue.asyncAfter` (`dispatch_after`), which holds
+        /// its block until the deadline, then releases it.
+        let isAsyncAfter: Bool
     }
 
     private static let symbol = "_dispatch_timers_heap"
+    /// The source type `dispatch_after` creates its timer with (src/source.c, `_dispatch_after`).
+    private static let afterTypeSymbol = "_dispatch_source_type_after"
     // dispatch_timer_heap_s: dth_count (u32), dth_segments (u8), dth_min[2] at +8, dth_heap at +24.
     private static let heapSize = 32
     private static let minimumOffset = 8
@@ -32,21 +38,21 @@ enum DispatchTimerHeap {
     private static let maxSegments: UInt8 = 24
     private static let maxEntries: UInt32 = 4096
 
-    /// Where the heaps are, and how many: found once (libdispatch is never unloaded); nil when
-    /// libdispatch or its symbol is not there, or the symbol's size is not whole heaps.
-    private static let heaps: (address: UInt, count: Int)? = {
+    /// Where the heaps are, how many, and the address of the `dispatch_after` source type (0 if
+    /// not found): found once (libdispatch is never unloaded); nil when libdispatch or its heaps'
+    /// symbol is not there, or the symbol's size is not whole heaps.
+    private static let heaps: (address: UInt, count: Int, afterType: UInt)? = {
         guard ProcessMemory.isSupported, MemoryLayout<UInt>.size == 8 else { return nil }
         let segments = ProcessMemory.writableSegments().filter {
             ($0.path as NSString).lastPathComponent.hasPrefix("libdispatch.so")
         }
-        guard let image = segments.first,
-              let heap = ELFSymbols(path: image.path, objectNames: [symbol]).objects[symbol],
-              heap.size % heapSize == 0, (1...8).contains(heap.size / heapSize)
-        else { return nil }
+        guard let image = segments.first else { return nil }
+        let objects = ELFSymbols(path: image.path, objectNames: [symbol, afterTypeSymbol]).objects
+        guard let heap = objects[symbol], heap.size % heapSize == 0, (1...8).contains(heap.size / heapSize) else { return nil }
         let address = image.loadBias &+ heap.offset
         guard segments.contains(where: { address >= $0.start && address + UInt(heap.size) <= $0.start + UInt($0.size) })
         else { return nil }
-        return (address, heap.size / heapSize)
+        return (address, heap.size / heapSize, objects[afterTypeSymbol].map { image.loadBias &+ $0.offset } ?? 0)
     }()
 
     /// The armed timers of the process with at least one handler read; empty where the heaps
@@ -58,10 +64,15 @@ enum DispatchTimerHeap {
         for index in 0..<heaps.count {
             for refs in entries(ofHeapAt: heaps.address + UInt(index * heapSize)) where seen.insert(refs).inserted {
                 guard let source = DispatchSourceMemory.source(owningRefs: refs), DispatchSourceMemory.isArmedTimer(refs: refs),
-                      let handlers = DispatchSourceMemory.handlers(inRefs: refs), !handlers.isEmpty
+                      var handlers = DispatchSourceMemory.handlers(inRefs: refs), !handlers.isEmpty
                 else { continue }
                 let queue = DispatchSourceMemory.targetQueueLabel(ofSourceAt: source).map { ", on queue \"\($0)\"" } ?? ""
-                timers.append(ArmedTimer(name: "DispatchSource timer (armed\(queue))", handlers: handlers))
+                let isAsyncAfter = heaps.afterType != 0 && DispatchSourceMemory.sourceType(ofRefs: refs) == heaps.afterType
+                if isAsyncAfter {
+                    handlers = handlers.map { DispatchSourceMemory.Handler(name: "block", closureContext: $0.closureContext) }
+                }
+                let name = isAsyncAfter ? "asyncAfter (pending\(queue))" : "DispatchSource timer (armed\(queue))"
+                timers.append(ArmedTimer(name: name, handlers: handlers, isAsyncAfter: isAsyncAfter))
             }
         }
         return timers

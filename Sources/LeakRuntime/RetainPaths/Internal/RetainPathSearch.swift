@@ -31,6 +31,12 @@ struct RetainPathSearch {
     private var scanBound: String?
     /// How many of the walk's suspects were found before the search from the globals.
     private var ownSuspects: Int?
+    /// While the armed timers are walked first, before memory is scanned: the most objects that
+    /// walk may reach (nil otherwise).
+    private var firstWalkLimit: Int?
+    /// The names of the armed timers that are `asyncAfter`'s (for the hint).
+    private var asyncAfterNames: Set<String> = []
+    private static let maxFirstTimerWalk = 4096
     /// The backward scan's bounds: levels of memory scanned, and holders kept.
     private static let maxScanDepth = 8
     private static let maxScanHolders = 512
@@ -75,14 +81,23 @@ struct RetainPathSearch {
             ownSuspects = walk.suspects.count
             deadline = ContinuousClock.now + limits.timeBudget
             defer { deadline = nil }
-            // Backwards first: the globals that hold the object, and the holders on the way, so
-            // the typed walk reads only those. Else (nothing found, or a holder without Swift
-            // types on the way) forward from every global, within what is left of the budget.
-            // libdispatch's armed timers are roots too: what their handlers capture is held until
-            // they are cancelled, even when the program kept no reference to the timer.
+            // libdispatch's armed timers are roots beside the globals: what their handlers capture
+            // is held until they are cancelled, even when the program kept no reference to the
+            // timer. What they hold is usually little: walked first, up to a bounded number of
+            // objects, it spares the scan of memory when a timer holds the object. Then backwards:
+            // the globals (or timers) that hold the object, and the holders on the way, so the
+            // typed walk reads only those. Else (nothing found, or a holder without Swift types on
+            // the way) forward from every global and timer, within what is left of the budget.
             let timers = DispatchTimerHeap.armedTimers()
+            asyncAfterNames = Set(timers.filter(\.isAsyncAfter).map(\.name))
             var path: [RetainPathStep]?
-            if scansBackwards, HolderScan.isSupported, let deadline {
+            if !timers.isEmpty {
+                firstWalkLimit = Self.maxFirstTimerWalk
+                path = searchGlobals(holding: [], timers: timers)
+                firstWalkLimit = nil
+                if path != nil, !foundProven { path = nil }
+            }
+            if path == nil, scansBackwards, HolderScan.isSupported, let deadline {
                 let handlerContexts = timers.flatMap { $0.handlers.map(\.closureContext) }.filter { $0 != 0 }
                 let scan = HolderScan.run(
                     from: address(of: target), runtimeHeld: Set(handlerContexts), maxDepth: min(limits.maxDepth, Self.maxScanDepth),
@@ -235,8 +250,8 @@ struct RetainPathSearch {
                     continue
                 }
                 guard isOnTheWay(edge.target), seen.insert(ObjectIdentifier(edge.target)).inserted else { continue }
-                guard nodes.count < limits.maxVisited else {
-                    visitsReached = true
+                guard nodes.count < min(limits.maxVisited, firstWalkLimit ?? .max) else {
+                    visitsReached = nodes.count >= limits.maxVisited
                     foundProven = false
                     return possible
                 }
@@ -317,6 +332,7 @@ struct RetainPathSearch {
             readable: readable(steps: steps, suspects: suspects, limit: limit),
             fingerprint: fingerprint.value, isProven: proven
         )
+        report.throughAsyncAfter = steps?.first.map { $0.kind == .timer && asyncAfterNames.contains($0.holder) } ?? false
         report.throughDispatchSource = steps?.contains {
             $0.kind == .timer || walk.dispatchHandlerSteps.contains([$0.holder, $0.property])
         } ?? false
