@@ -222,7 +222,8 @@ struct FindRetainPathTests {
 
     @Test func withoutFieldMetadataStepsAreUnknown() {
         let unknown = " (possible: ProfilePresenter.delegate and ProfileScreen.presenter are not proven to hold it strongly)"
-        var search = RetainPathSearch(target: LeakCheckTests.strongDelegate(), limits: RetainPathLimits(), readsFieldMetadata: false)
+        var search = RetainPathSearch(target: LeakCheckTests.strongDelegate(), limits: RetainPathLimits(timeBudget: .seconds(30)),
+                                      readsFieldMetadata: false)
         let report = search.run(roots: [])
         #expect(report.readable == "ProfilePresenter.delegate → ProfileScreen.presenter → ProfilePresenter" + unknown)
         #expect(report.steps?.map(\.kind) == [.unknown, .unknown])
@@ -230,7 +231,7 @@ struct FindRetainPathTests {
         // Without metadata a weak delegate cannot be told from a strong one: it is walked, but
         // every step says so instead of claiming a cycle.
         let (screen, presenter) = weakDelegate()
-        var weakSearch = RetainPathSearch(target: presenter, limits: RetainPathLimits(), readsFieldMetadata: false)
+        var weakSearch = RetainPathSearch(target: presenter, limits: RetainPathLimits(timeBudget: .seconds(30)), readsFieldMetadata: false)
         #expect(weakSearch.run(roots: []).steps?.allSatisfy { $0.kind == .unknown } == true)
         withExtendedLifetime(screen) {}
     }
