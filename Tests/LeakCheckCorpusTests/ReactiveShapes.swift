@@ -540,6 +540,7 @@ struct ReactiveShapeTests {
             + "→ captures RxMethodReferenceViewModel")
         #expect(report.steps?.last == RetainPathStep(
             holder: "LeakCheckCorpusTests.RxMethodReferenceViewModel", property: "init()", kind: .methodReference))
+        #expect(report.hint?.hasPrefix("a method reference made in RxMethodReferenceViewModel.init() captures it strongly") == true)
     }
 
     /// Held only by libdispatch's armed timer: the path starts at the timer, on the scheduler's
