@@ -6,7 +6,7 @@
 /// (`CommitOrder.spacing`, `StateArrays.keyGroup`, `StateBlobs.narrowSpan`, the diff's windows in
 /// `LeakStore+Diff`, `RunTally.suspectMinimumChecks`); settings an operator may change are in
 /// `StoreOptions`.
-enum StoreTuning {
+package enum StoreTuning {
     // MARK: Statements: how many items one statement asks about
 
     /// Keys one statement reads (the writer's read-back of interned keys, a read's key ids): a
@@ -21,6 +21,23 @@ enum StoreTuning {
     /// Commit ids one statement asks about (their shas, runs or fingerprints): a walk's or a
     /// trend's commits in a few statements, each the same text (the last batch padded).
     static let commitIDsPerStatement = 64
+
+    /// How many commits a first-parent walk's statements read (`ProjectHistory.firstParentLine`):
+    /// the first `first`, each next one twice as many (a walk often ends early, where its window
+    /// fills, or joins commits an earlier walk read). Where a statement is a round trip
+    /// (PostgreSQL) the first reads more (a 400-commit window: 3 round trips, not 6), and with
+    /// `firstWalkReadsAll` the snapshot's first walk (a diff's base line), which has nothing to
+    /// join, reads all it may need at once. Each connection says which it is (`SQLConnection.walkReads`).
+    package struct WalkReads: Sendable {
+        let first: Int
+        let firstWalkReadsAll: Bool
+    }
+
+    /// A statement is a call into this process (SQLite).
+    static let walkReadsInProcess = WalkReads(first: 8, firstWalkReadsAll: false)
+
+    /// A statement is a round trip to a database server (PostgreSQL).
+    static let walkReadsRoundTrips = WalkReads(first: 64, firstWalkReadsAll: true)
 
     /// Candidates one statement of `resolveBase` asks about: the nearest usable candidate is
     /// usually among the first, and a statement per candidate is a round trip each on PostgreSQL.

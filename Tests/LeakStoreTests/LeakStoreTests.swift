@@ -34,10 +34,10 @@ struct LeakStoreTests {
         let values: [SQLValue] = [.integer(projectID), .text(Self.commit), .text("main"), .text("2026-12-06T00:00:00Z"),
                                   .text(PostgresArray.literal([String]()))]
         try holder.execute("BEGIN")
-        let held = try holder.scalarInt(LeakStore.commitWithParents, values)
+        let held = try holder.scalarInt(PostgresConnection.commitWithParents, values)
         // Waiting for the holder's transaction would end in a lock timeout.
         try other.execute("BEGIN; SET LOCAL lock_timeout = 3000")
-        let read = try other.scalarInt(LeakStore.commitWithParents, values)
+        let read = try other.scalarInt(PostgresConnection.commitWithParents, values)
         try other.execute("COMMIT")
         try holder.execute("COMMIT")
         #expect(held != nil && read == held)

@@ -30,12 +30,26 @@ protocol KeyStateStore {
     func newestCommits(ofScenario scenarioID: Int64, environment: String, projectID: Int64, below: Int64, limit: Int) throws
         -> [Int64]
 
-    /// Key ids (ascending) as statements bind them: one batch of parameters each, whose ids the
-    /// condition of `keyIDCondition` holds for.
-    func keyIDBatches(_ ids: [Int64]) -> [(ids: Set<Int64>, values: [SQLValue])]
+    /// The keys with a row-less passing check at `commitID` in `environmentID` (a
+    /// `slowest_pass_us`), from the commit's states there as stored; nil where the store has no
+    /// read of them cheaper than `leak_states` by key (the caller asks that).
+    func passedKeys(commitID: Int64, environmentID: Int64) throws -> Set<Int64>?
 
-    /// The SQL condition that `column` is one of a batch's key ids, bound from `?first` on.
-    func keyIDCondition(_ column: String, from first: Int) -> String
+    /// The usable runs' states at `commitIDs` in `environment` as stored, one entry a stored row
+    /// (a run's, several at one commit, not merged), in commit order: key ids and their tallies.
+    /// Nil where a commit is read faster through `leak_states` (SQLite's virtual table keeps a
+    /// commit decoded per connection), or one row holds more than `limit` states (a big run's
+    /// arrays are not sent).
+    func storedStates(at commitIDs: [Int64], environment: String, atMost limit: Int?) throws
+        -> [(commitID: Int64, states: StoredStates)]?
+
+    /// The states of the keys of one batch (`SQLConnection.idBatches` of `StoreTuning.keysPerStatement`)
+    /// in `environment` at commits `low` through `high`, each handed to `state` (key id, commit
+    /// id, tally) as the engine reads it: the keys in any order, and a key's commits in any order,
+    /// one commit's state possibly in several parts (runs as stored) for the caller to merge.
+    /// SQLite's table hands a key's states over merged, in commit order, a key at a time.
+    func visitStates(ofKeys batch: [SQLValue], environment: String, from low: Int64, through high: Int64,
+                     _ state: (_ keyID: Int64, _ commitID: Int64, _ tally: KeyTally) -> Void) throws
 
     /// `leak_states` as a read of keys' histories names it in SQL: the relation itself where it
     /// answers by key (SQLite's virtual table); where it is a view by commit (PostgreSQL), the

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A value to bind to a statement parameter, the same for every engine.
 package enum SQLValue: Sendable, Hashable {
     case null
@@ -9,16 +11,30 @@ package enum SQLValue: Sendable, Hashable {
     package static func text(_ value: String?) -> SQLValue { value.map(SQLValue.text) ?? .null }
 }
 
-/// One result row, read by column (0-based), valid only inside the row callback.
+/// One result row, read by column (0-based, or by name), valid only inside the row callback.
 package protocol SQLRow {
     func int64(at column: Int32) -> Int64
     func double(at column: Int32) -> Double
     func isNull(at column: Int32) -> Bool
     func string(at column: Int32) -> String?
+    /// The position of the column the statement names `name` (its column's name, or its `AS`).
+    func column(named name: String) -> Int32?
 }
 
 extension SQLRow {
     package func int(at column: Int32) -> Int { Int(int64(at: column)) }
+
+    /// The column `name`: a name the statement does not select is a mistake in the store's code.
+    private func position(_ name: String) -> Int32 {
+        guard let column = column(named: name) else { preconditionFailure("the statement selects no column named \(name)") }
+        return column
+    }
+
+    package func int64(_ name: String) -> Int64 { int64(at: position(name)) }
+    package func int(_ name: String) -> Int { int(at: position(name)) }
+    package func double(_ name: String) -> Double { double(at: position(name)) }
+    package func isNull(_ name: String) -> Bool { isNull(at: position(name)) }
+    package func string(_ name: String) -> String? { string(at: position(name)) }
 }
 
 /// A multi-row insert: `INSERT INTO <into> VALUES (…), (…) <suffix>`. SQLite steps one prepared
@@ -50,8 +66,12 @@ package struct RowInsert: Sendable {
         // `into` is `table (columns)`: the columns follow `id` in what is returned.
         let columns = into.drop { $0 != "(" }.dropFirst().prefix { $0 != ")" }
         self.suffix = returnsAddedRows ? suffix + " RETURNING id, " + columns : suffix
+        returnedColumns = ["id"] + columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         sqliteSuffix = suffix
     }
+
+    /// The names of what a row it returns holds: `id`, then the columns inserted.
+    package let returnedColumns: [String]
 
     /// What follows the values on SQLite: `suffix` without the `RETURNING` of `returnsAddedRows`.
     private let sqliteSuffix: String
@@ -72,6 +92,10 @@ package struct RowInsert: Sendable {
 package struct AddedRow: SQLRow {
     let id: Int64
     let values: [SQLValue]
+    /// `RowInsert.returnedColumns`.
+    let columns: [String]
+
+    package func column(named name: String) -> Int32? { columns.firstIndex(of: name).map(Int32.init) }
 
     private func value(at column: Int32) -> SQLValue { column == 0 ? .integer(id) : values[Int(column) - 1] }
 
@@ -125,10 +149,74 @@ package protocol SQLConnection: AnyObject {
     /// Where several write at once (PostgreSQL's servers), a row a write depends on is locked by
     /// writing it, not read.
     var writesAlone: Bool { get }
-    /// Whether each statement is a round trip to a database server (PostgreSQL) rather than a
-    /// call into this process (SQLite): where it
-    /// is, a reader that asks in growing steps starts with a bigger one.
-    var statementsAreRoundTrips: Bool { get }
+    /// How many commits a first-parent walk reads a statement (`ProjectHistory.firstParentLine`):
+    /// bigger where each statement is a round trip to a database server (PostgreSQL) rather than
+    /// a call into this process (SQLite).
+    var walkReads: StoreTuning.WalkReads { get }
+    /// What this connection keeps from one read to the next (`ConnectionMemory`); nil where it
+    /// keeps nothing of the kind (SQLite: a statement is a call into this process, whose page
+    /// cache answers as fast as a memory would).
+    var memory: ConnectionMemory? { get }
+
+    /// `ids` as statements bind them: one batch of parameters each, whose ids the condition of
+    /// `idCondition` holds for — at most `perStatement` ids a batch (the last padded with its last
+    /// id, so that every batch is the same statement), or all of them in one array parameter.
+    func idBatches(_ ids: [Int64], perStatement: Int) -> [(ids: Set<Int64>, values: [SQLValue])]
+    /// The SQL condition that `column` is one of a batch's ids (`idBatches` with the same
+    /// `perStatement`), bound from `?first` on.
+    func idCondition(_ column: String, from first: Int, perStatement: Int) -> String
+
+    /// Inserts the leak keys of `keys` that `leak_keys` lacks, in the order given, and hands `row`
+    /// the rows (id, scenario, type, site) it knows from that: not always every key (one another
+    /// server added first), which the caller reads back (`WriteSession.intern(keys:)`).
+    func internKeys(_ keys: [(scenarioID: Int64, typeID: Int64, siteID: Int64?)], row: (any SQLRow) throws -> Void) throws
+    /// The commit `sha` of the project stored (or found) with its branch and its parents' rows and
+    /// links (`LeakStore.insertParents`, `LeakStore.linkParents`): its id.
+    func upsertCommit(projectID: Int64, sha: String, branch: String?, receivedAt: String, parents: [String]) throws -> Int64
+    /// Runs `body`, which fills this empty database table by table with the rows of another, ids
+    /// included (`LeakStore.copy(into:)`); the ids of `tablesWithIDs` continue after the copied
+    /// ones afterwards. An engine that checks keys row by row may set them aside meanwhile.
+    func bulkLoad(tablesWithIDs: [String], _ body: () throws -> Void) throws
+}
+
+extension SQLConnection {
+    /// A batch of at most `perStatement` parameters, padded: the statement is prepared once.
+    package func idBatches(_ ids: [Int64], perStatement: Int) -> [(ids: Set<Int64>, values: [SQLValue])] {
+        ids.batches(of: perStatement).map { chunk in (Set(chunk), chunk.padded(to: perStatement).map(SQLValue.integer)) }
+    }
+
+    /// An IN list of `perStatement` parameters.
+    package func idCondition(_ column: String, from first: Int, perStatement: Int) -> String {
+        "\(column) IN (\(IDList.slots(from: first, count: perStatement)))"
+    }
+
+    /// The multi-row insert, whose conflicts do nothing (`RowInsert.returnsAddedRows`).
+    package func internKeys(_ keys: [(scenarioID: Int64, typeID: Int64, siteID: Int64?)], row: (any SQLRow) throws -> Void) throws {
+        try insert(WriteSession.keyInsert, rows: keys.map { [.integer($0.scenarioID), .integer($0.typeID), $0.siteID.map(SQLValue.integer) ?? .null] },
+                   returned: row)
+    }
+
+    /// The rows as they come, keys checked as each arrives.
+    package func bulkLoad(tablesWithIDs: [String], _ body: () throws -> Void) throws { try body() }
+}
+
+/// The `?N` lists of `SQLConnection.idCondition`, built once for the statements that use them
+/// (a diff binds hundreds of such lists), not for every statement.
+enum IDList {
+    static func slots(from first: Int, count: Int) -> String {
+        if let known = built[Slots(first: first, count: count)] { return known }
+        return (first..<(first + count)).map { "?\($0)" }.joined(separator: ", ")
+    }
+
+    private struct Slots: Hashable {
+        var first: Int
+        var count: Int
+    }
+
+    private static let built: [Slots: String] = Dictionary(uniqueKeysWithValues: [
+        Slots(first: 2, count: StoreTuning.commitIDsPerStatement), Slots(first: 3, count: StoreTuning.keysPerStatement),
+        Slots(first: 4, count: StoreTuning.keysPerStatement),
+    ].map { ($0, (($0.first)..<($0.first + $0.count)).map { "?\($0)" }.joined(separator: ", ")) })
 }
 
 extension SQLConnection {

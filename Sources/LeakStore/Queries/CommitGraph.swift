@@ -1,5 +1,5 @@
 /// What one PostgreSQL connection has learned of the projects' first-parent lines, kept from one
-/// read to the next (`PostgresConnection.commitGraph`), so that a diff does not read again, probe
+/// read to the next (`ConnectionMemory.commitGraph`), so that a diff does not read again, probe
 /// by probe, the commit graph the previous diff walked (the base's 400-commit line was ~1,600
 /// index probes, a third of a diff's time in the database).
 ///

@@ -1,5 +1,5 @@
 /// The names of the leak keys one PostgreSQL connection has read, kept from one read to the next
-/// (`PostgresConnection.keyNames`), so that a diff does not join a few hundred keys to their
+/// (`ConnectionMemory.keyNames`), so that a diff does not join a few hundred keys to their
 /// scenario and type names again at every request (twice a diff, and their names decoded each
 /// time).
 ///

@@ -16,63 +16,65 @@ extension LeakStore {
     public func activity(project: String, limit: Int) throws -> ProjectActivity {
         try read { db in
             let history = try ProjectHistory(db, project: project)
-            let projectID = SQLValue.integer(history.projectID)
+            let projectID = history.projectID
             var runs: [ProjectActivity.Run] = []
-            try db.query("""
+            try db.query(sql: """
                 SELECT r.id, c.sha, r.branch, r.environment, r.started_at, r.check_count, r.leaked_count,
                        r.late_release_count, r.error_count, r.suspect
                 FROM runs r JOIN commits c ON c.id = r.commit_id
-                WHERE +r.project_id = ? AND \(PendingUpload.isPublished("r")) ORDER BY r.id DESC LIMIT ?
-                """, [projectID, .integer(Int64(limit + 1))]) { row in
+                WHERE +r.project_id = \(projectID) AND \(raw: PendingUpload.isPublished("r")) ORDER BY r.id DESC LIMIT \(limit + 1)
+                """) { row in
                 runs.append(ProjectActivity.Run(
-                    runID: row.int64(at: 0), commit: row.string(at: 1) ?? "", branch: row.string(at: 2),
-                    environment: row.string(at: 3) ?? "", startedAt: row.string(at: 4) ?? "", checks: row.int(at: 5),
-                    leaked: row.int(at: 6), lateRelease: row.int(at: 7), errors: row.int(at: 8),
-                    suspect: row.int(at: 9) != 0))
+                    runID: row.int64("id"), commit: row.string("sha") ?? "", branch: row.string("branch"),
+                    environment: row.string("environment") ?? "", startedAt: row.string("started_at") ?? "",
+                    checks: row.int("check_count"), leaked: row.int("leaked_count"), lateRelease: row.int("late_release_count"),
+                    errors: row.int("error_count"), suspect: row.int("suspect") != 0))
             }
             // The newest leaking runs, newest first, then each one's leaks in upload order until
             // the list is full: a run of 100,000 checks further back is never read.
             var leakingRuns: [Int64] = []
-            try db.query("""
-                SELECT r.id FROM runs r WHERE +r.project_id = ? AND r.suspect = 0 AND r.leaked_count > 0
-                  AND \(PendingUpload.isPublished("r")) ORDER BY r.id DESC LIMIT ?
-                """, [projectID, .integer(Int64(limit + 1))]) { leakingRuns.append($0.int64(at: 0)) }
+            try db.query(sql: """
+                SELECT r.id FROM runs r WHERE +r.project_id = \(projectID) AND r.suspect = 0 AND r.leaked_count > 0
+                  AND \(raw: PendingUpload.isPublished("r")) ORDER BY r.id DESC LIMIT \(limit + 1)
+                """) { leakingRuns.append($0.int64("id")) }
             var leaks: [ProjectActivity.Leak] = []
             for runID in leakingRuns where leaks.count <= limit {
-                try db.query("""
-                    SELECT c.sha, r.branch, r.environment, r.started_at, s.name, t.name, cs.file, cs.line, k.fingerprint
+                try db.query(sql: """
+                    SELECT c.sha, r.branch, r.environment, r.started_at, s.name AS scenario_name, t.name AS type_name,
+                           cs.file, cs.line, k.fingerprint
                     FROM runs r JOIN commits c ON c.id = r.commit_id
                          JOIN checks k ON k.run_id = r.id
                          JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
                          JOIN check_sites cs ON cs.id = k.site_id
-                    WHERE r.id = ? AND k.outcome = 'leaked'
-                    ORDER BY k.id LIMIT ?
-                    """, [.integer(runID), .integer(Int64(limit + 1 - leaks.count))]) { row in
+                    WHERE r.id = \(runID) AND k.outcome = 'leaked'
+                    ORDER BY k.id LIMIT \(limit + 1 - leaks.count)
+                    """) { row in
                     leaks.append(ProjectActivity.Leak(
-                        commit: row.string(at: 0) ?? "", branch: row.string(at: 1), environment: row.string(at: 2) ?? "",
-                        startedAt: row.string(at: 3) ?? "", scenario: row.string(at: 4) ?? "", type: row.string(at: 5) ?? "",
-                        file: row.string(at: 6) ?? "", line: row.int(at: 7), fingerprint: row.string(at: 8)))
+                        commit: row.string("sha") ?? "", branch: row.string("branch"), environment: row.string("environment") ?? "",
+                        startedAt: row.string("started_at") ?? "", scenario: row.string("scenario_name") ?? "",
+                        type: row.string("type_name") ?? "", file: row.string("file") ?? "", line: row.int("line"),
+                        fingerprint: row.string("fingerprint")))
                 }
             }
             var branches: [String] = []
-            try db.query("""
+            try db.query(sql: """
                 WITH RECURSIVE b(name) AS (
-                    SELECT min(branch) FROM commits WHERE project_id = ?1 AND branch IS NOT NULL
+                    SELECT min(branch) FROM commits WHERE project_id = \(projectID) AND branch IS NOT NULL
                     UNION ALL
-                    SELECT (SELECT min(branch) FROM commits WHERE project_id = ?1 AND branch > b.name) FROM b
+                    SELECT (SELECT min(branch) FROM commits WHERE project_id = \(projectID) AND branch > b.name) FROM b
                     WHERE b.name IS NOT NULL)
-                SELECT name FROM b WHERE name IS NOT NULL LIMIT ?2
-                """, [projectID, .integer(Int64(limit))]) { branches.append($0.string(at: 0) ?? "") }
+                SELECT name FROM b WHERE name IS NOT NULL LIMIT \(limit)
+                """) { branches.append($0.string("name") ?? "") }
             var environments: [String] = []
-            try db.query("""
+            try db.query(sql: """
                 WITH RECURSIVE e(name) AS (
-                    SELECT min(r.environment) FROM runs r WHERE r.project_id = ?1 AND \(PendingUpload.isPublished("r"))
+                    SELECT min(r.environment) FROM runs r WHERE r.project_id = \(projectID) AND \(raw: PendingUpload.isPublished("r"))
                     UNION ALL
                     SELECT (SELECT min(r.environment) FROM runs r
-                            WHERE r.project_id = ?1 AND r.environment > e.name AND \(PendingUpload.isPublished("r"))) FROM e
-                    WHERE e.name IS NOT NULL)
-                SELECT name FROM e WHERE name IS NOT NULL LIMIT ?2
-                """, [projectID, .integer(Int64(limit))]) { environments.append($0.string(at: 0) ?? "") }
+                            WHERE r.project_id = \(projectID) AND r.environment > e.name AND \(raw: PendingUpload.isPublished("r")))
+                    FROM e WHERE e.name IS NOT NULL)
+                SELECT name FROM e WHERE name IS NOT NULL LIMIT \(limit)
+                """) { environments.append($0.string("name") ?? "") }
             return ProjectActivity(
                 runs: Array(runs.prefix(limit)), leaks: Array(leaks.prefix(limit)), branches: branches,
                 environments: environments, runsCut: runs.count > limit, leaksCut: leaks.count > limit)
@@ -88,7 +90,7 @@ extension LeakStore {
                           limit: Int) throws -> [TypeLeak] {
         try read { db in
             let history = try ProjectHistory(db, project: project)
-            guard let typeID = try db.scalarInt("SELECT id FROM types WHERE name = ?", [.text(type)]) else { return [] }
+            guard let typeID = try db.scalarInt(sql: "SELECT id FROM types WHERE name = \(type)") else { return [] }
             let line = try history.branchCommits(branch, environment: environment, limit: Self.firstSeenCommits)
             guard let head = line.first else { return [] }
             let leaking = try history.keyCounts(commitID: head.id, environment: environment, typeID: typeID, having: .leaking)

@@ -45,15 +45,15 @@ extension LeakStore {
         let hex = revision.allSatisfy(\.isHexDigit)
         if hex && revision.count == 40 { return .found(commit: revision.lowercased(), match: .commit) }
         if let newest = try history.db.scalarText(
-            "SELECT sha FROM commits WHERE project_id = ? AND branch = ? ORDER BY id DESC LIMIT 1",
-            [.integer(history.projectID), .text(revision)]) {
+            sql: "SELECT sha FROM commits WHERE project_id = \(history.projectID) AND branch = \(revision) ORDER BY id DESC LIMIT 1") {
             return .found(commit: newest, match: .branch(revision))
         }
         guard hex, revision.count >= 4, revision.count < 40 else { return .unknown }
         var matches: [String] = []
         // Hex digits and nothing else, so the LIKE pattern holds no wildcard but the last.
-        try history.db.query("SELECT sha FROM commits WHERE project_id = ? AND sha LIKE ? ORDER BY sha LIMIT 5",
-                             [.integer(history.projectID), .text(revision.lowercased() + "%")]) { matches.append($0.string(at: 0) ?? "") }
+        try history.db.query(sql: """
+            SELECT sha FROM commits WHERE project_id = \(history.projectID) AND sha LIKE \(revision.lowercased() + "%") ORDER BY sha LIMIT 5
+            """) { matches.append($0.string("sha") ?? "") }
         switch matches.count {
         case 0: return .unknown
         case 1: return .found(commit: matches[0], match: .prefix)
@@ -63,10 +63,10 @@ extension LeakStore {
 
     private func parents(of sha: String, _ history: ProjectHistory) throws -> [String] {
         var parents: [String] = []
-        try history.db.query("""
+        try history.db.query(sql: """
             SELECT p.parent_sha FROM commit_parents p JOIN commits c ON c.id = p.commit_id
-            WHERE c.project_id = ? AND c.sha = ? ORDER BY p.position
-            """, [.integer(history.projectID), .text(sha)]) { parents.append($0.string(at: 0) ?? "") }
+            WHERE c.project_id = \(history.projectID) AND c.sha = \(sha) ORDER BY p.position
+            """) { parents.append($0.string("parent_sha") ?? "") }
         return parents
     }
 

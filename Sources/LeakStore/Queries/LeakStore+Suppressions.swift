@@ -7,16 +7,16 @@ extension LeakStore {
     public func addSuppression(project: String, _ rule: LeakSuppression, now: Date) throws -> LeakSuppression {
         try write { writer in
             let db = writer.connection
-            guard let projectID = try db.scalarInt("SELECT id FROM projects WHERE name = ?", [.text(project)]) else {
+            guard let projectID = try db.scalarInt(sql: "SELECT id FROM projects WHERE name = \(project)") else {
                 throw LeakStoreError.projectNotFound(project)
             }
-            let id = try db.scalarInt("""
+            let id = try db.scalarInt(sql: """
                 INSERT INTO suppressions (project_id, type_pattern, scenario_pattern, fingerprint_pattern, reason,
                     expires_at, created_at, created_by)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
-                """, [.integer(projectID), .text(rule.type), .text(rule.scenario), .text(rule.fingerprint),
-                      .text(rule.reason), .text(rule.expiresAt.map(ReportTimestamp.string(from:))),
-                      .text(ReportTimestamp.string(from: now)), .text(rule.createdBy)])
+                VALUES (\(projectID), \(rule.type), \(rule.scenario), \(rule.fingerprint), \(rule.reason),
+                        \(rule.expiresAt.map(ReportTimestamp.string(from:))), \(ReportTimestamp.string(from: now)), \(rule.createdBy))
+                RETURNING id
+                """)
             var stored = rule
             stored.id = id.map(Int.init)
             stored.createdAt = ReportTimestamp.date(from: ReportTimestamp.string(from: now))
@@ -38,11 +38,10 @@ extension LeakStore {
     public func deleteSuppression(project: String, id: Int64) throws -> Bool {
         try write { writer in
             let db = writer.connection
-            guard let projectID = try db.scalarInt("SELECT id FROM projects WHERE name = ?", [.text(project)]) else {
+            guard let projectID = try db.scalarInt(sql: "SELECT id FROM projects WHERE name = \(project)") else {
                 throw LeakStoreError.projectNotFound(project)
             }
-            let deleted = try db.scalarInt(
-                "DELETE FROM suppressions WHERE id = ? AND project_id = ? RETURNING id", [.integer(id), .integer(projectID)])
+            let deleted = try db.scalarInt(sql: "DELETE FROM suppressions WHERE id = \(id) AND project_id = \(projectID) RETURNING id")
             return deleted != nil
         }
     }
@@ -50,14 +49,15 @@ extension LeakStore {
     func suppressionRules(_ db: any SQLConnection, projectID: Int64, after: Int64? = nil,
                           limit: Int = Int.max) throws -> [LeakSuppression] {
         var rules: [LeakSuppression] = []
-        try db.query("""
+        try db.query(sql: """
             SELECT id, type_pattern, scenario_pattern, fingerprint_pattern, reason, expires_at, created_by, created_at
-            FROM suppressions WHERE project_id = ? AND id > ? ORDER BY id LIMIT ?
-            """, [.integer(projectID), .integer(after ?? 0), .integer(Int64(min(limit, Int(Int64.max))))]) { row in
+            FROM suppressions WHERE project_id = \(projectID) AND id > \(after ?? 0) ORDER BY id LIMIT \(Int64(min(limit, Int(Int64.max))))
+            """) { row in
             rules.append(LeakSuppression(
-                id: row.int(at: 0), type: row.string(at: 1), scenario: row.string(at: 2), fingerprint: row.string(at: 3),
-                reason: row.string(at: 4) ?? "", expiresAt: row.string(at: 5).flatMap(ReportTimestamp.date(from:)),
-                createdBy: row.string(at: 6), createdAt: row.string(at: 7).flatMap(ReportTimestamp.date(from:))))
+                id: row.int("id"), type: row.string("type_pattern"), scenario: row.string("scenario_pattern"),
+                fingerprint: row.string("fingerprint_pattern"), reason: row.string("reason") ?? "",
+                expiresAt: row.string("expires_at").flatMap(ReportTimestamp.date(from:)),
+                createdBy: row.string("created_by"), createdAt: row.string("created_at").flatMap(ReportTimestamp.date(from:))))
         }
         return rules
     }

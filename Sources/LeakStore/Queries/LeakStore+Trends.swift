@@ -24,7 +24,7 @@ extension LeakStore {
             var line: [BranchCommit]?
             var result: [String: [TrendPoint]] = [:]
             for type in types {
-                guard let typeID = try db.scalarInt("SELECT id FROM types WHERE name = ?", [.text(type)]) else {
+                guard let typeID = try db.scalarInt(sql: "SELECT id FROM types WHERE name = \(type)") else {
                     result[type] = []
                     continue
                 }
@@ -116,7 +116,7 @@ extension LeakStore {
                                 before: String?) throws -> ScenarioHistory {
         try read { db in
             let history = try ProjectHistory(db, project: project)
-            guard let scenarioID = try db.scalarInt("SELECT id FROM scenarios WHERE name = ?", [.text(scenario)]) else {
+            guard let scenarioID = try db.scalarInt(sql: "SELECT id FROM scenarios WHERE name = \(scenario)") else {
                 return ScenarioHistory(scenario: scenario, environment: environment, commits: [])
             }
             var below = Int64.max

@@ -147,7 +147,7 @@ extension ProjectHistory {
     ///
     /// On PostgreSQL the usable runs' states of both commits — all of a side's counts but a head's
     /// suspect runs' — are their rows of `state_arrays` (one a run), read as they are, and the
-    /// telling keys' counts added up by key here (`stateArrays`), then named (`keyNames`): two
+    /// telling keys' counts added up by key here (`merged`), then named (`keyNames`): two
     /// statements. A head with a suspect run takes every key's counts
     /// (`keyCounts(commitID:environment:typeID:includingSuspect:)`, which its column of the key
     /// states along the lines reads anyway), and the base keeps its counts of the keys telling
@@ -158,18 +158,22 @@ extension ProjectHistory {
     /// its telling ones while reading (`LeakStatesTable`): there the four reads cost a few blob
     /// seeks.
     func tellingCounts(head: Int64?, base: Int64?, environment: String) throws -> (head: [KeyCounts], base: [KeyCounts]) {
-        if db is PostgresConnection, let head {
-                        let headSuspect = try runCounts(commitID: head, environment: environment).suspect > 0
-            let headCounts = headSuspect ? try keyCounts(commitID: head, environment: environment, includingSuspect: true) : nil
-            let tellingAtHead = Set((headCounts ?? []).filter(\.tally.isTelling).map(\.ids))
-            let states = try stateArrays(at: [base, headSuspect ? nil : head].compactMap { $0 }, environment: environment,
-                                         keeping: .telling(alsoKeeping: Set(try keyIDs(of: tellingAtHead).values)))
-            let names = try keyNames(of: Set(states.values.flatMap(\.keys)))
-            let named = { (tallies: [Int64: KeyTally]) in tallies.compactMap { keyID, tally in names[keyID].map { KeyCounts(tally, named: $0) } } }
-            let telling = Set(names.values.map(\.ids)).union(tellingAtHead)
-            let headSide = headCounts ?? named(states[head] ?? [:])
-            return (headSide.filter { telling.contains($0.ids) }.inKeyOrder(),
-                    named(base.flatMap { states[$0] } ?? [:]).inKeyOrder())
+        if let head {
+            let headSuspect = try runCounts(commitID: head, environment: environment).suspect > 0
+            if let runs = try db.keyStates.storedStates(at: [base, headSuspect ? nil : head].compactMap { $0 }, environment: environment,
+                                                        atMost: nil) {
+                let headCounts = headSuspect ? try keyCounts(commitID: head, environment: environment, includingSuspect: true) : nil
+                let tellingAtHead = Set((headCounts ?? []).filter(\.tally.isTelling).map(\.ids))
+                let states = Self.merged(runs, keeping: .telling(alsoKeeping: Set(try keyIDs(of: tellingAtHead).values)))
+                let names = try keyNames(of: Set(states.values.flatMap(\.keys)))
+                let named = { (tallies: [Int64: KeyTally]) in
+                    tallies.compactMap { keyID, tally in names[keyID].map { KeyCounts(tally, named: $0) } }
+                }
+                let telling = Set(names.values.map(\.ids)).union(tellingAtHead)
+                let headSide = headCounts ?? named(states[head] ?? [:])
+                return (headSide.filter { telling.contains($0.ids) }.inKeyOrder(),
+                        named(base.flatMap { states[$0] } ?? [:]).inKeyOrder())
+            }
         }
         let headTelling = try head.map {
             try keyCounts(commitID: $0, environment: environment, includingSuspect: true, having: .telling)
@@ -185,7 +189,7 @@ extension ProjectHistory {
         return ((headTelling + headOthers).inKeyOrder(), (baseTelling + baseOthers).inKeyOrder())
     }
 
-    /// Which keys' counts `stateArrays` keeps.
+    /// Which keys' counts `merged` keeps.
     enum KeptKeys {
         /// Each key telling (leaked, flaky or late) at one of the commits, and these.
         case telling(alsoKeeping: Set<Int64>)
@@ -193,13 +197,12 @@ extension ProjectHistory {
         case every
     }
 
-    /// The usable runs' counts at each of `commitIDs` on PostgreSQL of the keys `kept` says, by
-    /// key id and not named yet (`keyNames`): the commits' rows of `state_arrays`, one a run,
-    /// merged by key as the `leak_states` view adds them (`KeyTally.merge`). Keeping only the
-    /// telling keys passes the others over: a commit with a big run would put every key of it in
-    /// a dictionary for a diff that shows a few hundred.
-    func stateArrays(at commitIDs: [Int64], environment: String, keeping kept: KeptKeys) throws -> [Int64: [Int64: KeyTally]] {
-        let runs = try storedStates(at: commitIDs, environment: environment, atMost: nil) ?? []
+    /// The counts of the keys `kept` says at each commit of `runs` (`KeyStateStore.storedStates`),
+    /// by key id and not named yet (`keyNames`): the rows, one a run, merged by key as the
+    /// `leak_states` view adds them (`KeyTally.merge`). Keeping only the telling keys passes the
+    /// others over: a commit with a big run would put every key of it in a dictionary for a diff
+    /// that shows a few hundred.
+    static func merged(_ runs: [(commitID: Int64, states: StoredStates)], keeping kept: KeptKeys) -> [Int64: [Int64: KeyTally]] {
         // The keys kept, nil for every key. A key whose counts add up to a leak or a late release
         // has one in a run's row.
         var keeping: Set<Int64>?
@@ -220,52 +223,29 @@ extension ProjectHistory {
         return states
     }
 
-    /// The rows of `state_arrays` at `commitIDs` in the environment (one a usable run), in
-    /// commit order; nil when one holds more than `limit` states (their arrays are not sent).
-    func storedStates(at commitIDs: [Int64], environment: String, atMost limit: Int?) throws
-        -> [(commitID: Int64, states: StoredStates)]?
-    {
-        guard !commitIDs.isEmpty else { return [] }
-        var runs: [(commitID: Int64, states: StoredStates)] = []
-        var tooLarge = false
-        try db.query("""
-            SELECT a.commit_id, CASE WHEN a.state_count <= ?3 THEN 1 ELSE 0 END, CASE WHEN a.state_count <= ?3 THEN a.key_ids END,
-                   CASE WHEN a.state_count <= ?3 THEN a.checked END, CASE WHEN a.state_count <= ?3 THEN a.leaked END,
-                   CASE WHEN a.state_count <= ?3 THEN a.late END, CASE WHEN a.state_count <= ?3 THEN a.errors END
-            FROM state_arrays a
-            WHERE a.commit_id = ANY(CAST(?1 AS BIGINT[])) AND a.environment_id = (SELECT id FROM environments WHERE name = ?2)
-            ORDER BY a.commit_id
-            """, [.text(PostgresArray.literal(integers: commitIDs)), .text(environment), .integer(Int64(limit ?? Int(Int32.max)))]) { row in
-            guard row.int(at: 1) == 1 else {
-                tooLarge = true
-                return
-            }
-            runs.append((row.int64(at: 0), StoredStates(row: row, from: 2)))
-        }
-        return tooLarge ? nil : runs
-    }
-
     /// Each key's ids and names by its id in `leak_keys`, counts zero (`KeyCounts.named(_:)`
-    /// puts them on counts read by key id), on PostgreSQL: those the connection knows from its
-    /// earlier reads (`KeyNameMemory`), the others read.
+    /// puts them on counts read by key id): those the connection knows from its earlier reads
+    /// (`ConnectionMemory.keyNames`), the others read.
     func keyNames(of keyIDs: Set<Int64>) throws -> [Int64: KeyCounts] {
         guard !keyIDs.isEmpty else { return [:] }
         // Looked up through the connection, not a copy of its memory held across the read below,
         // whose learning would then copy all of it.
-        let postgres = db as? PostgresConnection
+        let memory = db.memory
         var names: [Int64: KeyCounts] = [:]
         var unknown: [Int64] = []
         for id in keyIDs {
-            if let named = postgres?.keyNames.names[id] {
+            if let named = memory?.keyNames.names[id] {
                 memo.keyIDs[named.ids] = .some(id)
                 names[id] = named
             } else {
                 unknown.append(id)
             }
         }
-        guard !unknown.isEmpty else { return names }
-        return try names.merging(keyNames(where: "k.id = ANY(CAST(?1 AS BIGINT[]))", [.text(PostgresArray.literal(integers: unknown))]),
-                                 uniquingKeysWith: { known, _ in known })
+        for batch in db.idBatches(unknown.sorted(), perStatement: StoreTuning.keysPerStatement) {
+            names.merge(try keyNames(where: db.idCondition("k.id", from: 1, perStatement: StoreTuning.keysPerStatement), batch.values),
+                        uniquingKeysWith: { known, _ in known })
+        }
+        return names
     }
 
     /// `keyNames(of:)` of the keys of `leak_keys k` that `condition` picks, its values `values`
@@ -282,8 +262,8 @@ extension ProjectHistory {
             memo.keyIDs[named.ids] = .some(row.int64(at: 0))
             names[row.int64(at: 0)] = named
         }
-        if let postgres = db as? PostgresConnection {
-            for (id, named) in names { postgres.keyNames.learn(named, id: id) }
+        if let memory = db.memory {
+            for (id, named) in names { memory.keyNames.learn(named, id: id) }
         }
         return names
     }

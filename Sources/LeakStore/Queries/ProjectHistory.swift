@@ -117,11 +117,13 @@ struct ProjectHistory {
         // One type's keys, or every key: two statements, not `(k.type_id = ?3 OR ?3 IS NULL)`,
         // which PostgreSQL's generic plan took for 3 rows and joined every type to each state.
         let ofType = typeID == nil ? "" : " AND k.type_id = ?3"
-        if runs.usable > 0, typeID == nil, db is PostgresConnection {
-            // The commit's rows of `state_arrays` as stored, added up here, and the keys named
-            // from what the connection knows (`keyNames(of:)`): the `leak_states` view's states
-            // joined to their names cost a suspect head's diff twice what its names do.
-            let states = try stateArrays(at: [commitID], environment: environment, keeping: .every)[commitID] ?? [:]
+        if runs.usable > 0, typeID == nil,
+           let stored = try db.keyStates.storedStates(at: [commitID], environment: environment, atMost: nil) {
+            // The commit's states as stored (PostgreSQL's rows of `state_arrays`), added up here,
+            // and the keys named from what the connection knows (`keyNames(of:)`): the
+            // `leak_states` view's states joined to their names cost a suspect head's diff twice
+            // what its names do.
+            let states = Self.merged(stored, keeping: .every)[commitID] ?? [:]
             let names = try keyNames(of: Set(states.keys))
             result = states.compactMap { keyID, tally in names[keyID].map { KeyCounts(tally, named: $0) } }.inKeyOrder()
         } else if runs.usable > 0 {
@@ -222,9 +224,10 @@ struct ProjectHistory {
         let headColumn = head.flatMap(grid.column(of:))
         let unchecked = [KeyStateGrid.Cell?](repeating: nil, count: grid.commits.count)
         // Many keys at a few commits (a suspect head's keys looked for at the base's nearest
-        // commits, a key slice each): the commits' rows as stored, by commit.
+        // commits, a key slice each): the commits' rows as stored, by commit, where the store
+        // hands them over (`KeyStateStore.storedStates`).
         var byKey = true
-        if !statesComeMerged, grid.commits.count * StoreTuning.keysForCommitRead <= keys.count,
+        if grid.commits.count * StoreTuning.keysForCommitRead <= keys.count,
            let byCommit = try keyCountsByCommit(keys, at: grid.commits, environment: environment) {
             byKey = false
             for (ids, columns) in byCommit {
@@ -238,74 +241,39 @@ struct ProjectHistory {
             }
         }
         for batch in try byKey ? keyBatches(keys) : [] {
-            // The row being filled, and the column its last state went to (a key's states come in
-            // commit order on SQLite: the next column is found from there). SQLite hands the rows over
-            // key by key (in the order of their ids); where an engine does not, a key met again takes up its row
-            // where it was left.
-            // (No local function to store it: one capturing these would cost an exclusivity check a row.)
-            var current: (id: Int64, ids: KeyIDs, states: [KeyStateGrid.Cell?], filled: Bool, column: Int)?
-            // PostgreSQL's key reads come as stored, a key's slices of its blocks as arrays
-            // (`StateArrays.keySlices`): its counts at a commit are added up here, then made states
-            // (a GROUP BY there sorted a few thousand rows for each statement).
-            if !statesComeMerged {
-                // Each key's counts in the order they come, then sorted by column and added up
-                // where a commit came in several rows: one dictionary probe a row, not two a state
-                // (the hashing was a tenth of the server's CPU in a diff).
-                var slots: [Int64: Int] = [:]
-                var read: [(id: Int64, tallies: [ColumnTally])] = []
-                try db.query(keyStatesStatement, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
-                    let id = row.int64(at: 0)
-                    let slice = StoredStates(row: row, from: 1)
-                    let commits = slice.ids
-                    // A slice holds the key's states in the range (`StateArrays.keySlices`): the
-                    // key is read, also where they fall at commits not asked about.
-                    guard slice.count > 0 else { return }
-                    let slot: Int
-                    if let known = slots[id] {
-                        slot = known
-                    } else {
-                        slot = read.count
-                        slots[id] = slot
-                        read.append((id, []))
-                    }
-                    var hint = 0
-                    for index in 0..<slice.count {
-                        let tally = slice.tally(at: index)
-                        guard let column = grid.column(of: commits[index], from: hint) else { continue }
-                        hint = column
-                        read[slot].tallies.append(ColumnTally(column: column, tally: tally))
-                    }
+            // Each key's counts in the order they come (`KeyStateStore.visitStates`), then sorted
+            // by column and added up where a commit came in several parts: one dictionary probe a
+            // key met again, not two a state (the hashing was a tenth of the server's CPU in a
+            // diff). The column of a key's last state is where the next one is looked for from.
+            var slots: [Int64: Int] = [:]
+            var read: [(id: Int64, tallies: [ColumnTally], hint: Int)] = []
+            var last: (id: Int64, slot: Int)?
+            try db.keyStates.visitStates(ofKeys: batch.values, environment: environment, from: low, through: high) { id, commitID, tally in
+                let slot: Int
+                if let last, last.id == id {
+                    slot = last.slot
+                } else if let known = slots[id] {
+                    slot = known
+                } else {
+                    slot = read.count
+                    slots[id] = slot
+                    read.append((id, [], 0))
                 }
-                for key in read {
-                    guard let ids = batch.keys[key.id] else { continue }
-                    var states = grid.rows[ids] ?? unchecked
-                    var filled = grid.rows[ids] != nil
-                    for next in ColumnTally.merged(key.tallies) where next.tally.checked > 0 && !(suspectAtHead && next.column == headColumn) {
-                        states[next.column] = KeyStateGrid.Cell(next.tally)
-                        filled = true
-                    }
-                    if filled { grid.rows[ids] = states }
-                }
-                continue
+                last = (id, slot)
+                guard let column = grid.column(of: commitID, from: read[slot].hint) else { return }
+                read[slot].hint = column
+                read[slot].tallies.append(ColumnTally(column: column, tally: tally))
             }
-            try db.query(keyStatesStatement, [.text(environment), .integer(low), .integer(high)] + batch.values) { row in
-                let id = row.int64(at: 0)
-                if current?.id != id {
-                    if let done = current, done.filled { grid.rows[done.ids] = done.states }
-                    current = batch.keys[id].map { ids in
-                        grid.rows.removeValue(forKey: ids).map { (id, ids, $0, true, 0) } ?? (id, ids, unchecked, false, 0)
-                    }
+            for key in read {
+                guard let ids = batch.keys[key.id] else { continue }
+                var states = grid.rows[ids] ?? unchecked
+                var filled = grid.rows[ids] != nil
+                for next in ColumnTally.merged(key.tallies) where next.tally.checked > 0 && !(suspectAtHead && next.column == headColumn) {
+                    states[next.column] = KeyStateGrid.Cell(next.tally)
+                    filled = true
                 }
-                guard current != nil, let column = grid.column(of: row.int64(at: 1), from: current!.column) else { return }
-                current!.column = column
-                if suspectAtHead, column == headColumn { return }
-                let checked = row.int64(at: 2)
-                guard checked > 0 else { return }
-                current!.states[column] = KeyStateGrid.Cell(KeyTally(checked: checked, leaked: row.int64(at: 3), lateRelease: row.int64(at: 4),
-                                                                     errors: row.int64(at: 5)))
-                current!.filled = true
+                if filled { grid.rows[ids] = states }
             }
-            if let done = current, done.filled { grid.rows[done.ids] = done.states }
         }
         if suspectAtHead, let head, let headColumn {
             for counts in try keyCounts(commitID: head, environment: environment, includingSuspect: true)
@@ -316,16 +284,18 @@ struct ProjectHistory {
         return grid
     }
 
-    /// The usable runs' counts of `keys` at each of `commitIDs` (PostgreSQL), by key and column
-    /// of `commitIDs` (ascending), from the commits' rows of `state_arrays` as stored; nil when
-    /// a row holds more than `StoreTuning.commitReadStates` states (a big run's rows are read by
-    /// key: its arrays as text alone would be most of the read).
+    /// The usable runs' counts of `keys` at each of `commitIDs`, by key and column of `commitIDs`
+    /// (ascending), from the commits' states as stored (`KeyStateStore.storedStates`); nil where
+    /// the store reads them by key, or a row holds more than `StoreTuning.commitReadStates`
+    /// states (a big run's rows are read by key: its arrays as text alone would be most of the read).
     private func keyCountsByCommit(_ keys: Set<KeyIDs>, at commitIDs: [Int64], environment: String) throws
         -> [KeyIDs: [Int: KeyTally]]?
     {
         let ids = try keyIDs(of: keys)
         let wanted = Dictionary(ids.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
-        guard let rows = try storedStates(at: commitIDs, environment: environment, atMost: StoreTuning.commitReadStates) else { return nil }
+        guard let rows = try db.keyStates.storedStates(at: commitIDs, environment: environment, atMost: StoreTuning.commitReadStates) else {
+            return nil
+        }
         var counts: [KeyIDs: [Int: KeyTally]] = [:]
         var column = 0
         for row in rows {
@@ -338,30 +308,6 @@ struct ProjectHistory {
             }
         }
         return counts
-    }
-
-    /// Whether key reads give each key's state at a commit once (SQLite's table), or as stored
-    /// (PostgreSQL's slices, `StateArrays.keySlices`, or `StateArrays.keyStates` unmerged), for
-    /// the reader to add up.
-    var statesComeMerged: Bool { !(db is PostgresConnection) }
-
-    /// `keyStates`'s statement: the keys' states over commits `?2` through `?3` in environment
-    /// `?1`, the keys' parameters from `?4` on. On SQLite a row a state (key id, commit, counts),
-    /// a range of the table's own order a key; on PostgreSQL a row a key and slice of its blocks
-    /// (`StateArrays.keySlices`: key id, then arrays of commits and counts), not joined to
-    /// `leak_keys` again (a join the planner made a nested loop over every state for each key).
-    private var keyStatesStatement: String {
-        statesComeMerged ? """
-            SELECT k.id, ls.commit_id, ls.checked_count, ls.leaked_count, ls.late_release_count, ls.error_count
-            FROM leak_keys k JOIN leak_states ls ON ls.key_id = k.id
-            WHERE \(among("k.id", from: 4))
-              AND ls.environment_id = (SELECT id FROM environments WHERE name = ?1) AND ls.commit_id BETWEEN ?2 AND ?3
-            """ : """
-            SELECT s.key_id, s.commit_ids, s.checked, s.leaked, s.late, s.errors
-            FROM \(StateArrays.keySlices("SELECT k.id FROM leak_keys k WHERE \(among("k.id", from: 4))",
-                                         environment: "(SELECT id FROM environments WHERE name = ?1)",
-                                         from: "?2", through: "?3")) s
-            """
     }
 
     /// For each key, the first commit of `line` (at its position) that checked it with a result
@@ -401,7 +347,7 @@ struct ProjectHistory {
         let sorted = ids.sorted { $0.value < $1.value }
         guard !sorted.isEmpty else { return [] }
         let keys = Dictionary(uniqueKeysWithValues: sorted.map { ($0.value, $0.key) })
-        return db.keyStates.keyIDBatches(sorted.map(\.value)).map { batch in
+        return db.idBatches(sorted.map(\.value), perStatement: StoreTuning.keysPerStatement).map { batch in
             KeyBatch(keys: Dictionary(uniqueKeysWithValues: batch.ids.compactMap { id in keys[id].map { (id, $0) } }), values: batch.values)
         }
     }
@@ -432,7 +378,7 @@ struct ProjectHistory {
     /// That `column` (a `leak_keys` id) is one of a `KeyBatch`'s keys, whose parameters come from
     /// `?first` on: an IN list of `StoreTuning.keysPerStatement` parameters, or on PostgreSQL `= ANY` of one array.
     private func among(_ column: String, from first: Int) -> String {
-        db.keyStates.keyIDCondition(column, from: first)
+        db.idCondition(column, from: first, perStatement: StoreTuning.keysPerStatement)
     }
 
     /// The head's suspect runs in the environment, oldest first.
@@ -574,11 +520,9 @@ struct ProjectHistory {
             var current = from, depth = 0, rows = 0
             while true {
                 // Each step yields at most one listed commit: the walk needs at least that many more.
-                // The statements read twice as many commits each time (a walk often ends early, where
-                // its window fills, or joins commits an earlier walk read); on PostgreSQL the first
-                // reads 64 (a 400-commit window: 3 round trips, not 6), and the snapshot's first walk
-                // (a diff's base line), which has nothing to join, reads all it may need at once.
-                let first = db.statementsAreRoundTrips ? (memo.lineSteps.isEmpty ? limit : 64) : 8
+                // The statements read twice as many commits each time (`StoreTuning.WalkReads`).
+                let reads = db.walkReads
+                let first = reads.firstWalkReadsAll && memo.lineSteps.isEmpty ? limit : reads.first
                 let step = try lineStep(current, environment: environment, branch: branch,
                                         fetching: min(first << min(fetches, 20), limit - result.count)) { fetches += 1 }
                 let chainEnds = step.parent == nil || depth == budget
@@ -630,9 +574,9 @@ struct ProjectHistory {
         if let known = memo.lineSteps[environment]?[commitID] { return known }
         fetched()
         let count = max(count, 1)
-        let postgres = db as? PostgresConnection
-        if let postgres, let step = try lineStepFromGraph(commitID, graph: postgres, environment: environment, branch: branch,
-                                                          count: count) {
+        let memory = db.memory
+        if let memory, let step = try lineStepFromGraph(commitID, graph: memory, environment: environment, branch: branch,
+                                                        count: count) {
             return step
         }
         // Each commit of the way, and whether it is the first parent of the one before it (else the
@@ -658,17 +602,17 @@ struct ProjectHistory {
                         row.int(at: 4) == 1))
         }
         way.sort { $0.depth < $1.depth }
-        if let postgres {
+        if let memory {
             // What the way says of each commit, for the next walks on this connection (`CommitGraph`).
             for (index, commit) in way.enumerated() {
                 guard let id = commit.id else { break }
-                postgres.commitGraph.learn(sha: commit.sha, of: id)
+                memory.commitGraph.learn(sha: commit.sha, of: id)
                 guard index + 1 < way.count else { break }
                 let next = way[index + 1]
                 if next.isParent, let parent = next.id {
-                    postgres.commitGraph.learn(firstParent: parent, of: id)
+                    memory.commitGraph.learn(firstParent: parent, of: id)
                 } else if !next.isParent {
-                    postgres.commitGraph.learn(CommitGraph.Fallback(project: projectID, branch: branch, commit: id), goesTo: next.id)
+                    memory.commitGraph.learn(CommitGraph.Fallback(project: projectID, branch: branch, commit: id), goesTo: next.id)
                 }
             }
         }
@@ -678,7 +622,7 @@ struct ProjectHistory {
             let next = index + 1 < way.count ? way[index + 1] : nil
             steps[id] = LineStep(sha: commit.sha, usable: commit.at != nil, at: commit.at,
                                  parent: next?.isParent == true ? next?.id : nil)
-            if let postgres, commit.at != nil { postgres.commitGraph.learn(usableRunAt: id, environment: environment) }
+            if let memory, commit.at != nil { memory.commitGraph.learn(usableRunAt: id, environment: environment) }
             if let branch, let next, !next.isParent { memo.previousOnBranch[branch, default: [:]][id] = .some(next.id) }
         }
         // A commit the snapshot does not hold ends the walk.
@@ -696,9 +640,9 @@ struct ProjectHistory {
     /// the first whose fallback changed are remembered (the graph learns the change, and the walk
     /// reads on from there). Nil when the graph knows nothing of the commit's step, or the first
     /// commit's fallback changed: the caller reads the way from SQL.
-    private func lineStepFromGraph(_ commitID: Int64, graph connection: PostgresConnection, environment: String,
+    private func lineStepFromGraph(_ commitID: Int64, graph memory: ConnectionMemory, environment: String,
                                    branch: String?, count: Int) throws -> LineStep? {
-        let graph = connection.commitGraph
+        let graph = memory.commitGraph
         guard graph.shas[commitID] != nil else { return nil }
         // The way, and whether each step goes to a first parent (else to the branch's previous commit).
         var way: [Int64] = [commitID]
@@ -766,13 +710,13 @@ struct ProjectHistory {
         }
         // Learned once the walk no longer reads `graph`, which would otherwise be copied.
         for index in asked where at[index] != nil {
-            connection.commitGraph.learn(usableRunAt: way[index], environment: environment)
+            memory.commitGraph.learn(usableRunAt: way[index], environment: environment)
         }
         if let changed {
             if let parent = changed.now.parent {
-                connection.commitGraph.learn(firstParent: parent, of: changed.commit)
+                memory.commitGraph.learn(firstParent: parent, of: changed.commit)
             } else {
-                connection.commitGraph.learn(CommitGraph.Fallback(project: projectID, branch: branch, commit: changed.commit),
+                memory.commitGraph.learn(CommitGraph.Fallback(project: projectID, branch: branch, commit: changed.commit),
                                              goesTo: changed.now.previous)
             }
         }
@@ -804,27 +748,21 @@ struct ProjectHistory {
     }
 
     /// When each commit's first usable run in the environment started, for those that have one:
-    /// the times a walk did not read (`BranchCommit.at`). On PostgreSQL one statement (an array
-    /// of ids), elsewhere `StoreTuning.commitIDsPerStatement` commits a statement.
+    /// the times a walk did not read (`BranchCommit.at`). `StoreTuning.commitIDsPerStatement`
+    /// commits a statement, or all in one (`SQLConnection.idBatches`).
     func firstRunTimes(of commitIDs: [Int64], environment: String) throws -> [Int64: String] {
         var times: [Int64: String] = [:]
-        guard !commitIDs.isEmpty else { return times }
-        let row = { (row: any SQLRow) in
-            if let at = row.string(at: 1) { times[row.int64(at: 0)] = at }
+        let sql = """
+            SELECT c.id, \(Self.firstUsableRun(of: "c.id", environment: "?1")) FROM commits c
+            WHERE \(db.idCondition("c.id", from: 2, perStatement: StoreTuning.commitIDsPerStatement))
+            """
+        for batch in db.idBatches(Array(Set(commitIDs)).sorted(), perStatement: StoreTuning.commitIDsPerStatement) {
+            try db.query(sql, [.text(environment)] + batch.values) { row in
+                if let at = row.string(at: 1) { times[row.int64(at: 0)] = at }
+            }
         }
-        guard db is PostgresConnection else {
-            try inIDBatches(commitIDs, Self.firstRunTimesSQL, after: [.text(environment)], row: row)
-            return times
-        }
-        try db.query("""
-            SELECT i.id, \(Self.firstUsableRun(of: "i.id", environment: "?1")) FROM unnest(CAST(?2 AS BIGINT[])) AS i(id)
-            """, [.text(environment), .text(PostgresArray.literal(integers: commitIDs))], row: row)
         return times
     }
-
-    private static let firstRunTimesSQL = """
-        SELECT c.id, \(firstUsableRun(of: "c.id", environment: "?1")) FROM commits c WHERE c.id IN (\(idSlots(from: 2)))
-        """
 
     /// The commit's parent at `position` (0: the first parent), when the server knows it.
     func parent(of commitID: Int64, position: Int) throws -> Int64? {

@@ -136,10 +136,9 @@ struct CompactCheckWriter {
            try db.scalarInt("SELECT 1 FROM runs WHERE commit_id = ? AND environment = ? AND id <> ? LIMIT 1",
                             [.integer(commitID), .text(environment), .integer(runID)]) != nil {
             let sorted = recordKeys.sorted { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
-            if isLive, let packed = db as? SQLiteConnection {
-                // The commit's blobs in this environment, read as they are: a few runs' states, not
+            if isLive, let passedKeyIDs = try db.keyStates.passedKeys(commitID: commitID, environmentID: environmentID) {
+                // The commit's states in this environment, read as they are: a few runs' states, not
                 // the merged, sorted rows of every environment `leak_states` would make of them.
-                let passedKeyIDs = try StateBlobs.passedKeys(commitID: commitID, environmentID: environmentID, db: packed)
                 if !passedKeyIDs.isEmpty {
                     try writer.readKeys(sorted.filter { writer.keyIDs[$0] == nil })
                     passed = recordKeys.filter { writer.keyIDs[$0].map { passedKeyIDs.contains($0.id) } ?? false }
@@ -255,11 +254,10 @@ struct CompactCheckWriter {
     /// check, when an earlier run at commit `commitID` passed the key: the run is being published
     /// after those runs (`LeakStore.ingest`), as if it had been stored there from the start.
     func unmarkRecordsAfterEarlierPasses(runID: Int64, commitID: Int64, environmentID: Int64, db: any SQLConnection) throws {
-        if isLive, let packed = db as? SQLiteConnection {
-            // The commit's blobs read once, not the commit's states merged again for each record
+        if isLive, let passed = try db.keyStates.passedKeys(commitID: commitID, environmentID: environmentID) {
+            // The commit's states read once, not the commit's states merged again for each record
             // (each update changes the database, and `leak_states` keeps nothing across a change
             // inside a transaction), which made a big run's publish slow.
-            let passed = try StateBlobs.passedKeys(commitID: commitID, environmentID: environmentID, db: packed)
             guard !passed.isEmpty else { return }
             var unmarked: [Int64] = []
             try db.query("""
@@ -370,17 +368,11 @@ extension WriteSession {
     /// inserted them first, or SQLite could not tell: `RowInsert.returnsAddedRows`). The insert
     /// leaves the keys already there, and the read back finds them with the same ids: a new run's
     /// keys are mostly new, and a read first would find none of them. PostgreSQL, where a conflict uses up an id of the sequence, reads the
-    /// known keys and inserts the others in one statement (`PostgresConnection.internKeys`).
+    /// known keys and inserts the others in one statement (`SQLConnection.internKeys`).
     func intern(keys wanted: [(key: KeyIDs, siteID: Int64?)]) throws {
         let unknown = wanted.filter { keyIDs[$0.key] == nil }
         guard !unknown.isEmpty else { return }
-        if let postgres = connection as? PostgresConnection {
-            try postgres.internKeys(unknown.map { ($0.key.scenarioID, $0.key.typeID, $0.siteID) }, row: rememberKey)
-        } else {
-            try connection.insert(Self.keyInsert, rows: unknown.map {
-                [.integer($0.key.scenarioID), .integer($0.key.typeID), $0.siteID.map(SQLValue.integer) ?? .null]
-            }, returned: rememberKey)
-        }
+        try connection.internKeys(unknown.map { ($0.key.scenarioID, $0.key.typeID, $0.siteID) }, row: rememberKey)
         let lost = unknown.filter { keyIDs[$0.key] == nil }
         guard !lost.isEmpty else { return }
         try readKeys(lost.map(\.key))
@@ -396,7 +388,7 @@ extension WriteSession {
     }
 
     /// Returns the rows it adds; one that another server added first it leaves, and returns nothing for.
-    private static let keyInsert = RowInsert(
+    static let keyInsert = RowInsert(
         into: "leak_keys (scenario_id, type_id, site_id)", columnCount: 3,
         suffix: "ON CONFLICT (scenario_id, type_id) DO NOTHING", returnsAddedRows: true)
 

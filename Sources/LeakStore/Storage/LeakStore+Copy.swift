@@ -82,50 +82,42 @@ extension LeakStore {
             throw DatabaseCopyError(description: "the target \(target.location) already holds \(targetRows) project(s); "
                 + "migrate copies into an empty database only")
         }
-        let continuesIDs = target.engine is PostgresEngine
         let copied = try read { source in
             try target.write { writer in
                 let db = writer.connection
-                let restoreKeys = continuesIDs ? try Self.dropKeysAndIndexes(db) : []
                 var counts: [(String, Int64)] = []
-                for table in CopiedTable.all {
-                    if table.name == "leak_states" {
-                        // Rows to blobs and blocks (`StateBlobs`), or arrays (`StateArrays`): the
-                        // table is their reader.
-                        var packer = StateBlobs.RowPacker(db: db)
-                        try source.query("SELECT \(StateBlobs.stateColumns) FROM leak_states ORDER BY \(table.orderBy)") {
-                            try packer.add($0)
+                try db.bulkLoad(tablesWithIDs: CopiedTable.all.filter(\.hasID).map(\.name)) {
+                    for table in CopiedTable.all {
+                        if table.name == "leak_states" {
+                            // Rows to blobs and blocks (`StateBlobs`), or arrays (`StateArrays`): the
+                            // table is their reader.
+                            var packer = StateBlobs.RowPacker(db: db)
+                            try source.query("SELECT \(StateBlobs.stateColumns) FROM leak_states ORDER BY \(table.orderBy)") {
+                                try packer.add($0)
+                            }
+                            try packer.finish()
+                            counts.append((table.name, packer.rows))
+                            progress(table.name, packer.rows)
+                            continue
                         }
-                        try packer.finish()
-                        counts.append((table.name, packer.rows))
-                        progress(table.name, packer.rows)
-                        continue
-                    }
-                    let insert = RowInsert(into: "\(table.name) (\(table.columns.map(\.name).joined(separator: ", ")))",
-                                           columnCount: table.columns.count)
-                    var batch: [[SQLValue]] = []
-                    batch.reserveCapacity(StoreTuning.copyBatchRows)
-                    var count: Int64 = 0
-                    try source.query("SELECT \(table.columns.map(\.name).joined(separator: ", ")) FROM \(table.name) ORDER BY \(table.orderBy)") { row in
-                        batch.append((0..<table.columns.count).map { table.value(row, $0) })
-                        count += 1
-                        if batch.count == StoreTuning.copyBatchRows {
-                            try db.insert(insert, rows: batch)
-                            batch.removeAll(keepingCapacity: true)
+                        let insert = RowInsert(into: "\(table.name) (\(table.columns.map(\.name).joined(separator: ", ")))",
+                                               columnCount: table.columns.count)
+                        var batch: [[SQLValue]] = []
+                        batch.reserveCapacity(StoreTuning.copyBatchRows)
+                        var count: Int64 = 0
+                        try source.query("SELECT \(table.columns.map(\.name).joined(separator: ", ")) FROM \(table.name) ORDER BY \(table.orderBy)") { row in
+                            batch.append((0..<table.columns.count).map { table.value(row, $0) })
+                            count += 1
+                            if batch.count == StoreTuning.copyBatchRows {
+                                try db.insert(insert, rows: batch)
+                                batch.removeAll(keepingCapacity: true)
+                            }
                         }
+                        try db.insert(insert, rows: batch)
+                        counts.append((table.name, count))
+                        progress(table.name, count)
                     }
-                    try db.insert(insert, rows: batch)
-                    if continuesIDs && table.hasID {
-                        // New rows continue after the copied ids.
-                        try db.run("""
-                            SELECT setval(pg_get_serial_sequence('\(table.name)', 'id'),
-                                          (SELECT coalesce(max(id), 0) + 1 FROM \(table.name)), false)
-                            """)
-                    }
-                    counts.append((table.name, count))
-                    progress(table.name, count)
                 }
-                for statement in restoreKeys { try db.execute(statement) }
                 return counts
             }
         }
@@ -136,33 +128,5 @@ extension LeakStore {
             throw DatabaseCopyError(description: "table \(table): copied \(rows) rows but the target holds \(found)")
         }
         return copied.map { (table: $0.0, rows: $0.1) }
-    }
-
-    /// PostgreSQL checks keys and updates indexes row by row as rows arrive — most of a copy's
-    /// time. The copy drops the schema's constraints (foreign keys first) and its other indexes;
-    /// the statements returned add them back at the end, in the same transaction, where each
-    /// index is built once and each key checked once over the whole table.
-    private static func dropKeysAndIndexes(_ db: any SQLConnection) throws -> [String] {
-        var drops: [String] = [], indexes: [String] = [], constraints: [String] = []
-        try db.query("""
-            SELECT quote_ident(i.relname), pg_get_indexdef(i.oid) FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
-            WHERE i.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
-              AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid AND c.contype IN ('p', 'u'))
-            ORDER BY i.relname
-            """) { row in
-            drops.append("DROP INDEX \(row.string(at: 0) ?? "")")
-            indexes.append(row.string(at: 1) ?? "")
-        }
-        try db.query("""
-            SELECT conrelid::regclass::text, quote_ident(conname), pg_get_constraintdef(oid) FROM pg_constraint
-            WHERE contype IN ('f', 'p', 'u') AND connamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
-            ORDER BY contype = 'f' DESC, conrelid, conname
-            """) { row in
-            let table = row.string(at: 0) ?? "", name = row.string(at: 1) ?? ""
-            drops.append("ALTER TABLE \(table) DROP CONSTRAINT \(name)")
-            constraints.append("ALTER TABLE \(table) ADD CONSTRAINT \(name) \(row.string(at: 2) ?? "")")
-        }
-        for drop in drops { try db.execute(drop) }
-        return indexes + constraints.reversed()
     }
 }

@@ -205,8 +205,8 @@ extension LeakStore {
             commitID = pending.commitID
             try db.run("UPDATE commits SET sha = ?, branch = ? WHERE id = ?", [.text(sha), .text(run.branch), .integer(commitID)])
         }
-        try insertParents(db, commitID: commitID, run.parents)
-        try linkParents(db, projectID: projectID, commitID: commitID, sha: sha)
+        try db.insertParents(commitID: commitID, run.parents)
+        try db.linkParents(projectID: projectID, commitID: commitID, sha: sha)
         try db.run("UPDATE runs SET run_key = ?, content_hash = ?, commit_id = ? WHERE id = ?",
                    [.text(run.runKey), .text(hash), .integer(commitID), .integer(pending.runID)])
         return .success(tally.receipt(runID: pending.runID, created: true))
@@ -355,7 +355,7 @@ extension LeakStore {
         // looked up, it needs nothing written when it has a branch and as many parents, not even
         // its links (`linkParents`). The upsert is for the rest (its RETURNING opens a temporary
         // b-tree each time). PostgreSQL, a round trip a statement, looks it up in the statement
-        // that upserts it otherwise (`commitWithParents`).
+        // that upserts it otherwise (`PostgresConnection.upsertCommit`).
         var found: (id: Int64, hasBranch: Bool, parents: Int)?
         if db.writesAlone {
             try db.query("""
@@ -368,99 +368,10 @@ extension LeakStore {
             // writer: nothing was stored in between), and by `publish` when a commit took its sha.
             return found.id
         }
-        if db is PostgresConnection {
-            // The commit, its parents and both links in one statement (`commitWithParents`).
-            let parents = PostgresArray.literal(run.parents.map { $0.lowercased() })
-            guard let commitID = try db.scalarInt(Self.commitWithParents, [.integer(projectID), .text(sha), .text(run.branch),
-                                                                           .text(receivedAt), .text(parents)])
-            else { throw LeakStoreError.unavailable("the commit upsert returned no id") }
-            return commitID
-        }
-        // RETURNING on an upsert gives the id whether the row is new or was already there.
-        guard let commitID = try db.scalarInt("""
-            INSERT INTO commits (id, project_id, sha, branch, first_seen) VALUES (\(CommitOrder.newID(on: db)), ?, ?, ?, ?)
-            ON CONFLICT (project_id, sha) DO UPDATE SET branch = coalesce(commits.branch, excluded.branch)
-            RETURNING id
-            """, [.integer(projectID), .text(sha), .text(run.branch), .text(receivedAt)])
-        else {
-            throw LeakStoreError.unavailable("the commit upsert returned no id")
-        }
-        try insertParents(db, commitID: commitID, run.parents)
-        try linkParents(db, projectID: projectID, commitID: commitID, sha: sha)
-        return commitID
+        return try db.upsertCommit(projectID: projectID, sha: sha, branch: run.branch, receivedAt: receivedAt, parents: run.parents)
     }
 
-    /// On PostgreSQL, where a statement is a round trip, what `upsertCommit`, `insertParents` and
-    /// `linkParents` do in four statements, in one (they were four of a 10-check upload's
-    /// fourteen round trips): the commit upserted, its parents inserted with the ids of those
-    /// already stored (a parent row already there gets its id where it had none, from its own
-    /// sha, as `ownParentsLink` gives it), and the rows that named it as a parent pointed at it.
-    /// The parts see the database as it was when the statement began: the commit's own new row
-    /// is none of its parents', and the rows it inserts are none of its children's.
-    ///
-    /// A commit stored already with a branch and as many parents (most uploads: a suite's shards,
-    /// its other environments) is only read (`found`), as `upsertCommit` does where one writer
-    /// writes: the upsert's update locked the commit's row until the upload's transaction ended,
-    /// so the shards of one commit uploaded at once waited for each other, one at a time. Nothing
-    /// changes such a row after (a real sha is never taken back; only placeholders are deleted).
-    static let commitWithParents = """
-        WITH found AS (
-            SELECT c.id FROM commits c
-            WHERE c.project_id = ?1 AND c.sha = CAST(?2 AS TEXT) AND (c.branch IS NOT NULL OR CAST(?3 AS TEXT) IS NULL)
-              AND (SELECT count(*) FROM commit_parents p WHERE p.commit_id = c.id) >= cardinality(CAST(?5 AS text[]))),
-        stored AS (
-            INSERT INTO commits (id, project_id, sha, branch, first_seen)
-            SELECT \(CommitOrder.nextInSequence), ?1, CAST(?2 AS TEXT), CAST(?3 AS TEXT), CAST(?4 AS TEXT)
-            WHERE NOT EXISTS (SELECT 1 FROM found)
-            ON CONFLICT (project_id, sha) DO UPDATE SET branch = coalesce(commits.branch, excluded.branch)
-            RETURNING id),
-        parents AS (
-            INSERT INTO commit_parents (commit_id, position, parent_sha, parent_id)
-            SELECT stored.id, p.position - 1, p.sha, (SELECT pc.id FROM commits pc WHERE pc.project_id = ?1 AND pc.sha = p.sha)
-            FROM stored, unnest(CAST(?5 AS text[])) WITH ORDINALITY AS p(sha, position)
-            ON CONFLICT (commit_id, position) DO UPDATE
-                SET parent_id = (SELECT pc.id FROM commits pc WHERE pc.project_id = ?1 AND pc.sha = commit_parents.parent_sha)
-                WHERE commit_parents.parent_id IS NULL),
-        children AS (
-            UPDATE commit_parents SET parent_id = stored.id FROM stored
-            WHERE commit_parents.parent_sha = ?2 AND (commit_parents.parent_id IS NULL OR commit_parents.parent_id <> stored.id)
-              AND EXISTS (SELECT 1 FROM commits c WHERE c.id = commit_parents.commit_id AND c.project_id = ?1))
-        SELECT id FROM found UNION ALL SELECT id FROM stored
-        """
 
-    private func insertParents(_ db: any SQLConnection, commitID: Int64, _ parents: [String]) throws {
-        try db.insert(Self.parentInsert, rows: parents.enumerated().map { position, parent in
-            [.integer(commitID), .integer(Int64(position)), .text(parent.lowercased())]
-        })
-    }
-
-    /// Keeps `commit_parents.parent_id` what a lookup of `parent_sha` in the project would give,
-    /// now that `commitID` holds `sha`: its own parents' ids (a parent uploaded before it), and
-    /// the rows of commits that named it as a parent (uploaded before it, or pointing at the id a
-    /// rebuilt commit had). The one place parent ids are written after the migration filled them.
-    /// Readers check an id against the sha (`ProjectHistory.parentJoins`): where two servers store a
-    /// commit and its parent at once, a link missed or left behind costs a lookup, not an answer.
-    private func linkParents(_ db: any SQLConnection, projectID: Int64, commitID: Int64, sha: String) throws {
-        try db.run(Self.ownParentsLink, [.integer(projectID), .integer(commitID)])
-        try db.run(Self.childrenLink, [.integer(projectID), .integer(commitID), .text(sha)])
-    }
-
-    private static let ownParentsLink = """
-        UPDATE commit_parents SET parent_id = (SELECT pc.id FROM commits pc WHERE pc.project_id = ?1 AND pc.sha = commit_parents.parent_sha)
-        WHERE commit_id = ?2 AND parent_id IS NULL
-          AND EXISTS (SELECT 1 FROM commits pc WHERE pc.project_id = ?1 AND pc.sha = commit_parents.parent_sha)
-        """
-
-    /// The project's commits are checked per child row found by the sha: `commit_id IN (SELECT … WHERE
-    /// project_id = ?)` built the list of every commit of the project for each upload.
-    private static let childrenLink = """
-        UPDATE commit_parents SET parent_id = ?2
-        WHERE parent_sha = ?3 AND (parent_id IS NULL OR parent_id <> ?2)
-          AND EXISTS (SELECT 1 FROM commits c WHERE c.id = commit_parents.commit_id AND c.project_id = ?1)
-        """
-
-    private static let parentInsert = RowInsert(
-        into: "commit_parents (commit_id, position, parent_sha)", columnCount: 3, suffix: "ON CONFLICT DO NOTHING")
 
     /// The checks of a run (`suspect` or not) as the store keeps them (`CompactCheckWriter`),
     /// their names interned.

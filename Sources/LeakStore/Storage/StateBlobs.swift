@@ -19,22 +19,6 @@ enum StateBlobs {
         try db.keyStates.append(states, commitID: commitID, environmentID: environmentID, settledAtOnce: settledAtOnce)
     }
 
-    /// The keys with a passing check at `commitID` in `environmentID` (a `slowest_pass_us`), from
-    /// the commit's blobs there as stored.
-    static func passedKeys(commitID: Int64, environmentID: Int64, db: SQLiteConnection) throws -> Set<Int64> {
-        var passed: Set<Int64> = []
-        let blobs = try db.statement("SELECT states FROM state_blobs WHERE commit_id = ? AND environment_id = ?")
-        defer { blobs.reset() }
-        try blobs.bind(commitID, at: 1)
-        try blobs.bind(environmentID, at: 2)
-        while try blobs.step() {
-            try PackedKeyStates.decode(blobs.blob(at: 0)) { keyID, state in
-                if state.slowestPassUs != nil { passed.insert(keyID) }
-            }
-        }
-        return passed
-    }
-
     /// Adds commit `from`'s blobs to commit `into` as new blobs (after every blob there is), in
     /// their order: a pending upload published onto a commit with runs. They settle later, with
     /// the blobs after them.

@@ -12,10 +12,8 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
     private var prepared: [String: String] = [:]
     /// A `RowInsert`'s one-row SQL → its `unnest` form (see `insert`).
     private var arrayInserts: [String: String] = [:]
-    /// The commit graph this connection's reads learned (`CommitGraph`), kept between them.
-    var commitGraph = CommitGraph()
-    /// The leak keys' names this connection's reads learned (`KeyNameMemory`), kept between them.
-    var keyNames = KeyNameMemory()
+    /// What this connection's reads learned, kept between them (`ConnectionMemory`).
+    package let memory: ConnectionMemory? = ConnectionMemory()
 
     /// Connects to `url` (libpq's `postgres://user@host:port/db?…` form).
     /// - Throws: `PostgresError` with `connectionLost` when the server cannot be reached.
@@ -56,8 +54,7 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
     package func reset() -> Bool {
         prepared.removeAll()
         arrayInserts.removeAll()
-        commitGraph.forget()
-        keyNames.forget()
+        memory?.forget()
         PQreset(handle)
         return isConnected && (try? configureSession()) != nil
     }
@@ -79,7 +76,16 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
     }
 
     package var writesAlone: Bool { false }
-    package var statementsAreRoundTrips: Bool { true }
+    package var walkReads: StoreTuning.WalkReads { StoreTuning.walkReadsRoundTrips }
+
+    /// All of them in one array parameter: the same statement for any number of ids, one round trip.
+    package func idBatches(_ ids: [Int64], perStatement: Int) -> [(ids: Set<Int64>, values: [SQLValue])] {
+        ids.isEmpty ? [] : [(Set(ids), [.text(PostgresArray.literal(integers: ids))])]
+    }
+
+    package func idCondition(_ column: String, from first: Int, perStatement: Int) -> String {
+        "\(column) = ANY(CAST(?\(first) AS BIGINT[]))"
+    }
 
     /// In the schema the connection's `search_path` puts first.
     package func tableExists(_ name: String) throws -> Bool {
@@ -231,6 +237,12 @@ struct PostgresRow: SQLRow {
     var index: Int32
 
     func isNull(at column: Int32) -> Bool { PQgetisnull(result, index, column) == 1 }
+
+    /// libpq's lookup (`PQfnumber`), which folds an unquoted name to lower case as PostgreSQL does.
+    func column(named name: String) -> Int32? {
+        let column = PQfnumber(result, name)
+        return column >= 0 ? column : nil
+    }
 
     func string(at column: Int32) -> String? {
         guard !isNull(at: column), let value = PQgetvalue(result, index, column) else { return nil }

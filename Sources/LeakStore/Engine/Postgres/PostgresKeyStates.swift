@@ -56,14 +56,50 @@ struct PostgresKeyStates: KeyStateStore {
         return Array(newest.sorted(by: >).prefix(limit))
     }
 
-    /// All of them in one array parameter: the same statement for any number of keys, one round trip.
-    func keyIDBatches(_ ids: [Int64]) -> [(ids: Set<Int64>, values: [SQLValue])] {
-        ids.isEmpty ? [] : [(Set(ids), [.text(PostgresArray.literal(integers: ids))])]
+    /// None cheaper than the keys' slices (`StateArrays.keySlices`) through `leak_states`.
+    func passedKeys(commitID: Int64, environmentID: Int64) throws -> Set<Int64>? { nil }
+
+    /// The commits' rows of `state_arrays`, one a run, as stored.
+    func storedStates(at commitIDs: [Int64], environment: String, atMost limit: Int?) throws
+        -> [(commitID: Int64, states: StoredStates)]?
+    {
+        guard !commitIDs.isEmpty else { return [] }
+        var runs: [(commitID: Int64, states: StoredStates)] = []
+        var tooLarge = false
+        try db.query("""
+            SELECT a.commit_id, CASE WHEN a.state_count <= ?3 THEN 1 ELSE 0 END, CASE WHEN a.state_count <= ?3 THEN a.key_ids END,
+                   CASE WHEN a.state_count <= ?3 THEN a.checked END, CASE WHEN a.state_count <= ?3 THEN a.leaked END,
+                   CASE WHEN a.state_count <= ?3 THEN a.late END, CASE WHEN a.state_count <= ?3 THEN a.errors END
+            FROM state_arrays a
+            WHERE a.commit_id = ANY(CAST(?1 AS BIGINT[])) AND a.environment_id = (SELECT id FROM environments WHERE name = ?2)
+            ORDER BY a.commit_id
+            """, [.text(PostgresArray.literal(integers: commitIDs)), .text(environment), .integer(Int64(limit ?? Int(Int32.max)))]) { row in
+            guard row.int(at: 1) == 1 else {
+                tooLarge = true
+                return
+            }
+            runs.append((row.int64(at: 0), StoredStates(row: row, from: 2)))
+        }
+        return tooLarge ? nil : runs
     }
 
-    func keyIDCondition(_ column: String, from first: Int) -> String {
-        "\(column) = ANY(CAST(?\(first) AS BIGINT[]))"
+    /// A row a key and slice of its blocks (`StateArrays.keySlices`: key id, then arrays of
+    /// commits and counts), as stored; not joined to `leak_keys` again (a join the planner made a
+    /// nested loop over every state for each key).
+    func visitStates(ofKeys batch: [SQLValue], environment: String, from low: Int64, through high: Int64,
+                     _ state: (_ keyID: Int64, _ commitID: Int64, _ tally: KeyTally) -> Void) throws {
+        try db.query(Self.keyStatesSQL, [.text(environment), .integer(low), .integer(high)] + batch) { row in
+            let keyID = row.int64(at: 0)
+            let slice = StoredStates(row: row, from: 1)
+            for index in 0..<slice.count { state(keyID, slice.ids[index], slice.tally(at: index)) }
+        }
     }
+
+    private static let keyStatesSQL = """
+        SELECT s.key_id, s.commit_ids, s.checked, s.leaked, s.late, s.errors
+        FROM \(StateArrays.keySlices("SELECT k.id FROM leak_keys k WHERE k.id = ANY(CAST(?4 AS BIGINT[]))",
+                                     environment: "(SELECT id FROM environments WHERE name = ?1)", from: "?2", through: "?3")) s
+        """
 
     func relation(ofKeys keys: String, environment: String, from low: String, through high: String) -> String {
         StateArrays.keyStates(keys, environment: environment, from: low, through: high)

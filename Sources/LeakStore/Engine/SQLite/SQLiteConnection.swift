@@ -133,7 +133,7 @@ package final class SQLiteConnection: SQLConnection, @unchecked Sendable {
             if insert.returnsAddedRows, sqlite3_changes(handle) == count {
                 let first = lastInsertRowID - Int64(count) + 1
                 for (offset, values) in rows[start..<(start + count)].enumerated() {
-                    try returned(AddedRow(id: first + Int64(offset), values: values))
+                    try returned(AddedRow(id: first + Int64(offset), values: values, columns: insert.returnedColumns))
                 }
             }
             start += count
@@ -159,7 +159,9 @@ package final class SQLiteConnection: SQLConnection, @unchecked Sendable {
     }
 
     package var writesAlone: Bool { true }
-    package var statementsAreRoundTrips: Bool { false }
+    package var walkReads: StoreTuning.WalkReads { StoreTuning.walkReadsInProcess }
+    /// Nothing kept between reads: SQLite's own page cache answers as fast.
+    package var memory: ConnectionMemory? { nil }
 
     package func tableExists(_ name: String) throws -> Bool {
         try scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)]) ?? 0 > 0

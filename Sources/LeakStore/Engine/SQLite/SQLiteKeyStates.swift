@@ -102,26 +102,42 @@ struct SQLiteKeyStates: KeyStateStore {
         return Array(newest.sorted(by: >).prefix(limit))
     }
 
-    /// `StoreTuning.keysPerStatement` ids a batch, the last padded with its last id, so that
-    /// every batch is the same statement.
-    func keyIDBatches(_ ids: [Int64]) -> [(ids: Set<Int64>, values: [SQLValue])] {
-        ids.batches(of: StoreTuning.keysPerStatement).map { chunk in
-            (Set(chunk), chunk.padded(to: StoreTuning.keysPerStatement).map(SQLValue.integer))
+    /// The commit's blobs in the environment, decoded as they are.
+    func passedKeys(commitID: Int64, environmentID: Int64) throws -> Set<Int64>? {
+        var passed: Set<Int64> = []
+        let blobs = try db.statement("SELECT states FROM state_blobs WHERE commit_id = ? AND environment_id = ?")
+        defer { blobs.reset() }
+        try blobs.bind(commitID, at: 1)
+        try blobs.bind(environmentID, at: 2)
+        while try blobs.step() {
+            try PackedKeyStates.decode(blobs.blob(at: 0)) { keyID, state in
+                if state.slowestPassUs != nil { passed.insert(keyID) }
+            }
+        }
+        return passed
+    }
+
+    /// None: `leak_states` keeps a commit's blobs decoded for the connection's next statements.
+    func storedStates(at commitIDs: [Int64], environment: String, atMost limit: Int?) throws
+        -> [(commitID: Int64, states: StoredStates)]? { nil }
+
+    /// A row a state: the table's own order, a range a key, each key's commits in order and merged.
+    func visitStates(ofKeys batch: [SQLValue], environment: String, from low: Int64, through high: Int64,
+                     _ state: (_ keyID: Int64, _ commitID: Int64, _ tally: KeyTally) -> Void) throws {
+        try db.query(Self.keyStatesSQL, [.text(environment), .integer(low), .integer(high)] + batch) { row in
+            state(row.int64(at: 0), row.int64(at: 1), KeyTally(checked: row.int64(at: 2), leaked: row.int64(at: 3),
+                                                               lateRelease: row.int64(at: 4), errors: row.int64(at: 5)))
         }
     }
 
-    /// An IN list of `StoreTuning.keysPerStatement` parameters.
-    func keyIDCondition(_ column: String, from first: Int) -> String {
-        "\(column) IN (\(Self.keyLists[first] ?? Self.keyList(from: first)))"
-    }
-
-    /// The IN lists the statements use (their own parameters are 2 or 3), built once, not for
-    /// every statement.
-    private static let keyLists = Dictionary(uniqueKeysWithValues: [3, 4].map { ($0, keyList(from: $0)) })
-
-    private static func keyList(from first: Int) -> String {
-        (first..<(first + StoreTuning.keysPerStatement)).map { "?\($0)" }.joined(separator: ", ")
-    }
+    /// Built once: the keys' states over commits `?2` through `?3` in environment `?1`, the keys'
+    /// parameters from `?4` on.
+    private static let keyStatesSQL = """
+        SELECT k.id, ls.commit_id, ls.checked_count, ls.leaked_count, ls.late_release_count, ls.error_count
+        FROM leak_keys k JOIN leak_states ls ON ls.key_id = k.id
+        WHERE k.id IN (\(IDList.slots(from: 4, count: StoreTuning.keysPerStatement)))
+          AND ls.environment_id = (SELECT id FROM environments WHERE name = ?1) AND ls.commit_id BETWEEN ?2 AND ?3
+        """
 
     /// The virtual table answers by key itself.
     func relation(ofKeys keys: String, environment: String, from low: String, through high: String) -> String { "leak_states" }
@@ -163,7 +179,7 @@ struct SQLiteKeyStates: KeyStateStore {
     /// Built once: the same text for every batch (padded to `StoreTuning.keysPerStatement` keys).
     private static let historySQL = """
         SELECT key_id, commit_id, checked_count, leaked_count, late_release_count, error_count FROM leak_states
-        WHERE key_id IN (\((4..<(4 + StoreTuning.keysPerStatement)).map { "?\($0)" }.joined(separator: ", ")))
+        WHERE key_id IN (\(IDList.slots(from: 4, count: StoreTuning.keysPerStatement)))
           AND environment_id = (SELECT id FROM environments WHERE name = ?1) AND commit_id BETWEEN ?2 AND ?3
         """
 }

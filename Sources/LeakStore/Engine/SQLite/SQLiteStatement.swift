@@ -105,6 +105,17 @@ package final class SQLiteStatement: SQLRow {
 
     package func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 
+    /// The statement's columns by name, read once: the statement is prepared once and kept.
+    private lazy var columnsByName: [String: Int32] = {
+        var columns: [String: Int32] = [:]
+        for column in 0..<sqlite3_column_count(handle) {
+            if let name = sqlite3_column_name(handle, column) { columns[String(cString: name)] = columns[String(cString: name)] ?? column }
+        }
+        return columns
+    }()
+
+    package func column(named name: String) -> Int32? { columnsByName[name] }
+
     package func string(at column: Int32) -> String? {
         guard let text = sqlite3_column_text(handle, column) else { return nil }
         let count = Int(sqlite3_column_bytes(handle, column))
