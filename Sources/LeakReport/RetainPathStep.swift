@@ -9,7 +9,7 @@
 /// proven, as every step reported before it existed was).
 public struct RetainPathStep: Codable, Sendable, Hashable {
     /// What kind of reference a step is.
-    public enum Kind: String, Codable, Sendable {
+    public enum Kind: String, Codable, Sendable, CaseIterable {
         /// A plain strong stored property.
         case strong
         /// A stored closure (`property`) whose captures hold the next object: the closure's own
