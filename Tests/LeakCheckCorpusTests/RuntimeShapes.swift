@@ -137,7 +137,7 @@ struct RuntimeShapeTests {
             #expect(report.steps == nil, "\(report.readable)")
             #expect(report.suspects.isEmpty, "\(report.suspects)")
         }
-        await expectDeallocation(timeout: .seconds(2)) {
+        await expectDeallocation(timeout: .seconds(10)) {
             let weak = DroppedHeartbeat()
             timers.append(weak.start(on: DispatchQueue(label: "weak-heartbeat"), weakly: true))
             let cancelled = DroppedHeartbeat()
@@ -149,7 +149,7 @@ struct RuntimeShapeTests {
     /// `asyncAfter` arms a timer of its own that keeps the block until the deadline: named so.
     @Test func asyncAfterBlock() async {
         let heartbeat = DroppedHeartbeat()
-        // Long enough that a loaded machine still finds it pending.
+        // Long enough for a loaded machine: the block (and the heartbeat) goes when it has run.
         DispatchQueue(label: "later").asyncAfter(deadline: .now() + 60) { heartbeat.beats += 1 }
         let report = await retainPathOnceArmed(to: heartbeat)
         #expect(report.readable == #"asyncAfter (pending, on queue "later") → block (closure) → captures DroppedHeartbeat"#)

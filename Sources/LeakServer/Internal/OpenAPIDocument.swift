@@ -74,7 +74,7 @@ enum OpenAPIDocument {
         "properties": {
           "holder": { "type": "string", "maxLength": 1024 },
           "property": { "type": "string", "maxLength": 1024 },
-          "kind": { "enum": ["strong", "closure", "capture", "global", "task", "timer", "collection", "unknown"] },
+          "kind": { "enum": ["strong", "closure", "capture", "global", "methodReference", "task", "timer", "collection", "unknown"] },
           "possible": { "type": "boolean", "description": "The reference is not proven strong: the path is a possible one. Absent on proven steps." }
         }
       },

@@ -141,6 +141,17 @@ struct FindRetainPathTests {
         #expect(findRetainPath(to: owner).suspects == [])
     }
 
+    /// Where a method reference was written, from its forwarder's demangled symbol.
+    @Test func methodReferencePlacesReadFromTheirSymbols() {
+        #expect(MethodReference.place("App.Model.init() -> App.Model")! == ("App.Model", "init()"))
+        #expect(MethodReference.place("App.Coordinator.start(with: Swift.Int, Swift.String) -> ()")! == ("App.Coordinator", "start(with:_:)"))
+        #expect(MethodReference.place("App.Box<App.Item>.bind(to: (Swift.Int, Swift.String) -> (), index: Swift.Int) -> ()")!
+            == ("App.Box<App.Item>", "bind(to:index:)"))
+        #expect(MethodReference.place("App")! == ("App", ""))
+        #expect(MethodReference.place("not a function") == nil)
+        #expect(MethodReference.place("start(") == nil)
+    }
+
     @Test func closuresReadByTheirTypesOnReachedObjectsAreNoSuspects() {
         let closure = SelfCapturingClosure()
         let holder = GenericBox(closure)
