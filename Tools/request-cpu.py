@@ -9,10 +9,12 @@ time all of the server's threads ran meanwhile (`/proc/PID/task/*/schedstat`, na
 the request's own work, which waiting does not add to. It prints p50, p99 and max over the
 list, how many were over the threshold, and the costliest URLs.
 
-    python3 Tools/request-cpu.py URLS PID [PORT] [THRESHOLD_MS] [TOP]   # port 18080, 15 ms, 20
+    python3 Tools/request-cpu.py URLS PIDS [PORT] [THRESHOLD_MS] [TOP]   # port 18080, 15 ms, 20
 
 Start the server first on a database the bench kept (`LEAKHISTORY_BENCH_KEEP=1`), alone on it
-(no other client): `leakhistory-server --port 18080 --database …`; PID is its process id.
+(no other client): `leakhistory-server --port 18080 --database …`; PIDS is its process id, and on
+PostgreSQL, comma-separated after it, the cluster's processes, whose backends do the queries'
+work: `$(pgrep -d, -P POSTMASTER_PID)` (no other client of the cluster meanwhile).
 Linux only. Not the bench's figure (that is wall-clock, beside a baseline of the same run):
 where the two disagree, the load made the difference.
 """
@@ -21,14 +23,19 @@ import os
 import sys
 
 
-def server_cpu_ns(pid: int) -> int:
+def server_cpu_ns(pids: list[int]) -> int:
     total = 0
-    for thread in os.listdir(f"/proc/{pid}/task"):
+    for pid in pids:
         try:
-            with open(f"/proc/{pid}/task/{thread}/schedstat") as stat:
-                total += int(stat.read().split()[0])
+            threads = os.listdir(f"/proc/{pid}/task")
         except OSError:
-            pass  # a thread that ended meanwhile
+            continue  # a process that ended meanwhile
+        for thread in threads:
+            try:
+                with open(f"/proc/{pid}/task/{thread}/schedstat") as stat:
+                    total += int(stat.read().split()[0])
+            except OSError:
+                pass  # a thread that ended meanwhile
     return total
 
 
@@ -37,7 +44,7 @@ def main() -> None:
         sys.exit(__doc__)
     urls = [line.split("GET ", 1)[-1].strip() for line in open(sys.argv[1])]
     urls = [url for url in urls if url.startswith("/")]
-    pid = int(sys.argv[2])
+    pids = [int(pid) for pid in sys.argv[2].split(",") if pid]
     port = int(sys.argv[3]) if len(sys.argv) > 3 else 18080
     threshold = float(sys.argv[4]) if len(sys.argv) > 4 else 15.0
     top = int(sys.argv[5]) if len(sys.argv) > 5 else 20
@@ -46,11 +53,11 @@ def main() -> None:
     for url in urls:
         connection.request("GET", url)
         connection.getresponse().read()
-        before = server_cpu_ns(pid)
+        before = server_cpu_ns(pids)
         connection.request("GET", url)
         response = connection.getresponse()
         body = response.read()
-        after = server_cpu_ns(pid)
+        after = server_cpu_ns(pids)
         if response.status != 200:
             sys.exit(f"GET {url} answered {response.status}: {body[:200]!r}")
         costs.append(((after - before) / 1e6, len(body), url))

@@ -68,6 +68,11 @@ enum QueriesBenchmark {
         if let requests = ProcessInfo.processInfo.environment["LEAKHISTORY_BENCH_QUERIES_REQUESTS"].flatMap(Int.init), requests > 0 {
             shape.requests = requests
         }
+        // The diffs requested follow `leakhistory check`'s walks of the history: checked against git's first.
+        let walks = FileManager.default.temporaryDirectory.appendingPathComponent("leakhistory-bench-walks-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: walks) }
+        try RealisticSeeder(shape: shape).history.verifyWalks(builds: 100, in: walks)
+        FileHandle.standardError.write(Data("queries: the history's walks agree with git's at 100 builds\n".utf8))
         if let schemas = try BenchSchemas.requested() {
             defer { schemas.finish(suite: "queries") }
             return try measure(shape: shape, seeded: try seedPostgres(shape: shape, schemas: schemas), engine: "PostgreSQL")

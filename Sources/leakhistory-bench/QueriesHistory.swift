@@ -155,6 +155,45 @@ struct QueriesHistory {
         return Array(reachable.sorted(by: >).prefix(limit))
     }
 
+    /// Checks the walks `checkDiff` takes against git's own on the history imported as a
+    /// repository in `folder` (`GitFastImport`), at `count` builds drawn at random: each pull
+    /// request's merge-base, and the commits of each walk, in order.
+    /// - Throws: `BenchError` naming the build and the walk that differs.
+    func verifyWalks(builds count: Int, in folder: URL) throws {
+        let stream = GitFastImport.stream(commits.map { ($0.branch, $0.parents) })
+        let repository = folder.appendingPathComponent("walks")
+        let sha = try GitFastImport.importRepository(stream, into: repository)
+        let commitOf = Dictionary(sha.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
+        func git(_ arguments: [String]) throws -> [Int] {
+            try CLIBenchmark.shell(["git"] + arguments, in: repository).split(separator: "\n").map { commitOf[String($0)] ?? -1 }
+        }
+        func expect(_ ours: [Int], _ theirs: [Int], _ walk: String, _ build: Build) throws {
+            guard ours == theirs else {
+                throw BenchError("queries: QueriesHistory's \(walk) at build \(build.index) (commit \(build.commit)) is \(ours.prefix(8))…, git's \(theirs.prefix(8))…")
+            }
+        }
+        var random = SplitMix64(seed: 44)
+        for _ in 0..<count {
+            let build = builds[Int(random.next(below: UInt64(builds.count)))]
+            let limit = 100
+            try expect(build.mergeBase.map { [$0] } ?? [build.commit], try git(["merge-base", sha[build.commit]!, sha[build.mainTip]!]),
+                       "merge-base", build)
+            guard let from = build.mergeBase ?? commits[build.commit].parents.first else { continue }
+            let line = firstParentLine(from: from, limit: limit)
+            try expect(line, try git(["rev-list", "--first-parent", "--max-count=\(limit)", sha[from]!]), "first-parent line", build)
+            if let mergeBase = build.mergeBase, build.mainTip != mergeBase {
+                let all = try git(["rev-list", "--first-parent", "--reverse", sha[build.mainTip]!, "^\(sha[mergeBase]!)"])
+                try expect(firstParentCommits(of: build.mainTip, after: mergeBase, limit: limit),
+                           all.count <= 2 * limit ? all : Array(all.prefix(limit) + all.suffix(limit)), "main after the merge-base", build)
+            }
+            // What a base fallen back a few commits past `from` leaves out of it.
+            if let fallback = line.dropFirst(3).first {
+                try expect(commits(of: from, notIn: fallback, limit: limit),
+                           try git(["rev-list", "--max-count=\(limit)", sha[from]!, "^\(sha[fallback]!)"]), "commits not in the base", build)
+            }
+        }
+    }
+
     /// The commit and every commit reachable from it down to index `floor`.
     private func ancestors(of commit: Int, downTo floor: Int) -> Set<Int> {
         var seen: Set<Int> = [commit]
