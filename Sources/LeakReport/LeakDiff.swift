@@ -14,7 +14,7 @@ public struct LeakDiff: Codable, Sendable, Hashable {
         case new
         /// Leaked at base, checked and clean at head.
         case fixed
-        /// Leaked at both.
+        /// Leaked at both, confirmed at base (`isJudged`).
         case persisting
         /// Leaked at head, not (confirmed) at base, and `GateRule` found the key's own
         /// intermittence explains it (`Entry.evidence` says why); or runs disagree at base.
@@ -125,13 +125,18 @@ public struct LeakDiff: Codable, Sendable, Hashable {
         /// The base branch's commit after the merge-base that shows it leaking, when the base had
         /// to fall back past commits without data.
         public var inheritedFrom: String?
+        /// False when the key leaked in every run at base but some attempt there released it
+        /// (`isJudged`).
+        public var baseConfirmed: Bool
 
-        public init(key: LeakKey, base: KeyObservation?, head: KeyObservation?, evidence: KeyEvidence?, inheritedFrom: String?) {
+        public init(key: LeakKey, base: KeyObservation?, head: KeyObservation?, evidence: KeyEvidence?, inheritedFrom: String?,
+                    baseConfirmed: Bool = true) {
             self.key = key
             self.base = base
             self.head = head
             self.evidence = evidence
             self.inheritedFrom = inheritedFrom
+            self.baseConfirmed = baseConfirmed
         }
     }
 
@@ -145,7 +150,8 @@ public struct LeakDiff: Codable, Sendable, Hashable {
         var entries: [Entry] = [], sources: [Int] = []
         for index in keys.indices.sorted(by: { keys[$0].key < keys[$1].key }) {
             let key = keys[index].key, before = keys[index].base, after = keys[index].head
-            let judged = Self.isJudged(before: before?.state, after: after?.state) ? keys[index].evidence.map(GateRule.judge) : nil
+            let judged = Self.isJudged(before: before?.state, after: after?.state, baseConfirmed: keys[index].baseConfirmed)
+                ? keys[index].evidence.map(GateRule.judge) : nil
             guard var category = Self.category(before: before?.state, after: after?.state, verdict: judged?.verdict)
             else { continue }
             if category == .new, after?.knownIssue == true { category = .known }
@@ -198,8 +204,12 @@ public struct LeakDiff: Codable, Sendable, Hashable {
     }
 
     /// Whether `GateRule` judges a key: it leaked (or flaked) at head and not, confirmed, at base.
-    public static func isJudged(before: KeyState?, after: KeyState?) -> Bool {
-        (after == .leaked || after == .flaky) && before != .leaked
+    /// The one rule of a base leak that hides the head's: leaked in every run at base
+    /// (`before == .leaked`) and in every attempt there (`baseConfirmed`). A base leak that some
+    /// attempt released is the key's intermittence — evidence the rule measures, not a state that
+    /// makes a confirmed leak at head `persisting`.
+    public static func isJudged(before: KeyState?, after: KeyState?, baseConfirmed: Bool) -> Bool {
+        (after == .leaked || after == .flaky) && !(before == .leaked && baseConfirmed)
     }
 
     /// The category of a key from its states at base and head; nil when there is nothing to say

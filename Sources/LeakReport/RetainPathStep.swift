@@ -22,6 +22,10 @@ public struct RetainPathStep: Codable, Sendable, Hashable {
         case global
         /// A `Task` whose closure captures the next object; it holds it until the task ends.
         case task
+        /// A dispatch timer libdispatch has armed, whose handler (`property`, `eventHandler`)
+        /// captures the next object; it holds it until the timer is cancelled. `holder` names
+        /// the timer and its queue: `DispatchSource timer (armed, on queue "interval")`.
+        case timer
         /// An element of an array, dictionary or set.
         case collection
         /// The reference could not be classified (for example, weak-ness unknown on this platform).
@@ -81,7 +85,9 @@ extension RetainPathStep {
     /// The path as people read it, the same in failure messages, the CLI and the dashboard:
     /// `ProfileViewModel.coordinator → MainCoordinator.children[0] → ProfileViewModel`,
     /// `ProfileViewModel.onDone (closure) → captures ProfileViewModel`,
-    /// `Cache.shared.entries["a"] → Image`; module prefixes dropped. A possible path names the
+    /// `Cache.shared.entries["a"] → Image`,
+    /// `DispatchSource timer (armed, on queue "interval") → eventHandler (closure) → captures Feed`;
+    /// module prefixes dropped. A possible path names the
     /// steps not proven strong after it:
     /// `Feed.subject → Subject.observers (closure) → captures Feed (possible: Subject.observers is not proven to hold it strongly)`.
     public static func readable(_ steps: [RetainPathStep], leakedType: String) -> String {
@@ -94,31 +100,43 @@ extension RetainPathStep {
         return text
     }
 
-    /// The path's parts, one a step and the leaked type last, as `readable` joins them; a code
-    /// flow's locations (SARIF) show them one by one.
+    /// The path's parts, one a step (an armed timer's two: the timer, then its handler) and the
+    /// leaked type last, as `readable` joins them; a code flow's locations (SARIF) show them one
+    /// by one, with `readableFlow`.
     public static func readableParts(_ steps: [RetainPathStep], leakedType: String) -> [String] {
-        var parts: [String] = []
+        readableFlow(steps, leakedType: leakedType).map(\.text)
+    }
+
+    /// `readableParts`, each with whether the step it prints is proven strong (the leaked type
+    /// is).
+    public static func readableFlow(_ steps: [RetainPathStep], leakedType: String) -> [(text: String, isProven: Bool)] {
+        var parts: [(text: String, isProven: Bool)] = []
         var captures = false
         for step in steps {
             var part = (captures ? "captures " : "") + step.readableName
             switch step.kind {
             case .closure: part += " (closure)"
             case .task: part += " (task)"
+            case .timer:
+                // The timer, then its handler: libdispatch holds the one, the other captures.
+                parts.append(((captures ? "captures " : "") + step.holder, step.isProven))
+                part = step.property + " (closure)"
             default: break
             }
-            captures = [.closure, .capture, .task].contains(step.kind)
-            parts.append(part)
+            captures = [.closure, .capture, .task, .timer].contains(step.kind)
+            parts.append((part, step.isProven))
         }
-        parts.append((captures ? "captures " : "") + shortName(leakedType))
+        parts.append(((captures ? "captures " : "") + shortName(leakedType), true))
         return parts
     }
 
     /// Where the step is, without its kind: `MainCoordinator.children[0]`, `closure`,
-    /// `Cache.shared`.
+    /// `Cache.shared`, `DispatchSource timer (armed, on queue "interval") eventHandler`.
     public var readableName: String {
         let suffix = property.isEmpty || property.hasPrefix("[") ? property : "." + property
         switch kind {
         case .global: return Self.globalName(holder) + suffix
+        case .timer: return property.isEmpty ? holder : holder + " " + property
         case .capture: return "closure" + suffix
         default: return Self.shortName(holder) + suffix
         }

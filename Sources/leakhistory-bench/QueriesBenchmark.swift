@@ -9,8 +9,8 @@ import LeakStore
 /// request in turn, beside one indexed SQLite lookup timed the same way, with the growth from
 /// one size to the next.
 ///
-/// The history is a `SyntheticHistory`: a main line of pushes and merged pull requests (whose
-/// commits are uploaded too), 400 keys of which a run checks about 300 (a window that slides as
+/// The history is a `QueriesHistory`: by default a `SyntheticHistory` — a main line of pushes
+/// and merged pull requests (whose commits are uploaded too), 400 keys of which a run checks about 300 (a window that slides as
 /// tests come and go), stable leaks introduced and fixed, intermittent keys, re-runs, partial,
 /// crashed and broken-harness runs, commits without uploads; every run uploaded in 2
 /// environments. Now and then a main build also uploads one very large run (100,000 checks of
@@ -23,6 +23,11 @@ import LeakStore
 /// heavy heads (a broken run that leaked every key beside a clean re-run), and from 300 draws its
 /// p99 is the third-worst sample, which swung with how many of those a draw held (a p99 growth of
 /// 1.38× once and 1.95× another time); the diff is a few milliseconds, so this costs seconds.
+///
+/// `LEAKHISTORY_BENCH_QUERIES_SHAPE=reactive` takes the gate bench's merge-heavy reactive
+/// library instead (`GateHistory`, longer: 320 keys a full run, 3 confirmation attempts).
+/// The diffs requested are the ones `leakhistory check` makes at builds CI ran
+/// (`QueriesHistory.checkDiff`).
 ///
 /// `LEAKHISTORY_BENCH_QUERIES_CHECKS=1000000,3000000` measures at other sizes,
 /// `LEAKHISTORY_BENCH_QUERIES_REQUESTS=100` with fewer requests a figure. Progress goes to stderr.
@@ -42,7 +47,7 @@ enum QueriesBenchmark {
         static let quick = Shape(stages: [20_000, 60_000], requests: 20, largeRunChecks: 5_000, largeRunEvery: 1_000)
     }
 
-    static let environments = ["linux-swift6.3", "macos-swift6.3"]
+    static let environments = QueriesHistory.environments
     static let keys = 400
     static let checkedKeys = 300
 
@@ -80,7 +85,7 @@ enum QueriesBenchmark {
         let store = try LeakStore(path: directory.appendingPathComponent("bench.sqlite").path)
         _ = try store.createProject("bench")
 
-        var seeder = RealisticSeeder(shape: shape)
+        var seeder = try RealisticSeeder(shape: shape)
         // Each smaller size is kept as a copy of the database beside the seeder's state then, and
         // every size is measured once the largest is seeded, request by request in turn: a
         // machine that slows down for a minute (seen: a 1.7× slower indexed lookup from one size's
@@ -128,7 +133,7 @@ enum QueriesBenchmark {
             let database = try schemas.make()
             let store = try LeakStore(database: database.location)
             _ = try store.createProject("bench")
-            var seeder = RealisticSeeder(shape: shape)
+            var seeder = try RealisticSeeder(shape: shape)
             let start = ContinuousClock.now
             try seeder.upload(to: store, until: target)
             try PostgresConnection(url: database.location).execute("VACUUM (ANALYZE)")
@@ -180,7 +185,7 @@ enum QueriesBenchmark {
     private static func measure(_ probes: [SizeProbe], requests: Int) throws
         -> [(lookup: [Double], figures: [(name: String, values: [Double])])]
     {
-        let requestsBySize = probes.map { figureRequests($0, requests: requests) }
+        let requestsBySize = try probes.map { try figureRequests($0, requests: requests) }
         var results = probes.map { _ in (lookup: [Double](), figures: [(name: String, values: [Double])]()) }
         for (index, figure) in requestsBySize[0].enumerated() {
             let values = try latencies(figure.count, sizes: probes.count) { request, size in try requestsBySize[size][index].send(request) }
@@ -197,7 +202,7 @@ enum QueriesBenchmark {
 
     /// The requests of every figure at one size, in the order they are measured: first the
     /// baseline (an indexed SQLite lookup, straight through the store), then each figure.
-    private static func figureRequests(_ probe: SizeProbe, requests: Int)
+    private static func figureRequests(_ probe: SizeProbe, requests: Int) throws
         -> [(name: String, count: Int, send: (Int) throws -> Void)]
     {
         var random = SplitMix64(seed: 42)
@@ -205,22 +210,33 @@ enum QueriesBenchmark {
         let history = seeder.history
         let sha = RealisticSeeder.sha
         let uploaded = seeder.uploadedBuilds
-        /// A build CI ran, as `leakhistory check` compared it when it ran: a main build with the
-        /// nearest uploaded commit along its first parents, a pull request's with that of its
-        /// merge-base (and main's newest upload then, the build's `mainTip`, as the flaky window's
-        /// start).
-        func randomDiffQuery() -> String {
-            while true {
-                let build = uploaded[Int(random.next(below: UInt64(uploaded.count)))]
-                let environment = environments[Int(random.next(below: UInt64(environments.count)))]
-                let from = build.isPullRequest ? build.mergeBase : history.commits[build.commit].parents.first
-                guard let from, let base = seeder.nearestUploaded(from: from) else { continue }
-                var query = "base=\(sha(base))&head=\(sha(build.commit))&environment=\(environment)"
-                if build.isPullRequest, seeder.nearestUploaded(from: build.mainTip) != nil {
-                    query += "&mergeBase=\(sha(build.mergeBase!))"
-                }
-                return query
+        // The diffs `leakhistory check` asked for at builds CI ran, drawn before anything is
+        // timed: finding each one's bases takes the server's resolve, as the CLI's does.
+        var diffRandom = SplitMix64(seed: 43)
+        let diffs = try (0..<(seeder.shape.diffRequests + requests + 10)).map { _ in
+            let build = uploaded[Int(diffRandom.next(below: UInt64(uploaded.count)))]
+            let environment = environments[Int(diffRandom.next(below: UInt64(environments.count)))]
+            let diff = try history.checkDiff(build) { candidates in
+                try store.resolveBase(project: "bench", environment: environment, candidates: candidates.map(sha)).map { candidates[$0] }
             }
+            return (diff, environment)
+        }
+        let merges = diffs.filter { $0.0.mergeBase == nil && history.commits[$0.0.head].parents.count > 1 }.count
+        let pullRequests = diffs.filter { $0.0.mergeBase != nil }
+        FileHandle.standardError.write(Data(("queries: \(diffs.count) diffs drawn at \(seeder.storedChecks) checks: "
+            + "\(diffs.count - pullRequests.count - merges) pushes and \(merges) merges on main, \(pullRequests.count) pull-request "
+            + "heads (\(pullRequests.filter { $0.0.after != nil }.count) with after), \(diffs.filter { $0.0.base == nil }.count) without a base\n").utf8))
+        // The API's diff answers without a base too; the diff page compares two commits.
+        let diffQueries = diffs.map { $0.query(environment: $1, sha: sha) }
+        let pageQueries = diffs.filter { $0.0.base != nil }.map { $0.query(environment: $1, sha: sha) }
+        var nextDiff = 0, nextPage = 0
+        func nextDiffQuery() -> String {
+            defer { nextDiff = (nextDiff + 1) % diffQueries.count }
+            return diffQueries[nextDiff]
+        }
+        func nextPageQuery() -> String {
+            defer { nextPage = (nextPage + 1) % pageQueries.count }
+            return pageQueries[nextPage]
         }
         func randomType() -> String { history.keys[Int(random.next(below: UInt64(history.keys.count)))].type }
         func randomEnvironment() -> String { environments[Int(random.next(below: UInt64(environments.count)))] }
@@ -236,7 +252,7 @@ enum QueriesBenchmark {
                                      [.text(sha(uploaded[Int(random.next(below: UInt64(uploaded.count)))].commit))])
                 }
             }),
-            ("diff", seeder.shape.diffRequests, { _ in try client.expect200("GET", "/v1/projects/bench/diff?\(randomDiffQuery())") }),
+            ("diff", seeder.shape.diffRequests, { _ in try client.expect200("GET", "/v1/projects/bench/diff?\(nextDiffQuery())") }),
             ("types", requests, { index in
                 try client.expect200("GET", "/v1/projects/bench/types?branch=main&environment=\(environments[index % environments.count])")
             }),
@@ -261,7 +277,7 @@ enum QueriesBenchmark {
             ("page /p/{project}/types/{type}", requests, { _ in
                 try client.expect200("GET", "/p/bench/types/\(randomType())?branch=main&environment=\(randomEnvironment())")
             }),
-            ("page /p/{project}/diff", requests, { _ in try client.expect200("GET", "/p/bench/diff?\(randomDiffQuery())") }),
+            ("page /p/{project}/diff", requests, { _ in try client.expect200("GET", "/p/bench/diff?\(nextPageQuery())") }),
             ("page /p/{project}/commits/{sha}", requests, { _ in
                 try client.expect200("GET", "/p/bench/commits/\(sha(uploaded[Int(random.next(below: UInt64(uploaded.count)))].commit))")
             }),
@@ -274,9 +290,8 @@ enum QueriesBenchmark {
         let last = stages[stages.count - 1]
         let previous = stages.count > 1 ? stages[stages.count - 2] : nil
         let sizes = stages.map { "\(millions($0.checks)) (seeded in \(round1($0.seedSeconds)) s)" }.joined(separator: ", then ")
-        var table = BenchmarkTable(title: "queries (\(engine)) — a realistic history: \(seeder.history.options.mainCommits) main commits planned "
-            + "with merged pull requests, ~\(checkedKeys) checks a run over \(keys) keys, \(environments.count) environments, re-runs, "
-            + "intermittent keys, \(seeder.largeRuns) runs of \(seeder.shape.largeRunChecks) checks; measured at \(sizes); "
+        var table = BenchmarkTable(title: "queries (\(engine)) — \(seeder.history.summary), \(environments.count) environments, "
+            + "\(seeder.largeRuns) runs of \(seeder.shape.largeRunChecks) checks; measured at \(sizes); "
             + "\(seeder.shape.requests) sequential requests each over HTTP (the diff \(seeder.shape.diffRequests))")
         let p99Targets: [String: Double] = [
             "diff": 15, "types": 30, "trend, limit 1000": 50, "resolve (100 candidates)": 5, "page /p/{project}": 100,
@@ -343,39 +358,23 @@ enum QueriesBenchmark {
     }
 }
 
-/// Uploads a `SyntheticHistory`'s builds in the order CI ran them, each run in every
-/// environment, straight through the store, plus the large runs (`QueriesBenchmark.Shape`).
+/// Uploads a `QueriesHistory`'s builds in the order CI ran them, each run in every environment,
+/// straight through the store, plus the large runs (`QueriesBenchmark.Shape`).
 struct RealisticSeeder {
     let shape: QueriesBenchmark.Shape
-    let history: SyntheticHistory
+    let history: QueriesHistory
     private(set) var storedChecks = 0
     private(set) var largeRuns = 0
-    private(set) var uploadedBuilds: [SyntheticHistory.Build] = []
-    /// Commits with a run uploaded.
-    private(set) var uploadedCommits: Set<Int> = []
+    private(set) var uploadedBuilds: [QueriesHistory.Build] = []
     private var nextBuild = 0
     private var mainBuilds = 0
     private let startedAt = Date(timeIntervalSince1970: 1_780_000_000)
 
     static func sha(_ commit: Int) -> String { QueriesBenchmark.commitSHA(commit + 1) }
 
-    init(shape: QueriesBenchmark.Shape) {
+    init(shape: QueriesBenchmark.Shape) throws {
         self.shape = shape
-        // About 1.6 builds a main commit, ~1.07 runs a build, ~300 checks a run, in each environment.
-        let perMainCommit = 1.6 * 1.07 * Double(QueriesBenchmark.checkedKeys) * Double(QueriesBenchmark.environments.count)
-        let target = Double(shape.stages.last ?? 0) * 1.3 / perMainCommit
-        history = SyntheticHistory(options: .init(mainCommits: max(20, Int(target)), keys: QueriesBenchmark.keys,
-                                                  checkedKeys: QueriesBenchmark.checkedKeys))
-    }
-
-    /// The nearest commit with an upload along first parents from `commit` (included).
-    func nearestUploaded(from commit: Int) -> Int? {
-        var current: Int? = commit
-        while let index = current {
-            if uploadedCommits.contains(index) { return index }
-            current = history.commits[index].parents.first
-        }
-        return nil
+        history = try QueriesHistory.requested(checks: shape.stages.last ?? 0)
     }
 
     /// Uploads builds until `target` checks are stored. The last large run of the stage lands
@@ -385,12 +384,13 @@ struct RealisticSeeder {
         var stageLargeRun = false
         while storedChecks < target, nextBuild < history.builds.count {
             let build = history.builds[nextBuild]
-            let commit = history.commits[build.commit]
-            for (runIndex, run) in build.runs.enumerated() {
-                let checks = run.checks(history.keys)
-                for environment in QueriesBenchmark.environments {
-                    try ingest(store, build: build, key: "build-\(nextBuild)-\(runIndex)-\(environment)", environment: environment,
-                               checks: checks)
+            let environments = QueriesBenchmark.environments
+            let runs = environments.indices.map { history.runs(ofBuild: nextBuild, environment: $0) }
+            // Run by run, each in every environment that ran it.
+            for runIndex in 0..<(runs.map(\.count).max() ?? 0) {
+                for (environmentIndex, environment) in environments.enumerated() where runIndex < runs[environmentIndex].count {
+                    try ingest(store, commit: build.commit, key: "build-\(nextBuild)-\(runIndex)-\(environment)", environment: environment,
+                               checks: runs[environmentIndex][runIndex])
                 }
             }
             if !build.isPullRequest {
@@ -398,24 +398,21 @@ struct RealisticSeeder {
                 let nearEnd = !stageLargeRun && storedChecks + shape.largeRunChecks + 20 * typicalBuild >= target
                 if nearEnd || mainBuilds % shape.largeRunEvery == 0 {
                     stageLargeRun = stageLargeRun || nearEnd
-                    try ingest(store, build: build, key: "large-\(nextBuild)", environment: QueriesBenchmark.environments[0],
-                               checks: largeRun(commit: commit.index))
+                    try ingest(store, commit: build.commit, key: "large-\(nextBuild)", environment: environments[0],
+                               checks: largeRun(commit: build.commit))
                     largeRuns += 1
                 }
             }
             uploadedBuilds.append(build)
-            uploadedCommits.insert(build.commit)
             nextBuild += 1
         }
     }
 
-    private mutating func ingest(_ store: LeakStore, build: SyntheticHistory.Build, key: String, environment: String,
-                                 checks: [CheckRecord]) throws {
-        let commit = history.commits[build.commit]
+    private mutating func ingest(_ store: LeakStore, commit: Int, key: String, environment: String, checks: [CheckRecord]) throws {
         _ = try store.ingest(RunRecord(
-            project: "bench", commit: Self.sha(commit.index), branch: commit.branch, parents: commit.parents.map(Self.sha),
-            environment: environment, runKey: key, startedAt: startedAt.addingTimeInterval(Double(nextBuild) * 60),
-            checks: checks))
+            project: "bench", commit: Self.sha(commit), branch: history.commits[commit].branch,
+            parents: history.commits[commit].parents.map(Self.sha), environment: environment, runKey: key,
+            startedAt: startedAt.addingTimeInterval(Double(nextBuild) * 60), checks: checks))
         storedChecks += checks.count
     }
 

@@ -45,7 +45,8 @@ nonisolated(unsafe) var hintedSessions: [HintedSession] = []
 enum QoSHeartbeatHolder {
     static func make() -> QoSHeartbeat {
         let heartbeat = QoSHeartbeat()
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { heartbeat.timer?.cancel() }
+        // Weakly: a block asyncAfter keeps holding the heartbeat would be a proven path to it.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { [weak heartbeat] in heartbeat?.timer?.cancel() }
         return heartbeat
     }
 }

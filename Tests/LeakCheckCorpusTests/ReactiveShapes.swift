@@ -449,8 +449,9 @@ final class RxSubjectViewModel {
 final class RxIntervalViewModel {
     let scheduler = RxSerialDispatchQueueScheduler(internalSerialQueueName: "interval")
     var ticks = 0
-    init() {
-        _ = RxObservable<Int>.interval(.seconds(3600), scheduler: scheduler).subscribe(onNext: { self.ticks = $0 })
+    init(disposedAtOnce: Bool = false) {
+        let subscription = RxObservable<Int>.interval(.seconds(3600), scheduler: scheduler).subscribe(onNext: { self.ticks = $0 })
+        if disposedAtOnce { subscription.dispose() }
     }
 }
 
@@ -538,12 +539,23 @@ struct ReactiveShapeTests {
             + "RxAnonymousObserver<String>.eventHandler (closure) → captures RxMethodReferenceViewModel")
     }
 
-    /// Held only by libdispatch's active timer source: no Swift holder leads to it (see the
-    /// report of issue 49); the search says so rather than guessing.
-    @Test func intervalOnADispatchQueueSchedulerIsNotProven() {
+    /// Held only by libdispatch's armed timer: the path starts at the timer, on the scheduler's
+    /// queue, and goes through the periodic action's captures (the sink) to the observer.
+    @Test func intervalOnADispatchQueueScheduler() async {
         let model = RxIntervalViewModel()
-        let report = findRetainPath(to: model)
-        #expect(!report.isProven)
+        let report = await retainPathOnceArmed(to: model)
+        #expect(report.isProven)
+        #expect(report.origin == .global)
+        #expect(report.readable == #"DispatchSource timer (armed, on queue "interval") → eventHandler (closure) → captures "#
+            + "RxTimerSink<RxAnonymousObserver<Int>>.observer → RxAnonymousObserver<Int>.eventHandler (closure) → captures RxIntervalViewModel")
+        #expect(report.steps?.map(\.kind) == [.timer, .strong, .closure])
+    }
+
+    /// The same subscription disposed: the timer is cancelled and lets everything go.
+    @Test func disposedIntervalIsNotFlagged() async {
+        await expectDeallocation(timeout: .seconds(2)) {
+            [RxIntervalViewModel(disposedAtOnce: true)]
+        }
     }
 
     @Test(arguments: [

@@ -48,6 +48,23 @@ final class QoSHeartbeat: @unchecked Sendable {
     }
 }
 
+/// A dispatch timer started and dropped, as a scheduler does: only libdispatch keeps it, armed,
+/// and its handler captures the object. `start` hands the timer back so the test can cancel it.
+final class DroppedHeartbeat: @unchecked Sendable {
+    var beats = 0
+    func start(on queue: DispatchQueue, weakly: Bool = false) -> any DispatchSourceTimer {
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + 3600, repeating: 3600)
+        if weakly {
+            timer.setEventHandler { [weak self] in self?.beats += 1 }
+        } else {
+            timer.setEventHandler { self.beats += 1 }
+        }
+        timer.resume()
+        return timer
+    }
+}
+
 /// A scheduled Foundation timer whose block captures its owner, which keeps the timer.
 final class Ticker: @unchecked Sendable {
     var timer: Timer?
@@ -55,6 +72,17 @@ final class Ticker: @unchecked Sendable {
     init() {
         timer = Timer.scheduledTimer(withTimeInterval: 3600, repeats: true) { _ in self.ticks += 1 }
     }
+}
+
+/// libdispatch arms a resumed timer on its manager thread, a moment after `resume()`: searches
+/// until a path is found, for at most 100 tries.
+func retainPathOnceArmed(to object: AnyObject) async -> RetainPathReport {
+    for _ in 0..<100 {
+        let report = findRetainPath(to: object)
+        if report.steps != nil { return report }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return findRetainPath(to: object)
 }
 
 @Suite("Runtime-owned leak shapes")
@@ -78,6 +106,54 @@ struct RuntimeShapeTests {
         #expect(report.isProven)
         #expect(report.origin == .cycle)
         #expect(report.steps == [RetainPathStep(holder: "LeakCheckCorpusTests.Heartbeat", property: "timer.eventHandler", kind: .closure)])
+    }
+
+    /// The timer is held by libdispatch alone (armed, in its timer heap): the path starts there.
+    @Test func droppedDispatchTimer() async {
+        let heartbeat = DroppedHeartbeat()
+        let timer = heartbeat.start(on: DispatchQueue(label: "heartbeat"))
+        defer { timer.cancel() }
+        let report = await retainPathOnceArmed(to: heartbeat)
+        #expect(report.readable == #"DispatchSource timer (armed, on queue "heartbeat") → eventHandler (closure) → captures DroppedHeartbeat"#)
+        #expect(report.isProven)
+        #expect(report.origin == .global)
+        #expect(report.steps == [RetainPathStep(holder: #"DispatchSource timer (armed, on queue "heartbeat")"#, property: "eventHandler", kind: .timer)])
+        #expect(report.hint?.hasPrefix("a dispatch source's handler captures it") == true)
+    }
+
+    /// A dropped timer whose handler captures weakly holds nothing (searched once libdispatch has
+    /// armed it and a strong one resumed after it); a cancelled one lets go.
+    @Test func droppedDispatchTimerThatHoldsNothingIsNotFlagged() async {
+        var timers: [any DispatchSourceTimer] = []
+        defer { timers.forEach { $0.cancel() } }
+        do {
+            let queue = DispatchQueue(label: "weak-heartbeat")
+            let weak = DroppedHeartbeat()
+            timers.append(weak.start(on: queue, weakly: true))
+            let strong = DroppedHeartbeat()
+            timers.append(strong.start(on: queue))
+            #expect(await retainPathOnceArmed(to: strong).isProven)
+            let report = findRetainPath(to: weak)
+            #expect(report.steps == nil, "\(report.readable)")
+            #expect(report.suspects.isEmpty, "\(report.suspects)")
+        }
+        await expectDeallocation(timeout: .seconds(2)) {
+            let weak = DroppedHeartbeat()
+            timers.append(weak.start(on: DispatchQueue(label: "weak-heartbeat"), weakly: true))
+            let cancelled = DroppedHeartbeat()
+            cancelled.start(on: DispatchQueue(label: "cancelled-heartbeat")).cancel()
+            return [weak, cancelled]
+        }
+    }
+
+    /// `asyncAfter` arms a timer of its own that keeps the block until the deadline: named so.
+    @Test func asyncAfterBlock() async {
+        let heartbeat = DroppedHeartbeat()
+        DispatchQueue(label: "later").asyncAfter(deadline: .now() + 1) { heartbeat.beats += 1 }
+        let report = await retainPathOnceArmed(to: heartbeat)
+        #expect(report.readable == #"asyncAfter (pending, on queue "later") → block (closure) → captures DroppedHeartbeat"#)
+        #expect(report.isProven)
+        #expect(report.hint?.hasPrefix("a block scheduled with asyncAfter captures it") == true)
     }
 
     @Test func scheduledTimer() {

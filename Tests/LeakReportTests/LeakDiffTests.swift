@@ -78,6 +78,39 @@ private func check(_ scenario: String, _ type: String, _ outcome: CheckOutcome, 
         #expect(unknown.entries.map(\.category) == [.new])
     }
 
+    /// Which base leak hides the head's (`isJudged`): only one confirmed at base. A base that
+    /// leaked in every run but whose attempts released the key is the key's intermittence: the
+    /// rule judges the head's leak from the evidence, and a clean history makes it new.
+    @Test(arguments: [
+        // base state, base confirmed, head state, judged
+        (KeyState?.some(.leaked), true, KeyState?.some(.leaked), false),
+        (.leaked, false, .leaked, true),
+        (.leaked, false, .flaky, true),
+        (.leaked, false, .clean, false),
+        (.flaky, true, .leaked, true),
+        (.clean, true, .leaked, true),
+        (nil, true, .leaked, true),
+    ])
+    func aBaseLeakHidesTheHeadsOnlyWhenConfirmed(base: KeyState?, confirmed: Bool, head: KeyState?, judged: Bool) {
+        #expect(LeakDiff.isJudged(before: base, after: head, baseConfirmed: confirmed) == judged)
+    }
+
+    @Test func aConfirmedLeakAtHeadOnAnUnconfirmedBaseLeakIsJudged() {
+        let key = LeakKey(scenario: "S/t()", type: "M.T")
+        let observation = { (state: KeyState) in KeyObservation(state: state, file: "T.swift", line: 1) }
+        let evidence = KeyEvidence(headRuns: 1, headLeakedRuns: 1, headAttempts: 3, headLeakedAttempts: 3,
+                                   history: [.init(runs: 1, leakedRuns: 1, releasedAttempts: 2)]
+                                       + Array(repeating: .init(runs: 1, leakedRuns: 0), count: 40) + [.init(runs: 1, leakedRuns: 1)])
+        func category(baseConfirmed: Bool) -> [LeakDiff.Category] {
+            LeakDiff.classify([LeakDiff.KeyComparison(key: key, base: observation(.leaked), head: observation(.leaked),
+                                                      evidence: evidence, inheritedFrom: nil, baseConfirmed: baseConfirmed)])
+                .diff.entries.map(\.category)
+        }
+        #expect(category(baseConfirmed: true) == [.persisting])
+        #expect(category(baseConfirmed: false) == [.new], "\(GateRule.judge(evidence).evidence.summary)")
+        #expect(GateRule.judge(evidence).evidence.recentLeakedRuns == 2, "the base's unconfirmed leak is a leaked run, not the head's leak holding")
+    }
+
     @Test func suppressionsMoveMatchesOutOfNewUntilTheyExpire() {
         let now = Date(timeIntervalSince1970: 1_000_000)
         let head = KeyObservation.fold([

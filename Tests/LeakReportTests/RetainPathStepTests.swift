@@ -41,6 +41,26 @@ struct RetainPathStepTests {
             == ["Feed.subject", "Subject<Int>.observers (closure)", "captures Observer.handler", "Feed"])
     }
 
+    /// An armed timer is a root: it prints as the timer (its queue's label kept whole, dots and
+    /// all), then its handler, then what the handler captures.
+    @Test func anArmedTimerPrintsAsTheTimerThenItsHandler() throws {
+        let timer = RetainPathStep(holder: #"DispatchSource timer (armed, on queue "com.app.poll")"#, property: "eventHandler", kind: .timer)
+        let steps = [timer, RetainPathStep(holder: "App.Poller<Swift.Int>", property: "observer", kind: .strong)]
+        #expect(RetainPathStep.readable(steps, leakedType: "App.Feed")
+            == #"DispatchSource timer (armed, on queue "com.app.poll") → eventHandler (closure) → captures Poller<Int>.observer → Feed"#)
+        #expect(RetainPathStep.readableParts([timer], leakedType: "App.Feed")
+            == [#"DispatchSource timer (armed, on queue "com.app.poll")"#, "eventHandler (closure)", "captures Feed"])
+        var possible = timer
+        possible.isPossible = true
+        #expect(RetainPathStep.readable([possible], leakedType: "App.Feed")
+            == #"DispatchSource timer (armed, on queue "com.app.poll") → eventHandler (closure) → captures Feed "#
+            + #"(possible: DispatchSource timer (armed, on queue "com.app.poll") eventHandler is not proven to hold it strongly)"#)
+        // A code flow (SARIF) marks both of the timer's parts, and only those.
+        #expect(RetainPathStep.readableFlow([possible], leakedType: "App.Feed").map(\.isProven) == [false, false, true])
+        let decoded = try JSONDecoder().decode(RetainPathStep.self, from: try JSONEncoder().encode(timer))
+        #expect(decoded == timer)
+    }
+
     /// `possible` is written only when true, and a step without it (every step reported before
     /// it existed) reads as proven.
     @Test func possibleIsOnTheWireOnlyWhenTrue() throws {

@@ -233,6 +233,40 @@ struct GateTests {
         #expect(once.evidence?.headAttempts == 1)
     }
 
+    /// A base whose leak some attempt released leaked the key by its intermittence: the base's
+    /// leak is evidence in the measured stretch, not a state that makes a confirmed leak at head
+    /// `persisting`. A base leak confirmed in every attempt still hides the head's.
+    @Test(arguments: TestEngine.all)
+    func aBaseLeakSomeAttemptReleasedDoesNotHideTheHeadsLeak(_ engine: TestEngine) throws {
+        let database = try TestDatabase(engine)
+        let server = try TestServer(database: database)
+        func leak(attempts: Int, leaked: Int) -> [Check] {
+            var check = Check.leaked(Self.scenario, Self.type)
+            check.attempts = attempts
+            check.leakedAttempts = leaked
+            return [check]
+        }
+        // main: leaked in 1 of 3 attempts at 2 and at 20, clean between, in 3 of 3 attempts at 21.
+        try server.uploadLine(from: 1, [Self.key("deallocated"), leak(attempts: 3, leaked: 1)]
+                              + Array(repeating: Self.key("deallocated"), count: 17)
+                              + [leak(attempts: 3, leaked: 1), leak(attempts: 3, leaked: 3)])
+        func head(_ commit: Int, base: Int, attempts: Int, leaked: Int) throws -> LeakDiff.Entry {
+            try server.uploadRun(commit: HistoryFixture.sha(commit), branch: "feature", parents: [HistoryFixture.sha(base)],
+                                 checks: leak(attempts: attempts, leaked: leaked))
+            return try #require(try server.diff(base: base, head: commit).entry(Self.scenario, Self.type))
+        }
+        let confirmed = try head(30, base: 20, attempts: 3, leaked: 3)
+        #expect(confirmed.category == .new, "a key that leaked twice in 19 runs leaks in 3 attempts of 3 hardly ever")
+        #expect((confirmed.evidence?.recentRuns, confirmed.evidence?.recentLeakedRuns) == (19, 2), "the base's leak counts as one")
+        #expect(confirmed.evidence?.summary == "confirmed in 3 of 3 attempts; its rate of 11% in its last 19 runs cannot explain that")
+        let intermittent = try head(31, base: 20, attempts: 3, leaked: 2)
+        #expect(intermittent.category == .flaky)
+        #expect(intermittent.evidence?.confirmedAtHead == false)
+        let held = try head(32, base: 21, attempts: 3, leaked: 3)
+        #expect(held.category == .persisting, "confirmed at base: the head's leak is the base's")
+        #expect(held.evidence == nil)
+    }
+
     @Test func badCommitParametersAreRefusedByName() throws {
         let server = try TestServer()
         for name in ["base", "after", "mergeBase"] {

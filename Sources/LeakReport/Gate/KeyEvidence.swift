@@ -23,14 +23,21 @@ public struct KeyEvidence: Sendable, Hashable {
     public struct RunTally: Sendable, Hashable {
         public var runs: Int
         public var leakedRuns: Int
+        /// Attempts of the commit's leaked checks that released the object. Read for the base
+        /// alone, whose leak some attempt released is the key's intermittence, not a state that
+        /// hides the head's leak (`LeakDiff.isJudged`); 0 at the other commits, where the rate
+        /// is measured in runs.
+        public var releasedAttempts: Int
 
-        public init(runs: Int, leakedRuns: Int) {
+        public init(runs: Int, leakedRuns: Int, releasedAttempts: Int = 0) {
             self.runs = runs
             self.leakedRuns = leakedRuns
+            self.releasedAttempts = releasedAttempts
         }
 
-        /// Every run of the commit leaked the key.
-        public var leakedInEveryRun: Bool { runs > 0 && leakedRuns >= runs }
+        /// Every run of the commit leaked the key and no attempt there released it: a leak
+        /// that held there, not the key's intermittence.
+        public var confirmedLeak: Bool { runs > 0 && leakedRuns >= runs && releasedAttempts == 0 }
     }
 
     public init(headRuns: Int, headLeakedRuns: Int, headAttempts: Int, headLeakedAttempts: Int, history: [RunTally]) {

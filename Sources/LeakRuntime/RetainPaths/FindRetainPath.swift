@@ -13,8 +13,9 @@ import LeakReport
 /// `Mirror` only where the metadata cannot be read), leaves out `weak` and `unowned` references,
 /// and follows stored closures into their contexts, a running task's closure, a dispatch source's
 /// handlers and a `Mutex`'s value by their layouts. When the object is in no cycle and no root
-/// holds it, it searches from the process's global and static variables (Linux; elsewhere the
-/// report says they were not searched, see `SearchCoverage`): first backwards,
+/// holds it, it searches from the process's global and static variables and the dispatch timers
+/// libdispatch has armed (Linux; elsewhere the report says they were not searched, see
+/// `SearchCoverage`): first backwards,
 /// scanning memory for what holds the object up to the globals that do, then forward and typed
 /// from those globals through those holders only (from every global when that finds nothing).
 /// Holders it cannot lay out are read as words: such a path is marked possible (`isProven`

@@ -22,6 +22,10 @@ extension RetainPathReport {
             return "a NotificationCenter observer's block captures it: remove the observer (removeObserver(_:) with the token "
                 + "addObserver returned) when it is done, or capture weakly ([weak self]) in the block."
         }
+        if throughAsyncAfter {
+            return "a block scheduled with asyncAfter captures it, and keeps it until the block has run: use a shorter delay, "
+                + "a cancellable timer or DispatchWorkItem, or capture weakly ([weak self]) in the block."
+        }
         if throughDispatchSource {
             return "a dispatch source's handler captures it: cancel the source when it is done, or capture weakly ([weak self]) in the handler."
         }

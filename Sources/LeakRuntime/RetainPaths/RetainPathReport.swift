@@ -15,7 +15,7 @@ public struct RetainPathReport: Sendable, Hashable {
         /// check knows (another survivor, the container a service was resolved from).
         case root
         /// The path leads from a global or static variable of the process (its first step has
-        /// the kind `global`).
+        /// the kind `global`), or from a dispatch timer libdispatch has armed (kind `timer`).
         case global
         /// No path was found, not even a possible one.
         case none
@@ -47,6 +47,8 @@ public struct RetainPathReport: Sendable, Hashable {
     public var fingerprint: String
     /// A step of the path is a dispatch source's handler (for the hint).
     var throughDispatchSource = false
+    /// The path starts at a block `asyncAfter` keeps until its deadline (for the hint).
+    var throughAsyncAfter = false
 
     public init(
         steps: [RetainPathStep]?, origin: Origin, suspects: [String], limitReached: String?,

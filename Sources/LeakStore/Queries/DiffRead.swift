@@ -106,12 +106,30 @@ struct DiffRead {
         return from
     }
 
+    /// What the gate knows of the keys it judges.
+    struct Evidence {
+        /// Each judged key's runs and attempts at head, its runs along the head's ancestry.
+        var byKey: [KeyIDs: KeyEvidence]
+        /// By key, the attempts that released the object in the base's own leaked checks, for the
+        /// keys whose leak there some attempt released: such a base leak does not hide the head's.
+        var releasedAtBase: [KeyIDs: Int]
+    }
+
     /// What the gate knows of each key it judges (`LeakDiff.isJudged`): its runs and attempts at
-    /// head, its runs along the head's ancestry (`ProjectHistory.keyEvidence`).
-    func evidence(_ counts: Counts, _ sides: Sides, _ windows: Windows) throws -> [KeyIDs: KeyEvidence] {
-        let judged = counts.leakingAtHead.filter { LeakDiff.isJudged(before: counts.baseStates[$0], after: counts.headStates[$0]) }
-        return try history.keyEvidence(head: counts.headByKey.filter { judged.contains($0.key) }, headID: sides.headID,
-                                       ownLine: windows.ownLine, baseLine: windows.baseLine, environment: environment)
+    /// head, its runs along the head's ancestry (`ProjectHistory.keyEvidence`); a base leak some
+    /// attempt there released does not hide the head's.
+    func evidence(_ counts: Counts, _ sides: Sides, _ windows: Windows, baseStateFrom: [KeyIDs: String]) throws -> Evidence {
+        let releasedAtBase = try sides.baseID.map {
+            try history.releasedAttempts(commitID: $0, environment: environment,
+                                         keys: counts.leakingAtHead.filter { counts.baseStates[$0] == .leaked && baseStateFrom[$0] == nil })
+        } ?? [:]
+        let judged = counts.leakingAtHead.filter {
+            LeakDiff.isJudged(before: counts.baseStates[$0], after: counts.headStates[$0], baseConfirmed: releasedAtBase[$0] == nil)
+        }
+        let byKey = try history.keyEvidence(head: counts.headByKey.filter { judged.contains($0.key) }, headID: sides.headID,
+                                            ownLine: windows.ownLine, baseLine: windows.baseLine, releasedAtBase: releasedAtBase,
+                                            environment: environment)
+        return Evidence(byKey: byKey, releasedAtBase: releasedAtBase)
     }
 
     /// The keys a would-be-new leak of which is inherited: those that leak at `after`, the base

@@ -71,7 +71,7 @@ extension LeakStore {
             var counts = try read.counts(sides)
             let windows = try read.windows(sides)
             let baseStateFrom = try read.standIns(&counts, along: windows)
-            let evidence = try read.evidence(counts, sides, windows)
+            let evidence = try read.evidence(counts, sides, windows, baseStateFrom: baseStateFrom)
             let inheritedFrom = try read.inherited(counts, after: after, base: base, mergeBase: mergeBase)
             return try classify(read, sides, counts, evidence: evidence, inheritedFrom: inheritedFrom,
                                 baseStateFrom: baseStateFrom, suppressions: try suppressionRules(db, projectID: history.projectID),
@@ -96,7 +96,7 @@ extension LeakStore {
 
     /// The last step: each side's checks for the entries that show them, each key classified
     /// (`LeakDiff.classify`), and where each entry's base state and first leak came from.
-    private func classify(_ read: DiffRead, _ sides: DiffRead.Sides, _ counts: DiffRead.Counts, evidence: [KeyIDs: KeyEvidence],
+    private func classify(_ read: DiffRead, _ sides: DiffRead.Sides, _ counts: DiffRead.Counts, evidence: DiffRead.Evidence,
                           inheritedFrom: [KeyIDs: String], baseStateFrom: [KeyIDs: String], suppressions: [LeakSuppression],
                           now: Date) throws -> CommitDiff {
         let history = read.history, environment = read.environment
@@ -115,7 +115,8 @@ extension LeakStore {
         let keys = Array(Set(baseObservations.byKey.keys).union(headObservations.byKey.keys))
         let comparisons = keys.map {
             LeakDiff.KeyComparison(key: names[$0]!, base: baseObservations.byKey[$0], head: headObservations.byKey[$0],
-                                   evidence: evidence[$0], inheritedFrom: inheritedFrom[$0])
+                                   evidence: evidence.byKey[$0], inheritedFrom: inheritedFrom[$0],
+                                   baseConfirmed: evidence.releasedAtBase[$0] == nil)
         }
         var (diff, sources) = LeakDiff.classify(comparisons, suppressions: suppressions, now: now)
         let entryIDs = sources.map { keys[$0] }

@@ -11,12 +11,14 @@ extension ProjectHistory {
     ///   - ownLine: the head's own commits, newest first — a pull request's earlier commits, or
     ///     those a merge brings in — none on `baseLine`.
     ///   - baseLine: the base's first-parent window of usable commits, newest first (the base first).
+    ///   - releasedAtBase: by key, the attempts of the base's leaked checks that released the
+    ///     object (`releasedAttempts`), for the keys whose leak there some attempt released.
     ///
     /// The history is `ownLine` then `baseLine`, newest first (`GateRule` reads the commits next
-    /// to the head that leaked in every run as the head's leak holding). A key not confirmed at
+    /// to the head whose leak was confirmed as the head's leak holding). A key not confirmed at
     /// head is flaky whatever its history (`GateRule`): its history is not read.
     func keyEvidence(head: [KeyIDs: KeyCounts], headID: Int64?, ownLine: [BranchCommit], baseLine: [BranchCommit],
-                     environment: String) throws -> [KeyIDs: KeyEvidence] {
+                     releasedAtBase: [KeyIDs: Int], environment: String) throws -> [KeyIDs: KeyEvidence] {
         guard !head.isEmpty else { return [:] }
         let attempts = try headID.map { try attemptsBeyondOne(commitID: $0, environment: environment, keys: Set(head.keys)) } ?? [:]
         var evidence: [KeyIDs: KeyEvidence] = [:]
@@ -33,10 +35,22 @@ extension ProjectHistory {
         let ownColumns = grid.columns(of: ownLine.map(\.id)), baseColumns = grid.columns(of: baseLine.map(\.id))
         for ids in confirmed {
             let row = grid.row(ids)
-            let history = (row.cells(along: ownColumns) + row.cells(along: baseColumns)).compactMap { $0 }.filter { $0.runs > 0 }
-            evidence[ids]?.history = history.map { KeyEvidence.RunTally(runs: Int($0.runs), leakedRuns: Int($0.leakedRuns)) }
+            func tallies(_ cells: [KeyStateGrid.Cell?]) -> [KeyEvidence.RunTally?] {
+                cells.map { cell in cell.flatMap { $0.runs > 0 ? KeyEvidence.RunTally(runs: Int($0.runs), leakedRuns: Int($0.leakedRuns)) : nil } }
+            }
+            var base = tallies(row.cells(along: baseColumns))
+            if let released = releasedAtBase[ids], base.first != nil { base[0]?.releasedAttempts = released }
+            evidence[ids]?.history = (tallies(row.cells(along: ownColumns)) + base).compactMap { $0 }
         }
         return evidence
+    }
+
+    /// By key, the attempts of the leaked checks of `keys` at a commit (every run) that released
+    /// the object, for the keys some attempt released: a leak there that is not confirmed.
+    func releasedAttempts(commitID: Int64, environment: String, keys: Set<KeyIDs>) throws -> [KeyIDs: Int] {
+        guard !keys.isEmpty else { return [:] }
+        return try attemptsBeyondOne(commitID: commitID, environment: environment, keys: keys)
+            .filter { $0.value.released > 0 }.mapValues(\.released)
     }
 
     /// The attempts beyond the first of the leaked checks of `keys` at a commit (every run), and

@@ -116,10 +116,8 @@ struct SARIFLog: Encodable {
         // strong says so, and the flow is a possible retain path.
         let flow = group.retainPath.flatMap { steps -> [CodeFlow]? in
             guard !steps.isEmpty else { return nil }
-            let parts = RetainPathStep.readableParts(steps, leakedType: group.pathType ?? "")
-            let locations = parts.enumerated().map { index, part in
-                let unproven = index < steps.count && !steps[index].isProven
-                return ThreadFlowLocation(location: Location(message: Message(text: part + (unproven ? " (possible)" : ""))))
+            let locations = RetainPathStep.readableFlow(steps, leakedType: group.pathType ?? "").map { part in
+                ThreadFlowLocation(location: Location(message: Message(text: part.text + (part.isProven ? "" : " (possible)"))))
             }
             let title = RetainPathStep.isProven(steps) ? "Retain path" : "Possible retain path"
             return [CodeFlow(message: Message(text: title), threadFlows: [ThreadFlow(locations: locations)])]

@@ -18,23 +18,28 @@ struct ELFSymbols: Sendable {
     /// `get_type_metadata <mangled type> noncopyable.N`: the real type's mangling, by the name's
     /// offset from the load bias.
     let noncopyableFieldTypes: [UInt: String]
+    /// The data objects asked for by name (a C library's internal globals, such as libdispatch's
+    /// `_dispatch_timers_heap`), as they were found; `mangledName` is the plain name.
+    let objects: [String: Variable]
 
-    /// Swift variable storage symbols (`…vp`, `…vpZ` for statics) of the image at `path`; empty
-    /// when the file cannot be read or is not a 64-bit little-endian ELF file.
-    init(path: String) {
+    /// Swift variable storage symbols (`…vp`, `…vpZ` for statics) of the image at `path`, and the
+    /// data objects named in `objectNames`; empty when the file cannot be read or is not a 64-bit
+    /// little-endian ELF file.
+    init(path: String, objectNames: Set<String> = []) {
         guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else {
             variables = []
             noncopyableFieldTypes = [:]
+            objects = [:]
             return
         }
-        (variables, noncopyableFieldTypes) = Self.read(data)
+        (variables, noncopyableFieldTypes, objects) = Self.read(data, objectNames: objectNames)
     }
 
     private static let accessorPrefix = Array("get_type_metadata ".utf8)
     private static let accessorSuffix = Array(" noncopyable".utf8)
 
-    private static func read(_ data: Data) -> ([Variable], [UInt: String]) {
-        data.withUnsafeBytes { (file: UnsafeRawBufferPointer) -> ([Variable], [UInt: String]) in
+    private static func read(_ data: Data, objectNames: Set<String>) -> ([Variable], [UInt: String], [String: Variable]) {
+        data.withUnsafeBytes { (file: UnsafeRawBufferPointer) -> ([Variable], [UInt: String], [String: Variable]) in
             func u16(_ at: Int) -> Int? { at >= 0 && at + 2 <= file.count ? Int(file.loadUnaligned(fromByteOffset: at, as: UInt16.self)) : nil }
             func u32(_ at: Int) -> Int? { at >= 0 && at + 4 <= file.count ? Int(file.loadUnaligned(fromByteOffset: at, as: UInt32.self)) : nil }
             func u64(_ at: Int) -> Int? {
@@ -46,23 +51,24 @@ struct ELFSymbols: Sendable {
             guard file.count > 64, file[0] == 0x7F, file[1] == 0x45, file[2] == 0x4C, file[3] == 0x46,
                   file[4] == 2, file[5] == 1,
                   let sectionTable = u64(0x28), let entrySize = u16(0x3A), let count = u16(0x3C), entrySize >= 64
-            else { return ([], [:]) }
+            else { return ([], [:], [:]) }
             struct Section { let type: Int, offset: Int, size: Int, link: Int, entrySize: Int }
             var sections: [Section] = []
             for index in 0..<count {
                 let at = sectionTable + index * entrySize
                 guard let type = u32(at + 4), let offset = u64(at + 24), let size = u64(at + 32),
-                      let link = u32(at + 40), let entry = u64(at + 56) else { return ([], [:]) }
+                      let link = u32(at + 40), let entry = u64(at + 56) else { return ([], [:], [:]) }
                 sections.append(Section(type: type, offset: offset, size: size, link: link, entrySize: entry))
             }
             // SHT_SYMTAB (2), else SHT_DYNSYM (11).
             guard let table = sections.first(where: { $0.type == 2 }) ?? sections.first(where: { $0.type == 11 }),
                   table.entrySize >= 24, table.link < sections.count
-            else { return ([], [:]) }
+            else { return ([], [:], [:]) }
             let strings = sections[table.link]
-            guard strings.offset + strings.size <= file.count, table.offset + table.size <= file.count else { return ([], [:]) }
+            guard strings.offset + strings.size <= file.count, table.offset + table.size <= file.count else { return ([], [:], [:]) }
             var variables: [Variable] = []
             var accessors: [UInt: String] = [:]
+            var objects: [String: Variable] = [:]
             for index in 0..<(table.size / table.entrySize) {
                 let at = table.offset + index * table.entrySize
                 // The name of a `~Copyable` field's type (a local data symbol).
@@ -83,14 +89,20 @@ struct ELFSymbols: Sendable {
                       let value = u64(at + 8), let size = u64(at + 16), size >= 8, nameOffset < strings.size
                 else { continue }
                 let start = strings.offset + nameOffset
-                guard file[start] == UInt8(ascii: "$"), file[start + 1] == UInt8(ascii: "s") else { continue }
+                let swift = file[start] == UInt8(ascii: "$") && file[start + 1] == UInt8(ascii: "s")
+                guard swift || !objectNames.isEmpty else { continue }
                 var end = start
                 while end < strings.offset + strings.size, file[end] != 0 { end += 1 }
                 let name = String(decoding: UnsafeRawBufferPointer(rebasing: file[start..<end]), as: UTF8.self)
+                let variable = Variable(offset: UInt(value), size: size, mangledName: name)
+                if !swift {
+                    if objectNames.contains(name) { objects[name] = variable }
+                    continue
+                }
                 guard name.hasSuffix("vp") || name.hasSuffix("vpZ") else { continue }
-                variables.append(Variable(offset: UInt(value), size: size, mangledName: name))
+                variables.append(variable)
             }
-            return (variables, accessors)
+            return (variables, accessors, objects)
         }
     }
 }

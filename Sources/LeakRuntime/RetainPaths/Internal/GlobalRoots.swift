@@ -141,8 +141,22 @@ enum LiveObject {
               let flags = ProcessMemory.word(at: descriptor), UInt32(truncatingIfNeeded: flags) & 0x1F == 16,
               lc_in_image(UInt(descriptor)) == 1
         else { return false }
-        // Inline counts (top bit clear): bit 32 is IsDeiniting.
-        return !(counts >> 63 == 0 && (counts >> 32) & 1 == 1)
+        return !isDeinitializing(counts)
+    }
+
+    /// Whether a heap object's reference counts (its second word) say it is being deinitialised:
+    /// inline counts (top bit clear) with bit 32, IsDeiniting (ABI: swift/RefCount.h).
+    private static func isDeinitializing(_ counts: UInt) -> Bool {
+        counts >> 63 == 0 && (counts >> 32) & 1 == 1
+    }
+
+    /// The object or closure context at `address`, retained (balance it with `release()`), when
+    /// it is one and is not being deinitialised; nil otherwise.
+    static func retained(at address: UInt) -> Unmanaged<AnyObject>? {
+        guard isObject(at: address) || isClosureContext(at: address), let counts = ProcessMemory.word(at: address + 8),
+              !isDeinitializing(counts)
+        else { return nil }
+        return Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).retain()
     }
 
     /// Whether `address` holds a closure context (HeapLocalVariable metadata, kind 0x400, emitted

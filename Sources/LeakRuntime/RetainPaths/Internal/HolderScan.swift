@@ -13,6 +13,8 @@ struct HolderScan {
     struct Result {
         /// Addresses inside images' writable segments that hold one of `holders`.
         var rootSlots: [UInt] = []
+        /// The holders found that are among the ones the runtime holds (`runtimeHeld`).
+        var runtimeHeld: [UInt] = []
         /// The blocks found holding the object, directly or through others, the object included.
         var holders: Set<UInt> = []
         /// The bound reached: `depth 8`, `200 holders`, the time budget.
@@ -28,12 +30,19 @@ struct HolderScan {
     /// False where memory cannot be scanned (not Linux with glibc): the search walks forward only.
     static var isSupported: Bool { ProcessMemory.isSupported && MemoryLayout<UInt>.size == 8 }
 
-    /// Searches backwards from `target` until the level where roots are found, no holder is left,
+    /// Searches backwards from `target` until the level where roots are found (a global's slot,
+    /// or a holder in `runtimeHeld`: what libdispatch's armed timers capture), no holder is left,
     /// or a bound is reached. (Roots that lead nowhere typed send the search forward from every
     /// global, so stopping at the first level with roots loses no path.)
-    static func run(from target: UInt, maxDepth: Int, maxHolders: Int, deadline: ContinuousClock.Instant) -> Result {
+    static func run(
+        from target: UInt, runtimeHeld: Set<UInt> = [], maxDepth: Int, maxHolders: Int, deadline: ContinuousClock.Instant
+    ) -> Result {
         var result = Result()
         result.holders.insert(target)
+        if runtimeHeld.contains(target) {
+            result.runtimeHeld.append(target)
+            return result
+        }
         let segments = ProcessMemory.writableSegments().map { ($0.start, $0.start + UInt($0.size)) }
         var frontier = [target]
         for depth in 1...max(1, maxDepth) {
@@ -68,13 +77,16 @@ struct HolderScan {
                     result.boundReached = "\(maxHolders) holders"
                     return result
                 }
-                if result.holders.insert(start).inserted { next.append(start) }
+                if result.holders.insert(start).inserted {
+                    next.append(start)
+                    if runtimeHeld.contains(start) { result.runtimeHeld.append(start) }
+                }
             }
             if timedOut || hits > maxHits {
                 result.boundReached = timedOut ? "the time budget" : "\(maxHits) words found at one level"
                 return result
             }
-            if next.isEmpty || !result.rootSlots.isEmpty { return result }
+            if next.isEmpty || !result.rootSlots.isEmpty || !result.runtimeHeld.isEmpty { return result }
             if depth == maxDepth {
                 result.boundReached = "depth \(maxDepth)"
             }

@@ -81,6 +81,17 @@ struct ReferenceWalk {
         return edges
     }
 
+    /// What an armed dispatch timer's handler holds, as edges named by the handler
+    /// (`eventHandler`). The handler's context is retained while it is read: libdispatch may
+    /// release it once the timer is cancelled; one being released gives no edge.
+    mutating func edges(ofHandler handler: DispatchSourceMemory.Handler, timer: String) -> [ReferenceEdge] {
+        var edges: [ReferenceEdge] = []
+        guard handler.closureContext != 0, let context = LiveObject.retained(at: handler.closureContext) else { return edges }
+        defer { context.release() }
+        walkContext(handler.closureContext, holder: timer, path: handler.name, nesting: 1, into: &edges)
+        return edges
+    }
+
     /// The strong references held by a root: a class instance is its own edge; a value is walked.
     mutating func edges(ofRoot root: Any, holder: String) -> [ReferenceEdge] {
         var edges: [ReferenceEdge] = []

@@ -31,6 +31,12 @@ struct RetainPathSearch {
     private var scanBound: String?
     /// How many of the walk's suspects were found before the search from the globals.
     private var ownSuspects: Int?
+    /// While the armed timers are walked first, before memory is scanned: the most objects that
+    /// walk may reach (nil otherwise).
+    private var firstWalkLimit: Int?
+    /// The names of the armed timers that are `asyncAfter`'s (for the hint).
+    private var asyncAfterNames: Set<String> = []
+    private static let maxFirstTimerWalk = 4096
     /// The backward scan's bounds: levels of memory scanned, and holders kept.
     private static let maxScanDepth = 8
     private static let maxScanHolders = 512
@@ -75,21 +81,35 @@ struct RetainPathSearch {
             ownSuspects = walk.suspects.count
             deadline = ContinuousClock.now + limits.timeBudget
             defer { deadline = nil }
-            // Backwards first: the globals that hold the object, and the holders on the way, so
-            // the typed walk reads only those. Else (nothing found, or a holder without Swift
-            // types on the way) forward from every global, within what is left of the budget.
+            // libdispatch's armed timers are roots beside the globals: what their handlers capture
+            // is held until they are cancelled, even when the program kept no reference to the
+            // timer. What they hold is usually little: walked first, up to a bounded number of
+            // objects, it spares the scan of memory when a timer holds the object. Then backwards:
+            // the globals (or timers) that hold the object, and the holders on the way, so the
+            // typed walk reads only those. Else (nothing found, or a holder without Swift types on
+            // the way) forward from every global and timer, within what is left of the budget.
+            let timers = DispatchTimerHeap.armedTimers()
+            asyncAfterNames = Set(timers.filter(\.isAsyncAfter).map(\.name))
             var path: [RetainPathStep]?
-            if scansBackwards, HolderScan.isSupported, let deadline {
+            if !timers.isEmpty {
+                firstWalkLimit = Self.maxFirstTimerWalk
+                path = searchGlobals(holding: [], timers: timers)
+                firstWalkLimit = nil
+                if path != nil, !foundProven { path = nil }
+            }
+            if path == nil, scansBackwards, HolderScan.isSupported, let deadline {
+                let handlerContexts = timers.flatMap { $0.handlers.map(\.closureContext) }.filter { $0 != 0 }
                 let scan = HolderScan.run(
-                    from: address(of: target), maxDepth: min(limits.maxDepth, Self.maxScanDepth),
+                    from: address(of: target), runtimeHeld: Set(handlerContexts), maxDepth: min(limits.maxDepth, Self.maxScanDepth),
                     maxHolders: Self.maxScanHolders, deadline: deadline)
                 scanBound = scan.boundReached
-                if !scan.rootSlots.isEmpty {
-                    path = searchGlobals(holding: scan.rootSlots, through: scan.holders)
+                if !scan.rootSlots.isEmpty || !scan.runtimeHeld.isEmpty {
+                    let holding = timers.filter { $0.handlers.contains { scan.runtimeHeld.contains($0.closureContext) } }
+                    path = searchGlobals(holding: scan.rootSlots, timers: holding, through: scan.holders)
                     if path != nil, !foundProven { path = nil }
                 }
             }
-            if path == nil, ContinuousClock.now < deadline! { path = searchGlobals() }
+            if path == nil, ContinuousClock.now < deadline! { path = searchGlobals(timers: timers) }
             if let path {
                 if foundProven { return report(steps: path, origin: .global) }
                 possible = possible ?? (path, .global)
@@ -143,15 +163,18 @@ struct RetainPathSearch {
         return breadthFirst()
     }
 
-    /// From every global and static variable of the process at once (or those holding `slots`,
-    /// through the `holders` only), breadth first: the shortest path from any of them, within the
-    /// time budget.
-    private mutating func searchGlobals(holding slots: [UInt]? = nil, through holders: Set<UInt>? = nil) -> [RetainPathStep]? {
+    /// From every global and static variable of the process and every armed timer of `timers` at
+    /// once (or the variables holding `slots`, through the `holders` only), breadth first: the
+    /// shortest path from any of them, within the time budget.
+    private mutating func searchGlobals(
+        holding slots: [UInt]? = nil, timers: [DispatchTimerHeap.ArmedTimer], through holders: Set<UInt>? = nil
+    ) -> [RetainPathStep]? {
         reset()
         self.holders = holders
         defer { self.holders = nil }
         seen.insert(ObjectIdentifier(target))
-        for root in GlobalRoots.collect(holding: slots) {
+        let globals = slots?.isEmpty == true ? [] : GlobalRoots.collect(holding: slots)
+        for root in globals {
             if TypeMetadata.kind(of: type(of: root.value)) == .class {
                 let object = root.value as AnyObject
                 let step = RetainPathStep(holder: root.name, property: "", kind: .global)
@@ -162,17 +185,32 @@ struct RetainPathSearch {
                 continue
             }
             for edge in walk.edges(ofRoot: root.value, holder: root.name) {
-                let step = RetainPathStep(holder: root.name, property: edge.property, kind: .global, isPossible: !edge.proven)
-                if edge.target === target {
-                    foundProven = edge.proven
-                    return [step]
+                if let path = start(from: edge, holder: root.name, kind: .global) { return path }
+            }
+        }
+        for timer in timers {
+            for handler in timer.handlers {
+                for edge in walk.edges(ofHandler: handler, timer: timer.name) {
+                    if let path = start(from: edge, holder: timer.name, kind: .timer) { return path }
                 }
-                guard isOnTheWay(edge.target), seen.insert(ObjectIdentifier(edge.target)).inserted else { continue }
-                nodes.append(Node(object: edge.target, parent: -1, step: step, depth: 1, proven: edge.proven))
-                walk.know(edge.target)
             }
         }
         return breadthFirst()
+    }
+
+    /// One edge from a root (`holder`, its step of `kind`): the path when it reaches the target,
+    /// else nil, and the object it reaches is a node to expand when it is on the way.
+    private mutating func start(from edge: ReferenceEdge, holder: String, kind: RetainPathStep.Kind) -> [RetainPathStep]? {
+        let step = RetainPathStep(holder: holder, property: edge.property, kind: kind, isPossible: !edge.proven)
+        if edge.target === target {
+            foundProven = edge.proven
+            return [step]
+        }
+        if isOnTheWay(edge.target), seen.insert(ObjectIdentifier(edge.target)).inserted {
+            nodes.append(Node(object: edge.target, parent: -1, step: step, depth: 1, proven: edge.proven))
+            walk.know(edge.target)
+        }
+        return nil
     }
 
     /// Expands nodes in order until an edge reaches the target by proven references; the first
@@ -212,8 +250,8 @@ struct RetainPathSearch {
                     continue
                 }
                 guard isOnTheWay(edge.target), seen.insert(ObjectIdentifier(edge.target)).inserted else { continue }
-                guard nodes.count < limits.maxVisited else {
-                    visitsReached = true
+                guard nodes.count < min(limits.maxVisited, firstWalkLimit ?? .max) else {
+                    visitsReached = nodes.count >= limits.maxVisited
                     foundProven = false
                     return possible
                 }
@@ -294,7 +332,10 @@ struct RetainPathSearch {
             readable: readable(steps: steps, suspects: suspects, limit: limit),
             fingerprint: fingerprint.value, isProven: proven
         )
-        report.throughDispatchSource = steps?.contains { walk.dispatchHandlerSteps.contains([$0.holder, $0.property]) } ?? false
+        report.throughAsyncAfter = steps?.first.map { $0.kind == .timer && asyncAfterNames.contains($0.holder) } ?? false
+        report.throughDispatchSource = steps?.contains {
+            $0.kind == .timer || walk.dispatchHandlerSteps.contains([$0.holder, $0.property])
+        } ?? false
         return report
     }
 
