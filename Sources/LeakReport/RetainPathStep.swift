@@ -9,7 +9,7 @@
 /// proven, as every step reported before it existed was).
 public struct RetainPathStep: Codable, Sendable, Hashable {
     /// What kind of reference a step is.
-    public enum Kind: String, Codable, Sendable {
+    public enum Kind: String, Codable, Sendable, CaseIterable {
         /// A plain strong stored property.
         case strong
         /// A stored closure (`property`) whose captures hold the next object: the closure's own
@@ -20,6 +20,9 @@ public struct RetainPathStep: Codable, Sendable, Hashable {
         case capture
         /// A global or static variable: `holder` is its qualified name, `LeakCorpusTests.registry`.
         case global
+        /// A method reference (`subscribe(onNext: validate)`), which captures the next object, its
+        /// receiver: `holder` and `property` say where it was written (`App.Model`, `init()`).
+        case methodReference
         /// A `Task` whose closure captures the next object; it holds it until the task ends.
         case task
         /// A dispatch timer libdispatch has armed, whose handler (`property`, `eventHandler`)
@@ -117,13 +120,15 @@ extension RetainPathStep {
             switch step.kind {
             case .closure: part += " (closure)"
             case .task: part += " (task)"
+            case .methodReference:
+                part = (captures ? "captures " : "") + "method reference made in " + step.readableName
             case .timer:
                 // The timer, then its handler: libdispatch holds the one, the other captures.
                 parts.append(((captures ? "captures " : "") + step.holder, step.isProven))
                 part = step.property + " (closure)"
             default: break
             }
-            captures = [.closure, .capture, .task, .timer].contains(step.kind)
+            captures = [.closure, .capture, .task, .timer, .methodReference].contains(step.kind)
             parts.append((part, step.isProven))
         }
         parts.append(((captures ? "captures " : "") + shortName(leakedType), true))

@@ -108,20 +108,20 @@ struct CheckShapeTests {
         let session = HintedSession()
         hintedSessions = [session]
         defer { hintedSessions = [] }
-        #expect(findRetainPath(to: session).hint
+        #expect(findRetainPath(to: session, limits: .unhurried).hint
             == "the global hintedSessions keeps it: remove it from there when it is done, or keep it weakly.")
-        #expect(findRetainPath(to: ProfileViewModel()).hint?.hasPrefix("ProfileViewModel.onDone is a closure that captures it strongly") == true)
+        #expect(findRetainPath(to: ProfileViewModel(), limits: .unhurried).hint?.hasPrefix("ProfileViewModel.onDone is a closure that captures it strongly") == true)
         let heartbeat = Heartbeat()
         defer { heartbeat.timer?.cancel() }
-        #expect(findRetainPath(to: heartbeat).hint?.hasPrefix("a dispatch source's handler captures it: cancel the source") == true)
+        #expect(findRetainPath(to: heartbeat, limits: .unhurried).hint?.hasPrefix("a dispatch source's handler captures it: cancel the source") == true)
         let ticker = Ticker()
         defer { ticker.timer?.invalidate() }
-        #expect(findRetainPath(to: ticker).hint?.hasPrefix("a Timer's block captures it: invalidate the timer") == true)
+        #expect(findRetainPath(to: ticker, limits: .unhurried).hint?.hasPrefix("a Timer's block captures it: invalidate the timer") == true)
         let poller = FeedPoller()
         poller.start()
         defer { poller.task?.cancel() }
         try? await Task.sleep(for: .milliseconds(30))
-        #expect(findRetainPath(to: poller).hint?.hasPrefix("the task in FeedPoller.task captures it and is still running") == true)
+        #expect(findRetainPath(to: poller, limits: .unhurried).hint?.hasPrefix("the task in FeedPoller.task captures it and is still running") == true)
         let observer = SettingsObserver(center: .default, name: "LeakCheckCorpus.hinted")
         defer { observer.token.map(NotificationCenter.default.removeObserver) }
         #expect(findRetainPath(to: observer, limits: .unhurried).hint?.hasPrefix("a NotificationCenter observer's block captures it: remove the observer") == true)
@@ -129,9 +129,9 @@ struct CheckShapeTests {
         profile.parent = app
         app.children = [profile]
         defer { profile.parent = nil }
-        #expect(findRetainPath(to: app).hint?.hasPrefix("the references on this path form a cycle: make one of them weak") == true)
+        #expect(findRetainPath(to: app, limits: .unhurried).hint?.hasPrefix("the references on this path form a cycle: make one of them weak") == true)
         #expect(findRetainPath(to: profile.viewModel, roots: [profile]).hint?.hasPrefix("ProfileCoordinator keeps it") == true)
-        #expect(findRetainPath(to: QoSHeartbeatHolder.make()).hint == nil)
+        #expect(findRetainPath(to: QoSHeartbeatHolder.make(), limits: .unhurried).hint == nil)
     }
 
     @Test func coordinatorTree() async {

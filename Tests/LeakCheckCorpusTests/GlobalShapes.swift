@@ -38,7 +38,7 @@ struct GlobalShapeTests {
         let session = RegisteredSession()
         sessionRegistry.append(session)
         defer { sessionRegistry.removeAll() }
-        let report = findRetainPath(to: session)
+        let report = findRetainPath(to: session, limits: .unhurried)
         #expect(report.origin == .global)
         #expect(report.readable == "LeakCheckCorpusTests.sessionRegistry[0] → RegisteredSession")
         #expect(report.steps?.first?.kind == .global)
@@ -49,7 +49,7 @@ struct GlobalShapeTests {
         let thumbnail = Thumbnail()
         ThumbnailStore.cache["avatar"] = thumbnail
         defer { ThumbnailStore.cache.removeAll() }
-        let report = findRetainPath(to: thumbnail)
+        let report = findRetainPath(to: thumbnail, limits: .unhurried)
         #expect(report.readable == "ThumbnailStore.cache[\"avatar\"] → Thumbnail")
     }
 
@@ -57,7 +57,7 @@ struct GlobalShapeTests {
         let session = CachedSession()
         SessionCache.shared.sessions = [session]
         defer { SessionCache.shared.sessions = [] }
-        let report = findRetainPath(to: session)
+        let report = findRetainPath(to: session, limits: .unhurried)
         #expect(report.readable == "SessionCache.shared → SessionCache.sessions[0] → CachedSession")
     }
 
@@ -131,7 +131,7 @@ final class WatchedSessionCache: @unchecked Sendable {
 @Suite("The watcher's search")
 struct WatcherSearchTests {
     @Test func watcherNamesTheSamePathsAsTheChecks() {
-        let watcher = LeakWatcher(configuration: .init(strikes: 1, report: nil))
+        let watcher = LeakWatcher(configuration: .init(strikes: 1, retainPathLimits: .unhurried, report: nil))
         let session = CachedSession()
         WatchedSessionCache.shared.sessions = [session]
         defer { WatchedSessionCache.shared.sessions = [] }

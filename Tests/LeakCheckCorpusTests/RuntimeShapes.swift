@@ -78,11 +78,11 @@ final class Ticker: @unchecked Sendable {
 /// until a path is found, for at most 100 tries.
 func retainPathOnceArmed(to object: AnyObject) async -> RetainPathReport {
     for _ in 0..<100 {
-        let report = findRetainPath(to: object)
+        let report = findRetainPath(to: object, limits: .unhurried)
         if report.steps != nil { return report }
         try? await Task.sleep(for: .milliseconds(20))
     }
-    return findRetainPath(to: object)
+    return findRetainPath(to: object, limits: .unhurried)
 }
 
 @Suite("Runtime-owned leak shapes")
@@ -137,7 +137,7 @@ struct RuntimeShapeTests {
             #expect(report.steps == nil, "\(report.readable)")
             #expect(report.suspects.isEmpty, "\(report.suspects)")
         }
-        await expectDeallocation(timeout: .seconds(2)) {
+        await expectDeallocation(timeout: .seconds(10)) {
             let weak = DroppedHeartbeat()
             timers.append(weak.start(on: DispatchQueue(label: "weak-heartbeat"), weakly: true))
             let cancelled = DroppedHeartbeat()
@@ -149,7 +149,8 @@ struct RuntimeShapeTests {
     /// `asyncAfter` arms a timer of its own that keeps the block until the deadline: named so.
     @Test func asyncAfterBlock() async {
         let heartbeat = DroppedHeartbeat()
-        DispatchQueue(label: "later").asyncAfter(deadline: .now() + 1) { heartbeat.beats += 1 }
+        // Long enough for a loaded machine: the block (and the heartbeat) goes when it has run.
+        DispatchQueue(label: "later").asyncAfter(deadline: .now() + 60) { heartbeat.beats += 1 }
         let report = await retainPathOnceArmed(to: heartbeat)
         #expect(report.readable == #"asyncAfter (pending, on queue "later") → block (closure) → captures DroppedHeartbeat"#)
         #expect(report.isProven)

@@ -61,6 +61,17 @@ struct RetainPathStepTests {
         #expect(decoded == timer)
     }
 
+    /// A method reference is named by where it was written, between the closure that stores it
+    /// and its receiver.
+    @Test func aMethodReferencePrintsWhereItWasMade() {
+        let steps = [
+            RetainPathStep(holder: "RxSwift.AnonymousObserver<Swift.String>", property: "eventHandler", kind: .closure),
+            RetainPathStep(holder: "App.SearchModel", property: "init()", kind: .methodReference),
+        ]
+        #expect(RetainPathStep.readable(steps, leakedType: "App.SearchModel")
+            == "AnonymousObserver<String>.eventHandler (closure) → captures method reference made in SearchModel.init() → captures SearchModel")
+    }
+
     /// `possible` is written only when true, and a step without it (every step reported before
     /// it existed) reads as proven.
     @Test func possibleIsOnTheWireOnlyWhenTrue() throws {

@@ -111,6 +111,16 @@ struct RoutingTests {
     }
 
     /// Every diff entry's evidence is in the document, member for member as the API writes it.
+    /// Every step kind LeakCheck writes is one the upload schema accepts, and no other.
+    @Test func theOpenAPIDocumentListsEveryRetainPathStepKind() throws {
+        let server = try TestServer()
+        let components = try #require(server.client.get("/openapi.json").json["components"] as? [String: Any])
+        let schemas = try #require(components["schemas"] as? [String: [String: Any]])
+        let step = try #require(schemas["RetainPathStep"]?["properties"] as? [String: [String: Any]])
+        let kinds = try #require(step["kind"]?["enum"] as? [String])
+        #expect(Set(kinds) == Set(RetainPathStep.Kind.allCases.map(\.rawValue)))
+    }
+
     @Test func theOpenAPIDocumentDescribesEachEntrysEvidence() throws {
         let server = try TestServer()
         let components = try #require(server.client.get("/openapi.json").json["components"] as? [String: Any])

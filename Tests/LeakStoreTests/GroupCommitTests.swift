@@ -217,19 +217,21 @@ struct GroupCommitTests {
         let (database, store, writes) = try store()
         defer { withExtendedLifetime(database) {} }
         let limit = StoreTuning.detachedCostLimit
-        let returned = Shared<[Int]>([]), committed = DispatchGroup()
+        let returned = Shared<[Int]>([]), committed = DispatchGroup(), callersDone = DispatchGroup()
         let whileBusy = Shared<(returned: [Int], queued: Int)>(([], 0))
         _ = try writesQueuedBehindOne(writes, store, queued: 1) { index, writer in
             // The writer is busy with this batch: the queue fills behind it.
             let started = DispatchSemaphore(value: 0)
             for (second, cost) in [(0, limit), (1, 1)] {
                 committed.enter()
+                callersDone.enter()
                 Thread {
                     started.signal()
                     writes.detached(cost: cost, { writer in
                         try writer.connection.run("INSERT INTO t (v) VALUES (?)", [.text("d\(second)")])
                     }, completion: { _ in committed.leave() })
                     returned.withLock { $0.append(second) }
+                    callersDone.leave()
                 }.start()
                 started.wait()
                 let deadline = ContinuousClock.now + .seconds(10)
@@ -244,6 +246,8 @@ struct GroupCommitTests {
         #expect(whileBusy.withLock { $0.returned } == [0])
         #expect(whileBusy.withLock { $0.queued } == 1)
         #expect(committed.wait(timeout: .now() + 10) == .success)
+        // A caller returns after its write's completion may have run: wait for both callers.
+        #expect(callersDone.wait(timeout: .now() + 10) == .success)
         #expect(returned.withLock { $0 } == [0, 1])
         #expect(try values(store) == ["first", "w0", "d0", "d1"])
     }

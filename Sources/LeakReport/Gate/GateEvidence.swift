@@ -18,8 +18,8 @@ public struct GateEvidence: Codable, Sendable, Hashable {
     public var recentLeakedRuns: Int
     /// Usable commits of history read.
     public var commitsLookedAt: Int
-    /// Commits back to the newest held leak (a real leak, fixed), whose runs, like those of every
-    /// older held leak, are left out of the measurement; nil when there is none.
+    /// Commits back to where the measured stretch starts (a held leak ended there); nil when the
+    /// whole window counts.
     public var sinceChange: Int?
     /// One sentence a person can check, e.g. "confirmed, but leaked in 31% of its last 200 runs".
     public var summary: String

@@ -45,6 +45,9 @@ extension RetainPathReport {
                 + "\(last.property.isEmpty ? "the closure" : last.property) to nil when it is done."
         case .task:
             return "the task in \(owner) captures it and is still running: cancel the task when it is done, or capture weakly ([weak self])."
+        case .methodReference:
+            return "a method reference made in \(owner) captures it strongly: pass a closure that captures it weakly "
+                + "({ [weak self] in self?.method($0) }) instead, or release what stores the reference when it is done."
         default:
             return "the references on this path form a cycle: make one of them weak (a delegate, parent or owner reference), "
                 + "or break it when the object is done."

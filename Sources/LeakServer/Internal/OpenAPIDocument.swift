@@ -74,7 +74,7 @@ enum OpenAPIDocument {
         "properties": {
           "holder": { "type": "string", "maxLength": 1024 },
           "property": { "type": "string", "maxLength": 1024 },
-          "kind": { "enum": ["strong", "closure", "capture", "global", "task", "timer", "collection", "unknown"] },
+          "kind": { "enum": ["strong", "closure", "capture", "global", "methodReference", "task", "timer", "collection", "unknown"] },
           "possible": { "type": "boolean", "description": "The reference is not proven strong: the path is a possible one. Absent on proven steps." }
         }
       },
@@ -236,7 +236,7 @@ enum OpenAPIDocument {
           "recentRuns": { "type": "integer", "minimum": 0, "description": "The runs along the head's ancestry the key's rate was measured over." },
           "recentLeakedRuns": { "type": "integer", "minimum": 0 },
           "commitsLookedAt": { "type": "integer", "minimum": 0, "description": "Commits along the head's ancestry that checked the key and were read." },
-          "sinceChange": { "type": "integer", "minimum": 0, "description": "Commits back to the newest held leak (a real leak, fixed), whose runs, like those of every older held leak, are left out of the measurement; absent when there is none." },
+          "sinceChange": { "type": "integer", "minimum": 0, "description": "Commits back to where the measured stretch starts (a held leak ended there); absent when the whole window counts." },
           "summary": { "type": "string", "description": "One sentence a person can check, e.g. \"leaked in 3 of 3 attempts at head; 0 of the last 412 runs leaked\"." }
         }
       },

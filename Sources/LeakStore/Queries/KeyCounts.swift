@@ -62,31 +62,3 @@ extension KeyCounts {
                                   lateRelease: row.int64(at: first + 6), errors: row.int64(at: first + 7)))
     }
 }
-
-/// A row of PostgreSQL's states as stored, from its column `first` on: ids (of keys, a run's row
-/// of `state_arrays`; of commits, a key's slice of a block, `StateArrays.keySlices`), then the
-/// checked, leaked, late and error counts at each — arrays of one length, read from their text
-/// (`PostgresArray.integers`).
-struct StoredStates {
-    let ids: [Int64]
-    let checked: [Int64]
-    let leaked: [Int64]
-    let late: [Int64]
-    let errors: [Int64]
-    /// The elements all five arrays hold.
-    let count: Int
-
-    init(row: any SQLRow, from first: Int32) {
-        ids = PostgresArray.integers(row.string(at: first) ?? "")
-        checked = PostgresArray.integers(row.string(at: first + 1) ?? "")
-        leaked = PostgresArray.integers(row.string(at: first + 2) ?? "")
-        late = PostgresArray.integers(row.string(at: first + 3) ?? "")
-        errors = PostgresArray.integers(row.string(at: first + 4) ?? "")
-        count = min(ids.count, checked.count, leaked.count, late.count, errors.count)
-    }
-
-    /// The state of element `index`.
-    func tally(at index: Int) -> KeyTally {
-        KeyTally(checked: checked[index], leaked: leaked[index], lateRelease: late[index], errors: errors[index])
-    }
-}

@@ -4,7 +4,7 @@ import LeakReport
 extension LeakStore {
     /// Whether a project of that name exists.
     public func projectExists(_ name: String) throws -> Bool {
-        try read { try $0.scalarInt("SELECT id FROM projects WHERE name = ?", [.text(name)]) != nil }
+        try read { try $0.scalarInt(sql: "SELECT id FROM projects WHERE name = \(name)") != nil }
     }
 
     /// The most leaks one page of a commit may hold, and the default.
@@ -18,28 +18,29 @@ extension LeakStore {
     public func commit(project: String, sha: String, limit: Int, cursor: CommitCursor?) throws -> CommitSummary? {
         let limit = min(max(limit, 1), Self.maxCommitLeaks)
         return try read { db in
-            guard let projectID = try db.scalarInt("SELECT id FROM projects WHERE name = ?", [.text(project)]) else {
+            guard let projectID = try db.scalarInt(sql: "SELECT id FROM projects WHERE name = \(project)") else {
                 throw LeakStoreError.projectNotFound(project)
             }
             var summary: CommitSummary?
             var commitID: Int64 = 0
-            try db.query("SELECT id, sha, branch FROM commits WHERE project_id = ? AND sha = ?",
-                         [.integer(projectID), .text(sha.lowercased())]) { row in
-                commitID = row.int64(at: 0)
-                summary = CommitSummary(sha: row.string(at: 1) ?? sha, branch: row.string(at: 2), parents: [], runs: [])
+            try db.query(sql: "SELECT id, sha, branch FROM commits WHERE project_id = \(projectID) AND sha = \(sha.lowercased())") { row in
+                commitID = row.int64("id")
+                summary = CommitSummary(sha: row.string("sha") ?? sha, branch: row.string("branch"), parents: [], runs: [])
             }
             guard var found = summary else { return nil }
-            try db.query("SELECT parent_sha FROM commit_parents WHERE commit_id = ? ORDER BY position",
-                         [.integer(commitID)]) { found.parents.append($0.string(at: 0) ?? "") }
-            try db.query("""
+            try db.query(sql: "SELECT parent_sha FROM commit_parents WHERE commit_id = \(commitID) ORDER BY position") {
+                found.parents.append($0.string("parent_sha") ?? "")
+            }
+            try db.query(sql: """
                 SELECT id, run_key, environment, started_at, check_count, leaked_count, late_release_count,
                        error_count, suspect
-                FROM runs WHERE commit_id = ? ORDER BY id
-                """, [.integer(commitID)]) { row in
+                FROM runs WHERE commit_id = \(commitID) ORDER BY id
+                """) { row in
                 found.runs.append(CommitSummary.Run(
-                    runID: row.int64(at: 0), runKey: row.string(at: 1) ?? "", environment: row.string(at: 2) ?? "",
-                    startedAt: row.string(at: 3) ?? "", checks: row.int(at: 4), leaked: row.int(at: 5),
-                    lateRelease: row.int(at: 6), errors: row.int(at: 7), suspect: row.int(at: 8) != 0, leaks: []))
+                    runID: row.int64("id"), runKey: row.string("run_key") ?? "", environment: row.string("environment") ?? "",
+                    startedAt: row.string("started_at") ?? "", checks: row.int("check_count"), leaked: row.int("leaked_count"),
+                    lateRelease: row.int("late_release_count"), errors: row.int("error_count"), suspect: row.int("suspect") != 0,
+                    leaks: []))
             }
             // One index range of `checks_by_run` per run, from the cursor on, until the page is full.
             var taken = 0
@@ -49,20 +50,20 @@ extension LeakStore {
                 if let cursor, runID < cursor.runID { continue }
                 let afterCheck = cursor.map { $0.runID == runID ? $0.checkID : 0 } ?? 0
                 guard taken <= limit else { break }
-                try db.query("""
-                    SELECT k.id, s.name, t.name, cs.file, cs.line, k.fingerprint, k.retain_path, k.message
+                try db.query(sql: """
+                    SELECT k.id, s.name AS scenario_name, t.name AS type_name, cs.file, cs.line, k.fingerprint, k.retain_path, k.message
                     FROM checks k JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
                          JOIN check_sites cs ON cs.id = k.site_id
-                    WHERE k.run_id = ? AND k.id > ? AND k.outcome = 'leaked' ORDER BY k.id LIMIT ?
-                    """, [.integer(runID), .integer(afterCheck), .integer(Int64(limit - taken + 1))]) { row in
+                    WHERE k.run_id = \(runID) AND k.id > \(afterCheck) AND k.outcome = 'leaked' ORDER BY k.id LIMIT \(limit - taken + 1)
+                    """) { row in
                     taken += 1
                     guard taken <= limit else { return }
-                    last = CommitCursor(runID: runID, checkID: row.int64(at: 0))
+                    last = CommitCursor(runID: runID, checkID: row.int64("id"))
                     found.runs[index].leaks.append(CommitSummary.Leak(
-                        scenario: row.string(at: 1) ?? "", type: row.string(at: 2) ?? "", file: row.string(at: 3) ?? "",
-                        line: row.int(at: 4), fingerprint: row.string(at: 5),
-                        retainPath: row.string(at: 6).flatMap(RetainPathJSON.steps),
-                        message: row.string(at: 7)))
+                        scenario: row.string("scenario_name") ?? "", type: row.string("type_name") ?? "", file: row.string("file") ?? "",
+                        line: row.int("line"), fingerprint: row.string("fingerprint"),
+                        retainPath: row.string("retain_path").flatMap(RetainPathJSON.steps),
+                        message: row.string("message")))
                 }
             }
             found.next = taken > limit ? last?.text : nil

@@ -25,17 +25,17 @@ extension LeakStore {
     /// its only counts) without retain paths and messages.
     /// - Returns: what the batch did; `lastRunID` is nil once nothing is left.
     public func dropDetails(receivedBefore cutoff: Date, runs batch: Int, afterRunID: Int64 = 0) throws -> RetentionBatch {
-        let before = SQLValue.text(ReportTimestamp.string(from: cutoff))
+        let before = ReportTimestamp.string(from: cutoff)
         var candidates: [(id: Int64, suspect: Bool)] = []
         try read { db in
-            try db.query("""
+            try db.query(sql: """
                 SELECT r.id, r.suspect FROM runs r
-                WHERE r.id > ? AND r.received_at < ? AND \(PendingUpload.isPublished("r"))
+                WHERE r.id > \(afterRunID) AND r.received_at < \(before) AND \(raw: PendingUpload.isPublished("r"))
                   AND EXISTS (SELECT 1 FROM checks k WHERE k.run_id = r.id
                               AND (r.suspect = 0 OR k.retain_path IS NOT NULL OR k.message IS NOT NULL))
-                ORDER BY r.id LIMIT ?
-                """, [.integer(afterRunID), before, .integer(Int64(max(batch, 1)))]) { row in
-                candidates.append((row.int64(at: 0), row.int(at: 1) != 0))
+                ORDER BY r.id LIMIT \(max(batch, 1))
+                """) { row in
+                candidates.append((row.int64("id"), row.int("suspect") != 0))
             }
         }
         guard let last = candidates.last else { return RetentionBatch(runs: 0, deleted: 0, stripped: 0, lastRunID: nil) }
@@ -44,16 +44,16 @@ extension LeakStore {
             var result = RetentionBatch(runs: candidates.count, deleted: 0, stripped: 0, lastRunID: last.id)
             for run in candidates {
                 if run.suspect {
-                    result.stripped += Int(try db.scalarInt("""
-                        SELECT count(*) FROM checks WHERE run_id = ? AND (retain_path IS NOT NULL OR message IS NOT NULL)
-                        """, [.integer(run.id)]) ?? 0)
-                    try db.run("""
+                    result.stripped += Int(try db.scalarInt(sql: """
+                        SELECT count(*) FROM checks WHERE run_id = \(run.id) AND (retain_path IS NOT NULL OR message IS NOT NULL)
+                        """) ?? 0)
+                    try db.run(sql: """
                         UPDATE checks SET retain_path = NULL, message = NULL
-                        WHERE run_id = ? AND (retain_path IS NOT NULL OR message IS NOT NULL)
-                        """, [.integer(run.id)])
+                        WHERE run_id = \(run.id) AND (retain_path IS NOT NULL OR message IS NOT NULL)
+                        """)
                 } else {
-                    result.deleted += Int(try db.scalarInt("SELECT count(*) FROM checks WHERE run_id = ?", [.integer(run.id)]) ?? 0)
-                    try db.run("DELETE FROM checks WHERE run_id = ?", [.integer(run.id)])
+                    result.deleted += Int(try db.scalarInt(sql: "SELECT count(*) FROM checks WHERE run_id = \(run.id)") ?? 0)
+                    try db.run(sql: "DELETE FROM checks WHERE run_id = \(run.id)")
                 }
             }
             return result

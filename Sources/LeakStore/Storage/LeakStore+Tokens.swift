@@ -7,11 +7,11 @@ extension LeakStore {
     public func createProject(_ name: String) throws -> IssuedToken {
         try write { writer in
             let db = writer.connection
-            if try db.scalarInt("SELECT id FROM projects WHERE name = ?", [.text(name)]) != nil {
+            if try db.scalarInt(sql: "SELECT id FROM projects WHERE name = \(name)") != nil {
                 throw LeakStoreError.projectExists(name)
             }
-            guard let projectID = try db.scalarInt("INSERT INTO projects (name, created_at) VALUES (?, ?) RETURNING id",
-                                                   [.text(name), .text(ReportTimestamp.string(from: Date()))])
+            guard let projectID = try db.scalarInt(
+                sql: "INSERT INTO projects (name, created_at) VALUES (\(name), \(ReportTimestamp.string(from: Date()))) RETURNING id")
             else { throw LeakStoreError.unavailable("the project insert returned no id") }
             return try insertToken(db, projectID: projectID, project: name, scope: .write)
         }
@@ -21,9 +21,7 @@ extension LeakStore {
     public func projectNames(limit: Int) throws -> [String] {
         try read { db in
             var names: [String] = []
-            try db.query("SELECT name FROM projects ORDER BY name LIMIT ?", [.integer(Int64(limit))]) {
-                names.append($0.string(at: 0) ?? "")
-            }
+            try db.query(sql: "SELECT name FROM projects ORDER BY name LIMIT \(limit)") { names.append($0.string("name") ?? "") }
             return names
         }
     }
@@ -33,7 +31,7 @@ extension LeakStore {
     public func createToken(project: String, scope: TokenScope) throws -> IssuedToken {
         try write { writer in
             let db = writer.connection
-            guard let projectID = try db.scalarInt("SELECT id FROM projects WHERE name = ?", [.text(project)]) else {
+            guard let projectID = try db.scalarInt(sql: "SELECT id FROM projects WHERE name = \(project)") else {
                 throw LeakStoreError.projectNotFound(project)
             }
             return try insertToken(db, projectID: projectID, project: project, scope: scope)
@@ -43,15 +41,14 @@ extension LeakStore {
     /// The project's tokens, oldest first, revoked ones included.
     public func tokens(project: String) throws -> [TokenSummary] {
         try read { db in
-            guard let projectID = try db.scalarInt("SELECT id FROM projects WHERE name = ?", [.text(project)]) else {
+            guard let projectID = try db.scalarInt(sql: "SELECT id FROM projects WHERE name = \(project)") else {
                 throw LeakStoreError.projectNotFound(project)
             }
             var tokens: [TokenSummary] = []
-            try db.query("SELECT id, scope, created_at, revoked_at FROM tokens WHERE project_id = ? ORDER BY id",
-                         [.integer(projectID)]) { row in
+            try db.query(sql: "SELECT id, scope, created_at, revoked_at FROM tokens WHERE project_id = \(projectID) ORDER BY id") { row in
                 tokens.append(TokenSummary(
-                    id: row.int64(at: 0), project: project, scope: TokenScope(rawValue: row.string(at: 1) ?? "") ?? .read,
-                    createdAt: row.string(at: 2) ?? "", revokedAt: row.string(at: 3)))
+                    id: row.int64("id"), project: project, scope: TokenScope(rawValue: row.string("scope") ?? "") ?? .read,
+                    createdAt: row.string("created_at") ?? "", revokedAt: row.string("revoked_at")))
             }
             return tokens
         }
@@ -63,11 +60,10 @@ extension LeakStore {
     public func revokeToken(id: Int64) throws {
         try write { writer in
             let db = writer.connection
-            guard try db.scalarInt("SELECT id FROM tokens WHERE id = ?", [.integer(id)]) != nil else {
+            guard try db.scalarInt(sql: "SELECT id FROM tokens WHERE id = \(id)") != nil else {
                 throw LeakStoreError.tokenNotFound(id)
             }
-            try db.run("UPDATE tokens SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?",
-                       [.text(ReportTimestamp.string(from: Date())), .integer(id)])
+            try db.run(sql: "UPDATE tokens SET revoked_at = coalesce(revoked_at, \(ReportTimestamp.string(from: Date()))) WHERE id = \(id)")
         }
         // After the commit: a check that read the token as live before it is not kept either.
         tokenMemory.forget(id: id)
@@ -113,16 +109,16 @@ extension LeakStore {
 
     private func databaseVerdict(_ db: any SQLConnection, id: Int64, presentedHash: String) throws -> TokenVerdict {
         var verdict = TokenVerdict.unknown
-        try db.query("""
+        try db.query(sql: """
             SELECT t.secret_hash, t.scope, t.revoked_at, p.name
-            FROM tokens t JOIN projects p ON p.id = t.project_id WHERE t.id = ?
-            """, [.integer(id)]) { row in
-            guard SHA256.constantTimeEqual(row.string(at: 0) ?? "", presentedHash) else { return }
-            if !row.isNull(at: 2) {
+            FROM tokens t JOIN projects p ON p.id = t.project_id WHERE t.id = \(id)
+            """) { row in
+            guard SHA256.constantTimeEqual(row.string("secret_hash") ?? "", presentedHash) else { return }
+            if !row.isNull("revoked_at") {
                 verdict = .revoked(id: id)
             } else {
-                verdict = .valid(id: id, project: row.string(at: 3) ?? "",
-                                 scope: TokenScope(rawValue: row.string(at: 1) ?? "") ?? .read)
+                verdict = .valid(id: id, project: row.string("name") ?? "",
+                                 scope: TokenScope(rawValue: row.string("scope") ?? "") ?? .read)
             }
         }
         return verdict
@@ -142,12 +138,13 @@ extension LeakStore {
 
     private func insertToken(_ db: any SQLConnection, projectID: Int64, project: String, scope: TokenScope) throws -> IssuedToken {
         // The id is part of the token, so insert first and set the hash once the id is known.
-        guard let id = try db.scalarInt(
-            "INSERT INTO tokens (project_id, scope, secret_hash, created_at) VALUES (?, ?, '', ?) RETURNING id",
-            [.integer(projectID), .text(scope.rawValue), .text(ReportTimestamp.string(from: Date()))])
+        guard let id = try db.scalarInt(sql: """
+            INSERT INTO tokens (project_id, scope, secret_hash, created_at)
+            VALUES (\(projectID), \(scope.rawValue), '', \(ReportTimestamp.string(from: Date()))) RETURNING id
+            """)
         else { throw LeakStoreError.unavailable("the token insert returned no id") }
         let secret = "lh_\(id)_" + SHA256.hexString(SHA256.randomBytes(32))
-        try db.run("UPDATE tokens SET secret_hash = ? WHERE id = ?", [.text(SHA256.hex(secret)), .integer(id)])
+        try db.run(sql: "UPDATE tokens SET secret_hash = \(SHA256.hex(secret)) WHERE id = \(id)")
         return IssuedToken(id: id, project: project, scope: scope, secret: secret)
     }
 }
@@ -158,11 +155,11 @@ extension LeakStore {
     public func verifyToken(id: Int64) throws -> TokenVerdict {
         try read { db in
             var verdict = TokenVerdict.unknown
-            try db.query("""
-                SELECT t.scope, t.revoked_at, p.name FROM tokens t JOIN projects p ON p.id = t.project_id WHERE t.id = ?
-                """, [.integer(id)]) { row in
-                verdict = row.isNull(at: 1)
-                    ? .valid(id: id, project: row.string(at: 2) ?? "", scope: TokenScope(rawValue: row.string(at: 0) ?? "") ?? .read)
+            try db.query(sql: """
+                SELECT t.scope, t.revoked_at, p.name FROM tokens t JOIN projects p ON p.id = t.project_id WHERE t.id = \(id)
+                """) { row in
+                verdict = row.isNull("revoked_at")
+                    ? .valid(id: id, project: row.string("name") ?? "", scope: TokenScope(rawValue: row.string("scope") ?? "") ?? .read)
                     : .revoked(id: id)
             }
             return verdict

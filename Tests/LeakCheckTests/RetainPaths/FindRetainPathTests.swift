@@ -141,6 +141,17 @@ struct FindRetainPathTests {
         #expect(findRetainPath(to: owner).suspects == [])
     }
 
+    /// Where a method reference was written, from its forwarder's demangled symbol.
+    @Test func methodReferencePlacesReadFromTheirSymbols() {
+        #expect(MethodReference.place("App.Model.init() -> App.Model")! == ("App.Model", "init()"))
+        #expect(MethodReference.place("App.Coordinator.start(with: Swift.Int, Swift.String) -> ()")! == ("App.Coordinator", "start(with:_:)"))
+        #expect(MethodReference.place("App.Box<App.Item>.bind(to: (Swift.Int, Swift.String) -> (), index: Swift.Int) -> ()")!
+            == ("App.Box<App.Item>", "bind(to:index:)"))
+        #expect(MethodReference.place("App")! == ("App", ""))
+        #expect(MethodReference.place("not a function") == nil)
+        #expect(MethodReference.place("start(") == nil)
+    }
+
     @Test func closuresReadByTheirTypesOnReachedObjectsAreNoSuspects() {
         let closure = SelfCapturingClosure()
         let holder = GenericBox(closure)
@@ -222,7 +233,8 @@ struct FindRetainPathTests {
 
     @Test func withoutFieldMetadataStepsAreUnknown() {
         let unknown = " (possible: ProfilePresenter.delegate and ProfileScreen.presenter are not proven to hold it strongly)"
-        var search = RetainPathSearch(target: LeakCheckTests.strongDelegate(), limits: RetainPathLimits(), readsFieldMetadata: false)
+        var search = RetainPathSearch(target: LeakCheckTests.strongDelegate(), limits: RetainPathLimits(timeBudget: .seconds(30)),
+                                      readsFieldMetadata: false)
         let report = search.run(roots: [])
         #expect(report.readable == "ProfilePresenter.delegate → ProfileScreen.presenter → ProfilePresenter" + unknown)
         #expect(report.steps?.map(\.kind) == [.unknown, .unknown])
@@ -230,7 +242,7 @@ struct FindRetainPathTests {
         // Without metadata a weak delegate cannot be told from a strong one: it is walked, but
         // every step says so instead of claiming a cycle.
         let (screen, presenter) = weakDelegate()
-        var weakSearch = RetainPathSearch(target: presenter, limits: RetainPathLimits(), readsFieldMetadata: false)
+        var weakSearch = RetainPathSearch(target: presenter, limits: RetainPathLimits(timeBudget: .seconds(30)), readsFieldMetadata: false)
         #expect(weakSearch.run(roots: []).steps?.allSatisfy { $0.kind == .unknown } == true)
         withExtendedLifetime(screen) {}
     }

@@ -26,24 +26,25 @@ extension ReferenceWalk {
     ) -> ClosureReading {
         let type = type(of: closure)
         guard TypeMetadata.isThickFunction(type), TypeMetadata.layout(of: type).size >= 16 else { return .unreadable }
-        func context<Value>(_ value: Value) -> UInt {
-            withUnsafeBytes(of: value) { $0.load(fromByteOffset: MemoryLayout<UInt>.size, as: UInt.self) }
+        func words<Value>(_ value: Value) -> (function: UInt, context: UInt) {
+            withUnsafeBytes(of: value) { ($0.load(as: UInt.self), $0.load(fromByteOffset: MemoryLayout<UInt>.size, as: UInt.self)) }
         }
-        let address = _openExistential(closure, do: context)
+        let (function, address) = _openExistential(closure, do: words)
         guard address != 0 else { return .read(holdsStrongly: false) }
         let found = edges.count
         let strong = withExtendedLifetime(closure) {
-            walkContext(address, holder: holder, path: path, nesting: nesting + 1, into: &edges)
+            walkContext(address, holder: holder, path: path, function: function, nesting: nesting + 1, into: &edges)
         }
         return .read(holdsStrongly: strong || edges.count > found)
     }
 
     /// Reads one heap context: a closure's, a captured `var`'s box, or the single object a closure
-    /// captures (then the context is that object). Returns whether anything in it is held strongly.
+    /// captures (then the context is that object; with the closure's `function`, a method
+    /// reference is named on the edge). Returns whether anything in it is held strongly.
     @discardableResult
     mutating func walkContext(
-        _ address: UInt, holder: String, path: String, as kind: RetainPathStep.Kind = .closure, nesting: Int,
-        into edges: inout [ReferenceEdge]
+        _ address: UInt, holder: String, path: String, as kind: RetainPathStep.Kind = .closure, function: UInt = 0,
+        nesting: Int, into edges: inout [ReferenceEdge]
     ) -> Bool {
         guard nesting <= Self.maxNesting, !budgetExhausted, address != 0 else { return false }
         valuesVisited += 1
@@ -53,7 +54,8 @@ extension ReferenceWalk {
         case 0, 0x800...:
             // One captured object and nothing else: the context is the object.
             let object = Unmanaged<AnyObject>.fromOpaque(context).takeUnretainedValue()
-            edges.append(ReferenceEdge(target: object, property: path, kind: kind, proven: untypedDepth == 0))
+            edges.append(ReferenceEdge(target: object, property: path, kind: kind, proven: untypedDepth == 0,
+                                       via: methodReference(function: function)))
             return true
         case 0x400:
             return walkCaptures(of: context, metadata: metadata, holder: holder, path: path, as: kind, nesting: nesting, into: &edges)
@@ -118,7 +120,8 @@ extension ReferenceWalk {
                 let function = context.load(fromByteOffset: offset, as: UInt.self)
                 let inner = context.load(fromByteOffset: offset + word, as: UInt.self)
                 if inner != 0, !optional || function != 0 {
-                    strong = walkContext(inner, holder: holder, path: path, as: kind, nesting: nesting + 1, into: &edges) || strong
+                    strong = walkContext(inner, holder: holder, path: path, as: kind, function: function, nesting: nesting + 1,
+                                         into: &edges) || strong
                 }
                 offset += words * word
             case .opaqueWord:

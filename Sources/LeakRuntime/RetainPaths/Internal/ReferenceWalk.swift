@@ -30,6 +30,8 @@ struct ReferenceWalk {
     /// Closure contexts (or parts of them) read as words or not at all, so far: a closure whose
     /// walk adds to it may hold what no edge shows.
     var unreadContexts = 0
+    /// The method reference each closure function read so far is, if any.
+    private var methodReferences: [UInt: RetainPathStep?] = [:]
     /// The steps (holder, then property) that are a dispatch source's handlers, read so far.
     private(set) var dispatchHandlerSteps: Set<[String]> = []
 
@@ -79,6 +81,16 @@ struct ReferenceWalk {
             mirror = level.superclassMirror
         }
         return edges
+    }
+
+    /// The step naming the method reference whose function is at `function` (`MethodReference`),
+    /// worked out once for each function; nil for any other closure.
+    mutating func methodReference(function: UInt) -> RetainPathStep? {
+        guard function != 0 else { return nil }
+        if let known = methodReferences[function] { return known }
+        let step = MethodReference.step(function: function)
+        methodReferences[function] = step
+        return step
     }
 
     /// What an armed dispatch timer's handler holds, as edges named by the handler

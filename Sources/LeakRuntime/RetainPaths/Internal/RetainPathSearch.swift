@@ -6,7 +6,8 @@ struct RetainPathSearch {
     private struct Node {
         let object: AnyObject
         let parent: Int
-        let step: RetainPathStep?
+        /// The steps from the parent: one, and the method reference it goes through, if any.
+        let steps: [RetainPathStep]
         let depth: Int
         /// Every reference from the root to here was read with its type.
         var proven = true
@@ -124,7 +125,7 @@ struct RetainPathSearch {
 
     private mutating func searchCycle() -> [RetainPathStep]? {
         reset()
-        nodes.append(Node(object: target, parent: -1, step: nil, depth: 0))
+        nodes.append(Node(object: target, parent: -1, steps: [], depth: 0))
         seen.insert(ObjectIdentifier(target))
         recordsSuspectPaths = true
         defer { recordsSuspectPaths = false }
@@ -140,24 +141,25 @@ struct RetainPathSearch {
                 let object = root as AnyObject
                 if object === target { return [] }
                 if seen.insert(ObjectIdentifier(object)).inserted {
-                    nodes.append(Node(object: object, parent: -1, step: nil, depth: 0))
+                    nodes.append(Node(object: object, parent: -1, steps: [], depth: 0))
                 }
                 continue
             }
             let holder = String(reflecting: rootType)
             for edge in walk.edges(ofRoot: root, holder: holder) {
                 let property = edge.property.isEmpty ? "roots[\(position)]" : edge.property
-                let step = RetainPathStep(holder: holder, property: property, kind: edge.kind, isPossible: !edge.proven)
+                let steps = edge.steps(from: holder, property: property)
                 if edge.target === target {
                     foundProven = edge.proven
-                    return [step]
+                    return steps
                 }
                 guard seen.insert(ObjectIdentifier(edge.target)).inserted else { continue }
                 guard nodes.count < limits.maxVisited else {
                     visitsReached = true
                     return nil
                 }
-                nodes.append(Node(object: edge.target, parent: -1, step: step, depth: 1, proven: edge.proven))
+                nodes.append(Node(object: edge.target, parent: -1, steps: steps, depth: 1,
+                                  proven: edge.proven))
             }
         }
         return breadthFirst()
@@ -180,7 +182,7 @@ struct RetainPathSearch {
                 let step = RetainPathStep(holder: root.name, property: "", kind: .global)
                 if object === target { return [step] }
                 guard isOnTheWay(object), seen.insert(ObjectIdentifier(object)).inserted else { continue }
-                nodes.append(Node(object: object, parent: -1, step: step, depth: 1))
+                nodes.append(Node(object: object, parent: -1, steps: [step], depth: 1))
                 walk.know(object)
                 continue
             }
@@ -201,13 +203,13 @@ struct RetainPathSearch {
     /// One edge from a root (`holder`, its step of `kind`): the path when it reaches the target,
     /// else nil, and the object it reaches is a node to expand when it is on the way.
     private mutating func start(from edge: ReferenceEdge, holder: String, kind: RetainPathStep.Kind) -> [RetainPathStep]? {
-        let step = RetainPathStep(holder: holder, property: edge.property, kind: kind, isPossible: !edge.proven)
+        let steps = edge.steps(from: holder, kind: kind)
         if edge.target === target {
             foundProven = edge.proven
-            return [step]
+            return steps
         }
         if isOnTheWay(edge.target), seen.insert(ObjectIdentifier(edge.target)).inserted {
-            nodes.append(Node(object: edge.target, parent: -1, step: step, depth: 1, proven: edge.proven))
+            nodes.append(Node(object: edge.target, parent: -1, steps: steps, depth: 1, proven: edge.proven))
             walk.know(edge.target)
         }
         return nil
@@ -240,13 +242,13 @@ struct RetainPathSearch {
                 }
             }
             for edge in edges {
-                let step = RetainPathStep(holder: holder, property: edge.property, kind: edge.kind, isPossible: !edge.proven)
+                let steps = edge.steps(from: holder)
                 if edge.target === target {
                     if node.proven && edge.proven {
                         foundProven = true
-                        return path(to: next - 1) + [step]
+                        return path(to: next - 1) + steps
                     }
-                    if possible == nil { possible = path(to: next - 1) + [step] }
+                    if possible == nil { possible = path(to: next - 1) + steps }
                     continue
                 }
                 guard isOnTheWay(edge.target), seen.insert(ObjectIdentifier(edge.target)).inserted else { continue }
@@ -255,7 +257,7 @@ struct RetainPathSearch {
                     foundProven = false
                     return possible
                 }
-                nodes.append(Node(object: edge.target, parent: next - 1, step: step, depth: node.depth + 1,
+                nodes.append(Node(object: edge.target, parent: next - 1, steps: steps, depth: node.depth + 1,
                                   proven: node.proven && edge.proven))
                 walk.know(edge.target)
             }
@@ -280,7 +282,7 @@ struct RetainPathSearch {
         var current = index
         while current >= 0 {
             let node = nodes[current]
-            if let step = node.step { steps.append(step) }
+            steps += node.steps.reversed()
             current = node.parent
         }
         return steps.reversed()
