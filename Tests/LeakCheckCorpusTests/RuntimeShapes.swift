@@ -149,8 +149,10 @@ struct RuntimeShapeTests {
     /// `asyncAfter` arms a timer of its own that keeps the block until the deadline: named so.
     @Test func asyncAfterBlock() async {
         let heartbeat = DroppedHeartbeat()
-        // Long enough for a loaded machine: the block (and the heartbeat) goes when it has run.
-        DispatchQueue(label: "later").asyncAfter(deadline: .now() + 60) { heartbeat.beats += 1 }
+        // Pending for longer than any test run: on a loaded 2-core machine the test's task can wait
+        // minutes for a thread of the cooperative pool, and the block (and the heartbeat) goes when
+        // it has run.
+        DispatchQueue(label: "later").asyncAfter(deadline: .now() + 3_600) { heartbeat.beats += 1 }
         let report = await retainPathOnceArmed(to: heartbeat)
         #expect(report.readable == #"asyncAfter (pending, on queue "later") → block (closure) → captures DroppedHeartbeat"#)
         #expect(report.isProven)
