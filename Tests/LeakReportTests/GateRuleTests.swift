@@ -109,6 +109,23 @@ import Testing
         #expect(onlyHeld.summary == "leaked at head and in every run of the 3 commits before; no earlier run checked it")
     }
 
+    /// A short real leak on a key otherwise clean — three commits in a row, fixed — is a held leak:
+    /// the key's rate outside it (0) cannot explain it, so it is no intermittence, and a confirmed
+    /// leak after it is new even from one attempt.
+    @Test func shortLeakOnACleanKeyIsHeld() {
+        let history = Self.clean(40) + Self.leaking(3) + Self.clean(300)
+        let (verdict, evidence) = GateRule.judge(Self.confirmed(attempts: 1, history: history))
+        #expect(verdict == .new)
+        #expect(evidence.sinceChange == 40 && evidence.recentRuns == 40 && evidence.recentLeakedRuns == 0)
+        // A key leaking in 30% of its runs makes five in a row often enough over 300 runs: not held.
+        let intermittent = Self.clean(2) + Self.leaking(5) + Self.intermittent(0.3, commits: 300)
+        let (flaky, measured) = GateRule.judge(Self.confirmed(attempts: 1, history: intermittent))
+        #expect(flaky == .flaky && measured.sinceChange == nil)
+        // One leaked commit is one sighting, not a held leak.
+        let once = GateRule.judge(Self.confirmed(attempts: 1, history: Self.clean(40) + Self.leaking(1) + Self.clean(300))).evidence
+        #expect(once.sinceChange == nil && once.recentLeakedRuns == 1)
+    }
+
     /// Fewer commits in a row than a held leak, then leaking again: that is what intermittence does.
     @Test func shortStreaksAreNoHeldLeak() {
         let history = Self.intermittent(0.3, commits: 20) + Self.clean(1) + Self.leaking(GateRule.heldLeakCommits - 1) + Self.clean(1)

@@ -7,7 +7,8 @@ import Foundation
 /// 2. A leak confirmed at the newest commits up to the head (every run leaked it: a pull
 ///    request's earlier commits) is the head's leak holding, not evidence of intermittence: the
 ///    key's history is read before it. The measured stretch is that history after the most recent
-///    *held leak* (`heldLeakCommits` commits in a row confirmed: a real leak, whose end was a fix).
+///    *held leak* (commits in a row confirmed that the key's rate outside them cannot explain, or
+///    `heldLeakCommits` of them: a real leak, whose end was a fix; `newestHeldLeak`).
 ///    The key's rate is measured over that stretch from its oldest leak there on, in runs.
 /// 3. Evidence that a key leaking at that rate would produce only with a chance below
 ///    `implausibleChance` is not its intermittence: clean in so many runs since its last leak
@@ -80,17 +81,9 @@ public enum GateRule {
 
         init(_ history: [KeyEvidence.RunTally]) {
             heldToHead = history.prefix { $0.confirmedLeak }.count
-            var end = history.count
-            var streak = 0
-            for (index, tally) in history.enumerated().dropFirst(heldToHead) {
-                streak = tally.confirmedLeak ? streak + 1 : 0
-                if streak == GateRule.heldLeakCommits {
-                    end = index - streak + 1
-                    sinceChange = end
-                    break
-                }
-            }
-            let window = history[heldToHead..<max(end, heldToHead)]
+            let end = GateRule.newestHeldLeak(in: history, after: heldToHead)
+            sinceChange = end
+            let window = history[heldToHead..<max(end ?? history.count, heldToHead)]
             guard let oldestLeak = window.lastIndex(where: { $0.leakedRuns > 0 }) else {
                 runs = window.reduce(0) { $0 + $1.runs }
                 return
@@ -102,6 +95,35 @@ public enum GateRule {
             let newestLeak = window.firstIndex { $0.leakedRuns > 0 }!
             cleanRuns = window[..<newestLeak].reduce(0) { $0 + $1.runs }
         }
+    }
+
+    /// Where the newest held leak after the head's own commits starts (its newest commit), if
+    /// any. A run of k commits in a row whose leak was confirmed is a held leak — a real leak,
+    /// whose end was a fix — when it is `heldLeakCommits` long, or when it is two or more (one
+    /// leaked commit is one sighting) and the key's own rate p outside it cannot explain it: a key leaking at p makes such a run at each of the R runs
+    /// outside it with a chance of p^k, so R·p^k below `implausibleChance`. A key clean but for
+    /// a three-commit leak measures 0 after it; a key leaking in 30% of 400 runs needs the full
+    /// `heldLeakCommits` (400 · 0.3^8 ≈ 0.03).
+    static func newestHeldLeak(in history: [KeyEvidence.RunTally], after start: Int) -> Int? {
+        let window = history[start...]
+        let runs = window.reduce(0) { $0 + $1.runs }, leakedRuns = window.reduce(0) { $0 + $1.leakedRuns }
+        var index = start
+        while index < history.count {
+            let length = history[index...].prefix { $0.confirmedLeak }.count
+            guard length > 0 else {
+                index += 1
+                continue
+            }
+            let held = history[index..<(index + length)]
+            let restRuns = runs - held.reduce(0) { $0 + $1.runs }
+            let restRate = restRuns == 0 ? 0 : Double(leakedRuns - held.reduce(0) { $0 + $1.leakedRuns }) / Double(restRuns)
+            if length >= GateRule.heldLeakCommits
+                || (length >= 2 && Double(restRuns) * pow(restRate, Double(length)) < GateRule.implausibleChance) {
+                return index
+            }
+            index += length
+        }
+        return nil
     }
 
     /// The one sentence of a verdict, built from the numbers the evidence carries.
