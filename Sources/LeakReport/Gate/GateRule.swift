@@ -114,9 +114,9 @@ public enum GateRule {
                 index += 1
                 continue
             }
-            let held = history[index..<(index + length)]
-            let restRuns = runs - held.reduce(0) { $0 + $1.runs }
-            let restRate = restRuns == 0 ? 0 : Double(leakedRuns - held.reduce(0) { $0 + $1.leakedRuns }) / Double(restRuns)
+            let held = history[index..<(index + length)].reduce((runs: 0, leaked: 0)) { ($0.runs + $1.runs, $0.leaked + $1.leakedRuns) }
+            let restRuns = runs - held.runs
+            let restRate = restRuns == 0 ? 0 : Double(leakedRuns - held.leaked) / Double(restRuns)
             if length >= GateRule.heldLeakCommits
                 || (length >= 2 && Double(restRuns) * pow(restRate, Double(length)) < GateRule.implausibleChance) {
                 return index
