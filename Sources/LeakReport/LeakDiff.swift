@@ -151,7 +151,10 @@ public struct LeakDiff: Codable, Sendable, Hashable {
         for index in keys.indices.sorted(by: { keys[$0].key < keys[$1].key }) {
             let key = keys[index].key, before = keys[index].base, after = keys[index].head
             let judged = Self.isJudged(before: before?.state, after: after?.state, baseConfirmed: keys[index].baseConfirmed)
-                ? keys[index].evidence.map(GateRule.judge) : nil
+                ? keys[index].evidence.map { evidence in
+                    GateRecorder.shared.record(key, evidence)
+                    return GateRule.judge(evidence)
+                } : nil
             guard var category = Self.category(before: before?.state, after: after?.state, verdict: judged?.verdict)
             else { continue }
             if category == .new, after?.knownIssue == true { category = .known }

@@ -43,6 +43,12 @@ enum GateBenchmark {
 
     static func run(quick: Bool) throws -> String {
         let settings = ProcessInfo.processInfo.environment
+        // LEAKHISTORY_BENCH_GATE_REPLAY=FILE[,FILE…]: recordings scored by the rule as built now.
+        if let paths = settings["LEAKHISTORY_BENCH_GATE_REPLAY"] {
+            return try paths.split(separator: ",").map { path in
+                try GateScorer.replay(String(path), verbose: settings["LEAKHISTORY_BENCH_VERBOSE"] == "1").render(title: "replay of \(path)")
+            }.joined(separator: "\n")
+        }
         var shapes: [GateHistory.Shape] = quick ? [.quick] : [.server, .reactive]
         // LEAKHISTORY_BENCH_GATE_SHAPES=server,reactive picks shapes by the first word of their name.
         if let names = settings["LEAKHISTORY_BENCH_GATE_SHAPES"]?.split(separator: ",").map(String.init) {
@@ -56,6 +62,9 @@ enum GateBenchmark {
         }
         // LEAKHISTORY_BENCH_GATE_ATTEMPTS=3 or =1 runs one of the two passes.
         let modes = settings["LEAKHISTORY_BENCH_GATE_ATTEMPTS"].flatMap(Int.init).map { [$0] } ?? [3, 1]
+        if settings["LEAKHISTORY_BENCH_GATE_RECORD"] != nil, shapes.count * modes.count != 1 {
+            throw BenchError("LEAKHISTORY_BENCH_GATE_RECORD records one pass: pick one shape (LEAKHISTORY_BENCH_GATE_SHAPES) and one LEAKHISTORY_BENCH_GATE_ATTEMPTS")
+        }
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("leakhistory").path
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw BenchError("no leakhistory binary beside this one at \(binary); build it first: swift build -c release --product leakhistory")

@@ -19,17 +19,6 @@ struct GatePass {
         var summaryLine: String
     }
 
-    /// What one kind of build (main or pull request) scored.
-    struct KindScore {
-        var judged = 0
-        var withNew = 0
-        var passedWithNew = 0
-        var passedUndecidable = 0
-        var clean = 0
-        var falseFailures = 0
-        var falseFailuresFirstSighting = 0
-    }
-
     /// The part of `check --format json` the score reads.
     struct Verdict: Decodable {
         struct Entry: Decodable {
@@ -71,12 +60,11 @@ struct GatePass {
         // LEAKHISTORY_BENCH_VERBOSE=1: one line on stderr for each miss and false failure.
         let verbose = ProcessInfo.processInfo.environment["LEAKHISTORY_BENCH_VERBOSE"] == "1"
         let label = "\(history.shape.name), \(attempts == 1 ? "no attempts" : "\(attempts) attempts")"
+        let recording = try recordingFile()
+        defer { try? recording?.close() }
 
-        var scores = ["main": KindScore(), "pull request": KindScore()]
+        var scorer = GateScorer()
         var setAside: [String: Int] = [:]
-        var missed: [String: Int] = [:]
-        var missedClearly = 0
-        var falseFailureKeys: [String: Int] = [:]
         var suspect = (right: 0, of: 0)
         var seen = [Seen](repeating: Seen(), count: history.shape.environments)
         var checks = 0, runs = 0
@@ -98,7 +86,9 @@ struct GatePass {
                     let arguments = [binary, "check", report, "--base", sha[build.mainTip]!, "--commit", sha[commit]!,
                                      "--branch", history.commits[commit].branch, "--environment", "env-\(environmentIndex)",
                                      "--run-key", "build-\(buildIndex)-\(environmentIndex)-\(runIndex)", "--format", "json"]
+                    _ = GateRecorder.shared.take()
                     let (status, output) = try GateBenchmark.execute(arguments, in: repository, environment: environment)
+                    let judgements = GateRecorder.shared.take()
                     guard [0, 1, 3].contains(status), let verdict = try? JSONDecoder().decode(Verdict.self, from: Data(output.utf8)) else {
                         throw BenchError("leakhistory check exited \(status) for build \(buildIndex) (\(label)): \(output)")
                     }
@@ -147,55 +137,54 @@ struct GatePass {
                         if let key = keyIndex[LeakKey(scenario: entry.scenario, type: entry.type)] { category[key] = entry }
                     }
                     let calledNew = Set(category.filter { $0.value.category == "new" }.keys)
-                    setAside["leaks in the base's code its run did not check (called new)", default: 0] += calledNew.intersection(unseenAtBase).count
-
-                    var score = scores[kind]!
-                    score.judged += 1
-                    var notes: [String] = []
-                    if !truth.isEmpty {
-                        score.withNew += 1
-                        let passed = truth.subtracting(calledNew)
-                        if passed.count == truth.count {
-                            score.passedWithNew += 1
-                            let situations = passed.map { situation(of: $0, at: commit, state) }
-                            if situations.allSatisfy(\.undecidable) { score.passedUndecidable += 1 }
-                            for (key, situation) in zip(passed, situations) {
-                                missed["\(kind): \(situation.name), landed as \(category[key]?.category ?? "not listed")", default: 0] += 1
-                                if situation.clear { missedClearly += 1 }
-                                notes.append("missed #\(key) (\(situation.name)) as \(category[key]?.category ?? "not listed"): \(category[key]?.evidence?.summary ?? "")")
-                            }
-                        }
-                    } else {
-                        score.clean += 1
-                        let wrong = calledNew.subtracting(unseenAtBase)
-                        if !wrong.isEmpty {
-                            score.falseFailures += 1
-                            let firstSightings = wrong.filter { firstSighting($0, at: commit, state) }
-                            if firstSightings.count == wrong.count { score.falseFailuresFirstSighting += 1 }
-                            for key in wrong {
-                                let what = history.keys[key].intermittence == nil ? "not intermittent"
-                                    : firstSightings.contains(key) ? "first sighting" : "intermittent, leaked before"
-                                falseFailureKeys["\(kind): \(what)", default: 0] += 1
-                                notes.append("false failure #\(key) (\(what), rate \(history.intermittentRate(key, at: history.commits[commit].mainPosition) ?? 0)): \(category[key]?.evidence?.summary ?? "")")
-                            }
-                        }
+                    var judged: [Int: GateRunRecord.JudgedKey] = [:]
+                    for judgement in judgements {
+                        guard let key = keyIndex[judgement.key] else { continue }
+                        judged[key] = .init(key: key, category: category[key]?.category ?? "not listed",
+                                            summary: category[key]?.evidence?.summary ?? "", judgement.evidence)
                     }
-                    scores[kind] = score
+                    let candidates = calledNew.union(judged.keys).subtracting(truth)
+                    let record = GateRunRecord(
+                        kind: kind, place: "build \(buildIndex) \(kind) commit \(commit) vs \(reference)",
+                        truth: truth.sorted(), unseenAtBase: unseenAtBase.sorted(),
+                        newUnjudged: calledNew.subtracting(judged.keys).sorted(), judged: judged.values.sorted { $0.key < $1.key },
+                        situations: Dictionary(uniqueKeysWithValues: truth.map { ($0, situation(of: $0, at: commit, state)) }),
+                        truthCategories: Dictionary(uniqueKeysWithValues: truth.map { ($0, category[$0]?.category ?? "not listed") }),
+                        wrong: Dictionary(uniqueKeysWithValues: candidates.map { key in
+                            let first = firstSighting(key, at: commit, state)
+                            let what = history.keys[key].intermittence == nil ? "not intermittent" : first ? "first sighting" : "intermittent, leaked before"
+                            return (key, GateRunRecord.WrongKey(
+                                what: what, rate: history.intermittentRate(key, at: history.commits[commit].mainPosition) ?? 0,
+                                firstSighting: first))
+                        }))
+                    if let recording { try recording.write(contentsOf: JSONEncoder().encode(record) + Data("\n".utf8)) }
+                    let notes = scorer.add(record, calledNew: calledNew, summaries: category.compactMapValues { $0.evidence?.summary })
                     if verbose, !notes.isEmpty {
-                        FileHandle.standardError.write(Data("[\(label)] build \(buildIndex) \(kind) commit \(commit) vs \(reference): \(notes.joined(separator: "; "))\n".utf8))
+                        FileHandle.standardError.write(Data("[\(label)] \(record.place): \(notes.joined(separator: "; "))\n".utf8))
                     }
                 }
             }
         }
         let elapsed = (clock.now - start).nanoseconds
         let serverTime = try GateBenchmark.serverSeconds(port: port)
-        return outcome(scores: scores, setAside: setAside, missed: missed, missedClearly: missedClearly,
-                       falseFailureKeys: falseFailureKeys, suspect: suspect, checks: checks, runs: runs,
+        setAside["leaks in the base's code its run did not check (called new)"] = scorer.calledNewUnseenAtBase
+        return outcome(scorer: scorer, setAside: setAside, suspect: suspect, checks: checks, runs: runs,
                        elapsed: elapsed, serverTime: serverTime)
     }
 
+    /// `LEAKHISTORY_BENCH_GATE_RECORD=FILE`: the pass's scored runs written there, one JSON line
+    /// each (`GateRunRecord`), for `LEAKHISTORY_BENCH_GATE_REPLAY`. One pass a process records.
+    private func recordingFile() throws -> FileHandle? {
+        guard let path = ProcessInfo.processInfo.environment["LEAKHISTORY_BENCH_GATE_RECORD"] else { return nil }
+        guard FileManager.default.createFile(atPath: path, contents: nil), let file = FileHandle(forWritingAtPath: path) else {
+            throw BenchError("cannot write the gate recording at \(path) (LEAKHISTORY_BENCH_GATE_RECORD): check the folder exists and is writable")
+        }
+        GateRecorder.shared.start()
+        return file
+    }
+
     /// A missed key's situation when the build ran.
-    struct Situation {
+    struct Situation: Codable {
         var name: String
         /// Intermittent then at a rate three attempts (or one) cannot tell from a real leak.
         var undecidable: Bool
@@ -233,9 +222,10 @@ struct GatePass {
         return line
     }
 
-    private func outcome(scores: [String: KindScore], setAside: [String: Int], missed: [String: Int], missedClearly: Int,
-                         falseFailureKeys: [String: Int], suspect: (right: Int, of: Int), checks: Int, runs: Int,
+    private func outcome(scorer: GateScorer, setAside: [String: Int], suspect: (right: Int, of: Int), checks: Int, runs: Int,
                          elapsed: Double, serverTime: [String: Double]) -> Outcome {
+        let scores = scorer.scores, missed = scorer.missed, missedClearly = scorer.missedClearly
+        let falseFailureKeys = scorer.falseFailureKeys
         let shape = history.shape
         let withAttempts = attempts > 1
         var table = BenchmarkTable(title: """

@@ -23,6 +23,8 @@ let usage = """
       gate      two seeded histories shaped like issue 45's (a server project, a merge-heavy library) with
                 ground truth, every build judged by leakhistory check, with reports of 3 attempts and without:
                 false failures and new leaks passed per build kind, decidable from the data or not
+                (LEAKHISTORY_BENCH_GATE_RECORD=FILE records one pass; LEAKHISTORY_BENCH_GATE_REPLAY=FILE
+                scores a recording with the rule as built now, in seconds)
       engines   the same uploads and diffs on SQLite, PostgreSQL with 1 server and with 3 servers; migrate of
                 SQLite into PostgreSQL (needs LEAKHISTORY_BENCH_POSTGRES=postgres://…; skipped without it)
       all       every suite above
