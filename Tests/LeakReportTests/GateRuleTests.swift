@@ -87,6 +87,17 @@ import Testing
         #expect(GateRule.judge(Self.confirmed(attempts: 3, history: history)).verdict == .flaky)
     }
 
+    /// A gap is judged against every gap the key had: a key that leaked 120 times in 400 runs
+    /// has had 120 gaps, and one of 16 clean runs among them is likely (120 · 0.71^16 ≈ 0.5),
+    /// though a single gap that long is not (0.71^16 ≈ 0.004). Its intermittence ends at 31
+    /// clean runs (its rate over the 431 runs is 28%: 120 · 0.72^31 < 0.005), not at 30.
+    @Test(arguments: [(16, GateRule.Verdict.flaky), (30, .flaky), (31, .new), (40, .new)])
+    func intermittenceEndsOverAllItsGaps(clean: Int, expected: GateRule.Verdict) {
+        let history = Self.clean(clean) + Self.intermittent(0.3, commits: 400)
+        let (verdict, evidence) = GateRule.judge(Self.confirmed(attempts: 1, history: history))
+        #expect(verdict == expected, "\(clean) clean runs: \(evidence.summary)")
+    }
+
     /// A leak that held (every run, `heldLeakCommits` commits in a row) was fixed and came back:
     /// a regression. Only the runs after the held leak count, whatever came before it.
     @Test func heldLeakFixedThenBack() {
@@ -121,6 +132,12 @@ import Testing
         let intermittent = Self.clean(2) + Self.leaking(5) + Self.intermittent(0.3, commits: 300)
         let (flaky, measured) = GateRule.judge(Self.confirmed(attempts: 1, history: intermittent))
         #expect(flaky == .flaky && measured.sinceChange == nil)
+        // A key that began leaking in 30% of its runs twenty commits ago, three of them in a row:
+        // its rate is counted from its first leak, not over the clean commits before, and that
+        // rate explains three in a row.
+        let young = Self.clean(1) + Self.intermittent(0.3, commits: 17) + Self.leaking(3) + Self.clean(380)
+        let (youngVerdict, youngEvidence) = GateRule.judge(Self.confirmed(attempts: 1, history: young))
+        #expect(youngVerdict == .flaky && youngEvidence.sinceChange == nil, "\(youngEvidence.summary)")
         // One leaked commit is one sighting, not a held leak.
         let once = GateRule.judge(Self.confirmed(attempts: 1, history: Self.clean(40) + Self.leaking(1) + Self.clean(300))).evidence
         #expect(once.sinceChange == nil && once.recentLeakedRuns == 1)

@@ -30,8 +30,10 @@ public enum GateRule {
     /// hundred such sightings, below the 1% of builds a team notices, and it puts the line between
     /// a key at ~17% (flaky with three attempts: 0.17^3 ≈ 0.005) and one at 5% (0.05^3 = 0.0001,
     /// new) — three attempts tell a real leak from a low-rate key, not from a key leaking in a
-    /// third of its runs. The same chance ends intermittence: a 30% key clean for 15 runs
-    /// (0.7^15 < 0.005) or a 5% key for 104 has stopped leaking.
+    /// third of its runs. The same chance ends intermittence, counted over every gap the key had:
+    /// each of its L leaks starts a clean gap, one of c runs comes up with a chance of
+    /// L·(1-p)^c, so a 30% key with 120 leaks clean for 29 runs, or a 5% key with 20 leaks for
+    /// 162, has stopped leaking.
     public static let implausibleChance = 0.005
 
     /// A key that leaked at this many checked commits in a row, in every run, had a real leak, and
@@ -76,8 +78,11 @@ public enum GateRule {
 
         var rate: Double { runs == 0 ? 0 : Double(leakedRuns) / Double(runs) }
 
-        /// Clean in so many runs that a key leaking at `rate` would almost surely have leaked.
-        var ended: Bool { leakedRuns > 0 && pow(1 - rate, Double(cleanRuns)) < GateRule.implausibleChance }
+        /// Clean in so many runs that a key leaking at `rate` would almost surely have leaked: a gap
+        /// this long after any of its `leakedRuns` leaks has a chance below `implausibleChance`
+        /// (one gap's chance alone, (1-p)^c, would end a key's intermittence at its first long
+        /// gap, and a key leaking for hundreds of runs has many).
+        var ended: Bool { leakedRuns > 0 && Double(leakedRuns) * pow(1 - rate, Double(cleanRuns)) < GateRule.implausibleChance }
 
         init(_ history: [KeyEvidence.RunTally]) {
             heldToHead = history.prefix { $0.confirmedLeak }.count
@@ -100,15 +105,19 @@ public enum GateRule {
     /// Where the newest held leak after the head's own commits starts (its newest commit), if
     /// any. A run of k commits in a row whose leak was confirmed is a held leak — a real leak,
     /// whose end was a fix — when it is `heldLeakCommits` long, or when it is two or more (one
-    /// leaked commit is one sighting) and the key's own rate p outside it cannot explain it: a key leaking at p makes such a run at each of the R runs
-    /// outside it with a chance of p^k, so R·p^k below `implausibleChance`. A key clean but for
-    /// a three-commit leak measures 0 after it; a key leaking in 30% of 400 runs needs the full
-    /// `heldLeakCommits` (400 · 0.3^8 ≈ 0.03).
+    /// leaked commit is one sighting) and the key's own rate p outside it cannot explain it: a
+    /// key leaking at p makes such a run at each of the R runs outside it with a chance of p^k,
+    /// so R·p^k below `implausibleChance`. R and p count from the key's oldest leak on, as its
+    /// rate does: the clean years before a key began leaking say nothing of how often it leaks
+    /// now. A key clean but for a three-commit leak measures 0 after it; a key leaking in 30% of
+    /// 400 runs needs the full `heldLeakCommits` (400 · 0.3^8 ≈ 0.03), and one that began
+    /// leaking in 30% of its runs twenty commits ago is not held by three in a row.
     static func newestHeldLeak(in history: [KeyEvidence.RunTally], after start: Int) -> Int? {
-        let window = history[start...]
+        guard let oldestLeak = history[start...].lastIndex(where: { $0.leakedRuns > 0 }) else { return nil }
+        let window = history[start...oldestLeak]
         let runs = window.reduce(0) { $0 + $1.runs }, leakedRuns = window.reduce(0) { $0 + $1.leakedRuns }
         var index = start
-        while index < history.count {
+        while index <= oldestLeak {
             let length = history[index...].prefix { $0.confirmedLeak }.count
             guard length > 0 else {
                 index += 1
