@@ -87,6 +87,18 @@ import Testing
         #expect(GateRule.judge(Self.confirmed(attempts: 3, history: history)).verdict == .flaky)
     }
 
+    /// A key clean for hundreds of runs that leaked twice in its last four: 2 of 4 is no 50% key.
+    /// Its rate is measured over `minimumMeasuredRuns` runs (10%), and a head whose three attempts
+    /// all leaked is new; from one attempt it is flaky.
+    @Test func fewRecentLeaksAreMeasuredOverMinimumRuns() {
+        let history = Self.clean(1) + Self.leaking(1) + Self.clean(1) + Self.leaking(1) + Self.clean(300)
+        let (verdict, evidence) = GateRule.judge(Self.confirmed(attempts: 3, history: history))
+        #expect(verdict == .new, "\(evidence.summary)")
+        #expect(evidence.recentRuns == GateRule.minimumMeasuredRuns && evidence.recentLeakedRuns == 2)
+        #expect(evidence.summary == "confirmed in 3 of 3 attempts; its rate of 10% in its last 20 runs cannot explain that")
+        #expect(GateRule.judge(Self.confirmed(attempts: 1, history: history)).verdict == .flaky)
+    }
+
     /// A gap is judged against every gap the key had: a key that leaked 120 times in 400 runs
     /// has had 120 gaps, and one of 16 clean runs among them is likely (120 · 0.71^16 ≈ 0.5),
     /// though a single gap that long is not (0.71^16 ≈ 0.004). Its intermittence ends at 31

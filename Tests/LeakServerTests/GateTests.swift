@@ -164,13 +164,14 @@ struct GateTests {
         let database = try TestDatabase(engine)
         let server = try TestServer(database: database)
         // main: clean at 1-10 (10 is the merge-base); the pull request leaks at 11, is clean at 12,
-        // leaks at 13: its own commits show the key intermittent.
+        // leaks at 13: its own commits show the key intermittent (1 leak in the 12 runs before the
+        // head: its rate is measured over `GateRule.minimumMeasuredRuns` runs, or all there are).
         try server.uploadLine(from: 1, Array(repeating: Self.key("deallocated"), count: 10))
         try server.uploadLine(from: 11, branch: "feature", parentOfFirst: 10,
                               [Self.key("leaked"), Self.key("deallocated"), Self.key("leaked")])
         let intermittent = try #require(try server.diff(base: 10, head: 13).entry(Self.scenario, Self.type))
         #expect(intermittent.category == .flaky)
-        #expect(intermittent.evidence?.recentRuns == 2)
+        #expect(intermittent.evidence?.recentRuns == 12)
         #expect(intermittent.evidence?.recentLeakedRuns == 1)
         #expect(intermittent.evidence?.commitsLookedAt == 12)
         // Another pull request from 10 that leaks at once: main's history is clean.
@@ -228,7 +229,7 @@ struct GateTests {
         #expect(confirmed.category == .new, "a key leaking in 5% of its runs leaks in 3 attempts of 3 hardly ever")
         #expect(confirmed.evidence?.confirmedAtHead == true)
         #expect((confirmed.evidence?.headAttempts, confirmed.evidence?.headLeakedAttempts) == (3, 3))
-        #expect((confirmed.evidence?.recentRuns, confirmed.evidence?.recentLeakedRuns) == (19, 1))
+        #expect((confirmed.evidence?.recentRuns, confirmed.evidence?.recentLeakedRuns) == (20, 1))
         let once = try head(32, attempts: 1, leaked: 1)
         #expect(once.category == .flaky, "one attempt: a key that leaks in 5% of its runs explains it")
         #expect(once.evidence?.headAttempts == 1)
@@ -257,9 +258,9 @@ struct GateTests {
             return try #require(try server.diff(base: base, head: commit).entry(Self.scenario, Self.type))
         }
         let confirmed = try head(30, base: 20, attempts: 3, leaked: 3)
-        #expect(confirmed.category == .new, "a key that leaked twice in 19 runs leaks in 3 attempts of 3 hardly ever")
-        #expect((confirmed.evidence?.recentRuns, confirmed.evidence?.recentLeakedRuns) == (19, 2), "the base's leak counts as one")
-        #expect(confirmed.evidence?.summary == "confirmed in 3 of 3 attempts; its rate of 11% in its last 19 runs cannot explain that")
+        #expect(confirmed.category == .new, "a key that leaked twice in 20 runs leaks in 3 attempts of 3 hardly ever")
+        #expect((confirmed.evidence?.recentRuns, confirmed.evidence?.recentLeakedRuns) == (20, 2), "the base's leak counts as one")
+        #expect(confirmed.evidence?.summary == "confirmed in 3 of 3 attempts; its rate of 10% in its last 20 runs cannot explain that")
         let intermittent = try head(31, base: 20, attempts: 3, leaked: 2)
         #expect(intermittent.category == .flaky)
         #expect(intermittent.evidence?.confirmedAtHead == false)

@@ -9,7 +9,8 @@ import Foundation
 ///    key's history is read before it. The measured stretch is that history after the most recent
 ///    *held leak* (commits in a row confirmed that the key's rate outside them cannot explain, or
 ///    `heldLeakCommits` of them: a real leak, whose end was a fix; `newestHeldLeak`).
-///    The key's rate is measured over that stretch from its oldest leak there on, in runs.
+///    The key's rate is measured over that stretch from its oldest leak there on, in runs (at
+///    least `minimumMeasuredRuns` of them).
 /// 3. Evidence that a key leaking at that rate would produce only with a chance below
 ///    `implausibleChance` is not its intermittence: clean in so many runs since its last leak
 ///    that it would almost surely have leaked means its intermittence ended (rate 0); a head
@@ -43,6 +44,15 @@ public enum GateRule {
     /// than eight commits before they are fixed.
     public static let heldLeakCommits = 8
 
+    /// A key's rate is measured over at least this many runs (its newest, when its leaks span
+    /// fewer and the window has them). A rate counted from the key's oldest leak over a handful
+    /// of runs says little — 2 leaks in 4 runs is anywhere from 7% to 93% (95% interval) — and
+    /// would call a low-rate key that leaked twice lately a third-of-the-time key, whose real
+    /// leak then passes. Twenty runs hold about three leaks of a key at the 17% that three
+    /// attempts tell apart; a key that began leaking at a third of its runs fewer than twenty
+    /// runs ago is measured lower than it is, and its sightings fail a build until it has.
+    public static let minimumMeasuredRuns = 20
+
     /// Judges one key: its verdict, and the evidence with the sentence that explains it.
     public static func judge(_ key: KeyEvidence) -> (verdict: Verdict, evidence: GateEvidence) {
         let stretch = MeasuredStretch(key.history)
@@ -66,7 +76,8 @@ public enum GateRule {
     /// The part of a key's history its rate is measured over.
     struct MeasuredStretch {
         /// Runs from the key's oldest leak after the held leak (or the window's start) to the
-        /// base; every run of the stretch when it did not leak there.
+        /// base, at least `minimumMeasuredRuns` of the stretch; every run of the stretch when it
+        /// did not leak there.
         var runs = 0
         var leakedRuns = 0
         /// Runs since the newest commit that leaked the key.
@@ -99,6 +110,7 @@ public enum GateRule {
             }
             let newestLeak = window.firstIndex { $0.leakedRuns > 0 }!
             cleanRuns = window[..<newestLeak].reduce(0) { $0 + $1.runs }
+            runs = max(runs, min(window.reduce(0) { $0 + $1.runs }, GateRule.minimumMeasuredRuns))
         }
     }
 
