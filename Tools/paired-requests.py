@@ -4,11 +4,12 @@
 Asks every URL of a list (one path a line, or the lines `LEAKHISTORY_BENCH_SLOW_MS=0
 leakhistory-bench queries` prints on stderr, `grep`ped for the route wanted) of both servers in turn, the
 order alternating, and prints each server's mean, p50, p90, p99 and max and the mean and median
-of B − A. The machine's drift hits both alike, so a difference of a few tenths of a millisecond
+of B − A; with `--by-route`, the same for each route (the path with its project, type and
+commit named generically, and its `limit`), in a table. The machine's drift hits both alike, so a difference of a few tenths of a millisecond
 shows where unpaired runs of one build differ by 15%. Each pair of answers is compared (status
 and body): a change that alters an answer is counted and its first URLs printed.
 
-    python3 Tools/paired-requests.py URLS [ROUNDS] [PORT_A] [PORT_B]   # ports 18080, 18081
+    python3 Tools/paired-requests.py URLS [ROUNDS] [PORT_A] [PORT_B] [--by-route]   # ports 18080, 18081
 
 Start the servers first, e.g. the old and the new build on a database the bench kept
 (`LEAKHISTORY_BENCH_KEEP=1`): `leakhistory-server --port 18080 --database 'postgres://…'`.
@@ -19,19 +20,43 @@ import http.client
 import statistics
 import sys
 import time
+import urllib.parse
+
+# The path segment after each of these names a value, not a route.
+PLACEHOLDERS = {"projects": "{project}", "p": "{project}", "types": "{type}", "commits": "{sha}"}
+
+
+def route(url: str) -> str:
+    """The route a URL asks, with its `limit` (a trend of 50 commits and one of 1,000 differ)."""
+    path, _, query = url.partition("?")
+    parts = path.split("/")
+    for index in range(1, len(parts)):
+        if parts[index] and parts[index - 1] in PLACEHOLDERS:
+            parts[index] = PLACEHOLDERS[parts[index - 1]]
+    limit = urllib.parse.parse_qs(query).get("limit")
+    return "/".join(parts) + (f" limit={limit[0]}" if limit else "")
+
+
+def quantile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
 def main() -> None:
-    if len(sys.argv) < 2:
+    by_route = "--by-route" in sys.argv
+    arguments = [argument for argument in sys.argv if argument != "--by-route"]
+    if len(arguments) < 2:
         sys.exit(__doc__)
     # A path a line, or the bench's own lines ("slow: 12.3 ms GET /v1/…"): the path after "GET ".
-    urls = [line.split("GET ", 1)[-1].strip() for line in open(sys.argv[1])]
+    urls = [line.split("GET ", 1)[-1].strip() for line in open(arguments[1])]
     urls = [url for url in urls if url.startswith("/")]
-    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 1
-    ports = [int(sys.argv[3]) if len(sys.argv) > 3 else 18080, int(sys.argv[4]) if len(sys.argv) > 4 else 18081]
+    rounds = int(arguments[2]) if len(arguments) > 2 else 1
+    ports = [int(arguments[3]) if len(arguments) > 3 else 18080, int(arguments[4]) if len(arguments) > 4 else 18081]
     connections = {port: http.client.HTTPConnection("127.0.0.1", port, timeout=30) for port in ports}
     times = {port: [] for port in ports}
+    asked = []  # the URL of each pair of times, in order
     different = 0
+    different_by_route = {}
 
     def ask(port: int, url: str):
         for attempt in range(2):
@@ -54,14 +79,12 @@ def main() -> None:
             for port in order:
                 answers[port] = ask(port, url)
                 times[port].append(answers[port][0])
+            asked.append(url)
             if answers[ports[0]][1:] != answers[ports[1]][1:]:
                 different += 1
+                different_by_route[route(url)] = different_by_route.get(route(url), 0) + 1
                 if different <= 5:
                     print(f"different answers: {url} (status {answers[ports[0]][1]} / {answers[ports[1]][1]})", file=sys.stderr)
-
-    def quantile(values, fraction):
-        ordered = sorted(values)
-        return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
     for port in ports:
         values = times[port]
@@ -70,6 +93,26 @@ def main() -> None:
     deltas = [b - a for a, b in zip(times[ports[0]], times[ports[1]])]
     print(f"B - A: mean {statistics.mean(deltas):+.2f} ms, median {statistics.median(deltas):+.2f} ms; "
           f"different answers: {different}")
+    if by_route:
+        print_by_route(asked, times[ports[0]], times[ports[1]], different_by_route)
+
+
+def print_by_route(asked, times_a, times_b, different_by_route) -> None:
+    """A Markdown table: for each route, A's and B's mean / p50 / p99, B − A's mean and median,
+    B's mean over A's, and the answers that differed."""
+    pairs = {}
+    for url, a, b in zip(asked, times_a, times_b):
+        pairs.setdefault(route(url), []).append((a, b))
+    print("| route | requests a server | A mean / p50 / p99 ms | B mean / p50 / p99 ms | B − A mean, median ms | B / A (means) | different answers |")
+    print("|---|---|---|---|---|---|---|")
+    for name in sorted(pairs):
+        a = [pair[0] for pair in pairs[name]]
+        b = [pair[1] for pair in pairs[name]]
+        deltas = [y - x for x, y in pairs[name]]
+        print(f"| {name} | {len(a)} | {statistics.mean(a):.2f} / {quantile(a, .5):.2f} / {quantile(a, .99):.2f} "
+              f"| {statistics.mean(b):.2f} / {quantile(b, .5):.2f} / {quantile(b, .99):.2f} "
+              f"| {statistics.mean(deltas):+.2f}, {statistics.median(deltas):+.2f} "
+              f"| {statistics.mean(b) / statistics.mean(a):.3f} | {different_by_route.get(name, 0)} |")
 
 
 if __name__ == "__main__":
