@@ -17,7 +17,9 @@
 # queries: A and B each on a copy of their own (ports PAIRED_PORT_A, PAIRED_PORT_B: 18080,
 #   18081), every third `GET` line of BENCH_STDERR (the bench's stderr, run with
 #   `LEAKHISTORY_BENCH_SLOW_MS=0`) asked of both in turn for ROUNDS rounds (3) by
-#   `Tools/paired-requests.py --by-route`: each server's mean, p50, p99, B − A, and a table by route.
+#   `Tools/paired-requests.py --by-route --cpu=…`: each server's mean, p50, p99 and B − A, in
+#   wall-clock time and in the CPU time each request cost the server (and the cluster's backends
+#   on PostgreSQL), overall and in a table by route.
 # ingest: A and B each on a copy of their own (a newer server migrates its copy on open, and an
 #   older one refuses a database a newer one migrated), one server at a time on PAIRED_PORT_A, in
 #   rounds A B B A A B B A … (ROUNDS, 8). Each round starts its server, sends a warm-up (uploads
@@ -104,6 +106,22 @@ schema_version() {
   fi
 }
 
+# The PostgreSQL server's process (POSTMASTER, empty on SQLite): the one listening on the URL's
+# port (5432 when it names none), or PAIRED_POSTMASTER_PID.
+POSTMASTER=""
+if [ "$ENGINE" = postgres ]; then
+  PG_HOST_PORT=${PG_BASE#*://}
+  PG_HOST_PORT=${PG_HOST_PORT%%/*}
+  PG_HOST_PORT=${PG_HOST_PORT##*@}
+  PG_PORT=5432
+  [[ "$PG_HOST_PORT" != *:* ]] || PG_PORT=${PG_HOST_PORT##*:}
+  POSTMASTER=${PAIRED_POSTMASTER_PID:-$(ss -Hltnp "sport = :$PG_PORT" | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2)}
+  if [ -z "$POSTMASTER" ] || [ ! -r "/proc/$POSTMASTER/stat" ]; then
+    echo "paired-10m: no PostgreSQL server process found on port $PG_PORT (set PAIRED_POSTMASTER_PID); its CPU is left out" >&2
+    POSTMASTER=""
+  fi
+fi
+
 SERVER_PIDS=()
 stop_servers() {
   local pid
@@ -166,14 +184,17 @@ if [ "$MODE" = queries ]; then
   A_COPY=$(copy_of m47_paired_a)
   B_COPY=$(copy_of m47_paired_b)
   start_server "$A_SERVER" "$PORT_A" "$A_COPY" "$WORK/queries-$ENGINE-$STAMP-a.log"
+  A_PID=$SERVER_PID
   start_server "$B_SERVER" "$PORT_B" "$B_COPY" "$WORK/queries-$ENGINE-$STAMP-b.log"
+  B_PID=$SERVER_PID
   {
     echo "paired queries, $ENGINE, $(date -u '+%Y-%m-%d %H:%M UTC'); uptime: $(uptime)"
     echo "A ($PORT_A): $A_SERVER on a copy of $DATABASE (schema version $(schema_version "$A_COPY"))"
     echo "B ($PORT_B): $B_SERVER on a copy of $DATABASE (schema version $(schema_version "$B_COPY"))"
     echo "$(wc -l <"$URLS") URLs (every third GET line of $INPUT), $ROUNDS rounds"
   } | tee "$OUT"
-  python3 "$TOOLS/paired-requests.py" "$URLS" "$ROUNDS" "$PORT_A" "$PORT_B" --by-route 2>&1 | tee -a "$OUT"
+  python3 "$TOOLS/paired-requests.py" "$URLS" "$ROUNDS" "$PORT_A" "$PORT_B" --by-route \
+    "--cpu=$A_PID,$B_PID${POSTMASTER:+,$POSTMASTER}" 2>&1 | tee -a "$OUT"
   echo "uptime at the end: $(uptime)" | tee -a "$OUT"
   stop_servers
   exit 0
@@ -185,20 +206,6 @@ TSV="$WORK/ingest-$ENGINE-$STAMP.tsv"
 OUT="$WORK/ingest-$ENGINE-$STAMP.txt"
 A_COPY=$(copy_of m47_paired_ingest_a)
 B_COPY=$(copy_of m47_paired_ingest_b)
-POSTMASTER=""
-if [ "$ENGINE" = postgres ]; then
-  # The process listening on the URL's port (5432 when it names none).
-  PG_HOST_PORT=${PG_BASE#*://}
-  PG_HOST_PORT=${PG_HOST_PORT%%/*}
-  PG_HOST_PORT=${PG_HOST_PORT##*@}
-  PG_PORT=5432
-  [[ "$PG_HOST_PORT" != *:* ]] || PG_PORT=${PG_HOST_PORT##*:}
-  POSTMASTER=${PAIRED_POSTMASTER_PID:-$(ss -Hltnp "sport = :$PG_PORT" | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2)}
-  if [ -z "$POSTMASTER" ] || [ ! -r "/proc/$POSTMASTER/stat" ]; then
-    echo "paired-10m: no PostgreSQL server process found on port $PG_PORT (set PAIRED_POSTMASTER_PID); its CPU is left out" >&2
-    POSTMASTER=""
-  fi
-fi
 TOKEN_A=$("$A_SERVER" --config "$CONFIG" --database "$A_COPY" tokens create bench 2>>"$WORK/ingest-$ENGINE-$STAMP-a.log")
 TOKEN_B=$("$B_SERVER" --config "$CONFIG" --database "$B_COPY" tokens create bench 2>>"$WORK/ingest-$ENGINE-$STAMP-b.log")
 {
