@@ -53,6 +53,7 @@ def quantile(values, fraction):
 def cpu_reader(pid_a: int, pid_b: int, postmaster):
     """A function of a port's index (0 for A, 1 for B) that returns the CPU nanoseconds its server
     and the cluster's children have run so far."""
+    sys.dont_write_bytecode = True  # no __pycache__ left in Tools/
     spec = importlib.util.spec_from_file_location("request_cpu", os.path.join(os.path.dirname(__file__), "request-cpu.py"))
     request_cpu = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(request_cpu)
