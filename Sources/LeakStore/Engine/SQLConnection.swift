@@ -162,9 +162,9 @@ package protocol SQLConnection: AnyObject {
     /// `idCondition` holds for — at most `perStatement` ids a batch (the last padded with its last
     /// id, so that every batch is the same statement), or all of them in one array parameter.
     func idBatches(_ ids: [Int64], perStatement: Int) -> [(ids: Set<Int64>, values: [SQLValue])]
-    /// The SQL condition that `column` is one of a batch's ids (`idBatches` with the same
-    /// `perStatement`), bound from `?first` on.
-    func idCondition(_ column: String, from first: Int, perStatement: Int) -> String
+    /// The SQL condition that `column` is one of a batch's ids (`values`, a batch of `idBatches`),
+    /// binding them.
+    func idCondition(_ column: String, _ values: [SQLValue]) -> SQL
 
     /// Inserts the leak keys of `keys` that `leak_keys` lacks, in the order given, and hands `row`
     /// the rows (id, scenario, type, site) it knows from that: not always every key (one another
@@ -185,9 +185,9 @@ extension SQLConnection {
         ids.batches(of: perStatement).map { chunk in (Set(chunk), chunk.padded(to: perStatement).map(SQLValue.integer)) }
     }
 
-    /// An IN list of `perStatement` parameters.
-    package func idCondition(_ column: String, from first: Int, perStatement: Int) -> String {
-        "\(column) IN (\(IDList.slots(from: first, count: perStatement)))"
+    /// An IN list, a parameter an id.
+    package func idCondition(_ column: String, _ values: [SQLValue]) -> SQL {
+        "\(raw: column) IN (\(list: values))"
     }
 
     /// The multi-row insert, whose conflicts do nothing (`RowInsert.returnsAddedRows`).
@@ -198,25 +198,6 @@ extension SQLConnection {
 
     /// The rows as they come, keys checked as each arrives.
     package func bulkLoad(tablesWithIDs: [String], _ body: () throws -> Void) throws { try body() }
-}
-
-/// The `?N` lists of `SQLConnection.idCondition`, built once for the statements that use them
-/// (a diff binds hundreds of such lists), not for every statement.
-enum IDList {
-    static func slots(from first: Int, count: Int) -> String {
-        if let known = built[Slots(first: first, count: count)] { return known }
-        return (first..<(first + count)).map { "?\($0)" }.joined(separator: ", ")
-    }
-
-    private struct Slots: Hashable {
-        var first: Int
-        var count: Int
-    }
-
-    private static let built: [Slots: String] = Dictionary(uniqueKeysWithValues: [
-        Slots(first: 2, count: StoreTuning.commitIDsPerStatement), Slots(first: 3, count: StoreTuning.keysPerStatement),
-        Slots(first: 4, count: StoreTuning.keysPerStatement),
-    ].map { ($0, (($0.first)..<($0.first + $0.count)).map { "?\($0)" }.joined(separator: ", ")) })
 }
 
 extension SQLConnection {

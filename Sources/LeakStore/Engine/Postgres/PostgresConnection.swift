@@ -83,8 +83,8 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
         ids.isEmpty ? [] : [(Set(ids), [.text(PostgresArray.literal(integers: ids))])]
     }
 
-    package func idCondition(_ column: String, from first: Int, perStatement: Int) -> String {
-        "\(column) = ANY(CAST(?\(first) AS BIGINT[]))"
+    package func idCondition(_ column: String, _ values: [SQLValue]) -> SQL {
+        "\(raw: column) = ANY(CAST(\(values[0]) AS BIGINT[]))"
     }
 
     /// In the schema the connection's `search_path` puts first.
@@ -223,7 +223,8 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
     private func readRows(_ result: OpaquePointer?, _ body: (any SQLRow) throws -> Void) throws {
         guard let result else { return }
         let count = PQntuples(result)
-        var row = PostgresRow(result: result, index: 0)
+        guard count > 0 else { return }
+        var row = PostgresRow(result: result, index: 0, columns: PostgresRow.columns(of: result))
         while row.index < count {
             try body(row)
             row.index += 1
@@ -235,13 +236,25 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
 struct PostgresRow: SQLRow {
     let result: OpaquePointer
     var index: Int32
+    /// The result's columns by name (`columns(of:)`), read once for all its rows.
+    let columns: [String: Int32]
 
     func isNull(at column: Int32) -> Bool { PQgetisnull(result, index, column) == 1 }
 
-    /// libpq's lookup (`PQfnumber`), which folds an unquoted name to lower case as PostgreSQL does.
-    func column(named name: String) -> Int32? {
-        let column = PQfnumber(result, name)
-        return column >= 0 ? column : nil
+    func column(named name: String) -> Int32? { columns[name] }
+
+    /// Each column's position by its name as the server names it (an unquoted name in lower
+    /// case), the first where two share one — as SQLite's statements keep theirs
+    /// (`SQLiteStatement.column(named:)`): a row read by name costs a dictionary probe a column,
+    /// not libpq's `PQfnumber`, which copies and folds the name at every call.
+    static func columns(of result: OpaquePointer) -> [String: Int32] {
+        var columns: [String: Int32] = [:]
+        for column in 0..<PQnfields(result) {
+            guard let name = PQfname(result, column) else { continue }
+            let key = String(cString: name)
+            if columns[key] == nil { columns[key] = column }
+        }
+        return columns
     }
 
     func string(at column: Int32) -> String? {
