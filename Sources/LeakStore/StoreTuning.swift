@@ -156,11 +156,11 @@ package enum StoreTuning {
     static let unsettledRowsKept = 2 * settleStates
 
     /// How many facts a PostgreSQL connection's `CommitGraph` keeps: past it, all are forgotten
-    /// and learned again.
+    /// at the connection's next read (`ConnectionMemory.beginRead(session:)`) and learned again.
     static let commitGraphFacts = 100_000
 
-    /// How many keys' names a PostgreSQL connection's `KeyNameMemory` keeps: a project has a few
-    /// thousand keys, a big run as many as it checks.
+    /// How many keys' names a PostgreSQL connection's `KeyNameMemory` keeps (all forgotten at the
+    /// next read past it): a project has a few thousand keys, a big run as many as it checks.
     static let keyNamesKept = 50_000
 
     // MARK: Moving data

@@ -128,9 +128,9 @@ package struct AddedRow: SQLRow {
 }
 
 /// One database connection as the store's queries use it, whatever the engine. The SQL is
-/// written once, in the dialect both engines accept (`?` or `?N` parameters; the PostgreSQL
-/// connection renumbers them and drops SQLite's `INDEXED BY` hints). Used by one thread at a
-/// time: whoever checked it out.
+/// written once, in the dialect both engines accept, as `SQL` literals whose interpolations are
+/// `?` parameters (the PostgreSQL connection numbers them, takes the upgrades' `?N` as they are,
+/// and drops SQLite's `INDEXED BY` hints). Used by one thread at a time: whoever checked it out.
 package protocol SQLConnection: AnyObject {
     /// Runs statements that bind nothing, such as a migration script.
     func execute(_ sql: String) throws
@@ -153,9 +153,13 @@ package protocol SQLConnection: AnyObject {
     /// bigger where each statement is a round trip to a database server (PostgreSQL) rather than
     /// a call into this process (SQLite).
     var walkReads: StoreTuning.WalkReads { get }
-    /// What this connection keeps from one read to the next (`ConnectionMemory`); nil where it
-    /// keeps nothing of the kind (SQLite: a statement is a call into this process, whose page
-    /// cache answers as fast as a memory would).
+    /// What this connection keeps from one read to the next (`ConnectionMemory`), forgotten only
+    /// where the engine's read takes the connection (`ConnectionMemory.beginRead(session:)`); nil
+    /// where it keeps nothing of the kind. SQLite's is nil: a statement there is a call into this
+    /// process, whose page cache answers as fast as a memory would, and the walk that reads a
+    /// remembered graph checks it with one statement over arrays (`unnest`) SQLite does not have.
+    /// Its one cache per connection is the `leak_states` virtual table's decoded commits
+    /// (`LeakStatesTable`), forgotten when the database's `PRAGMA data_version` moves.
     var memory: ConnectionMemory? { get }
 
     /// `ids` as statements bind them: one batch of parameters each, whose ids the condition of

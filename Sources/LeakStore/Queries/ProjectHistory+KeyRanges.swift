@@ -222,28 +222,25 @@ extension ProjectHistory {
     /// (`ConnectionMemory.keyNames`), the others read.
     func keyNames(of keyIDs: Set<Int64>) throws -> [Int64: KeyCounts] {
         guard !keyIDs.isEmpty else { return [:] }
-        // Looked up through the connection, not a copy of its memory held across the read below,
-        // whose learning would then copy all of it.
-        let memory = db.memory
-        var names: [Int64: KeyCounts] = [:]
-        var unknown: [Int64] = []
-        for id in keyIDs {
-            if let named = memory?.keyNames.names[id] {
-                memo.keyIDs[named.ids] = .some(id)
-                names[id] = named
-            } else {
-                unknown.append(id)
+        let load = { (unknown: [Int64]) throws -> [Int64: KeyCounts] in
+            var names: [Int64: KeyCounts] = [:]
+            for batch in db.idBatches(unknown, perStatement: StoreTuning.keysPerStatement) {
+                names.merge(try readKeyNames(where: db.idCondition("k.id", batch.values)), uniquingKeysWith: { known, _ in known })
             }
+            return names
         }
-        for batch in db.idBatches(unknown.sorted(), perStatement: StoreTuning.keysPerStatement) {
-            names.merge(try keyNames(where: db.idCondition("k.id", batch.values)), uniquingKeysWith: { known, _ in known })
-        }
+        let names = try db.memory?.keyNames(of: keyIDs, load: load) ?? load(keyIDs.sorted())
+        for (id, named) in names { memo.keyIDs[named.ids] = .some(id) }
         return names
     }
 
     /// `keyNames(of:)` of the keys of `leak_keys k` that `condition` picks (remembered for the
     /// snapshot, as `keyCounts(row:)` does, and by the connection).
     private func keyNames(where condition: SQL) throws -> [Int64: KeyCounts] {
+        try db.memory?.keyNames { try readKeyNames(where: condition) } ?? readKeyNames(where: condition)
+    }
+
+    private func readKeyNames(where condition: SQL) throws -> [Int64: KeyCounts] {
         var names: [Int64: KeyCounts] = [:]
         try db.query(sql: """
             SELECT k.id, k.scenario_id, k.type_id, s.name AS scenario, t.name AS type
@@ -254,9 +251,6 @@ extension ProjectHistory {
                                   type: row.string("type") ?? "")
             memo.keyIDs[named.ids] = .some(row.int64("id"))
             names[row.int64("id")] = named
-        }
-        if let memory = db.memory {
-            for (id, named) in names { memory.keyNames.learn(named, id: id) }
         }
         return names
     }

@@ -602,18 +602,17 @@ struct ProjectHistory {
                         row.int("is_parent") == 1))
         }
         way.sort { $0.depth < $1.depth }
-        if let memory {
-            // What the way says of each commit, for the next walks on this connection (`CommitGraph`).
-            for (index, commit) in way.enumerated() {
-                guard let id = commit.id else { break }
-                memory.commitGraph.learn(sha: commit.sha, of: id)
-                guard index + 1 < way.count else { break }
-                let next = way[index + 1]
-                if next.isParent, let parent = next.id {
-                    memory.commitGraph.learn(firstParent: parent, of: id)
-                } else if !next.isParent {
-                    memory.commitGraph.learn(CommitGraph.Fallback(project: projectID, branch: branch, commit: id), goesTo: next.id)
-                }
+        // What the way says of each commit, for the next walks on this connection (`CommitGraph`).
+        var facts: [CommitGraph.Fact] = []
+        for (index, commit) in way.enumerated() {
+            guard let id = commit.id else { break }
+            facts.append(.sha(commit.sha, of: id))
+            guard index + 1 < way.count else { break }
+            let next = way[index + 1]
+            if next.isParent, let parent = next.id {
+                facts.append(.firstParent(parent, of: id))
+            } else if !next.isParent {
+                facts.append(.fallback(CommitGraph.Fallback(project: projectID, branch: branch, commit: id), goesTo: next.id))
             }
         }
         var steps: [Int64: LineStep] = [:]
@@ -622,9 +621,10 @@ struct ProjectHistory {
             let next = index + 1 < way.count ? way[index + 1] : nil
             steps[id] = LineStep(sha: commit.sha, usable: commit.at != nil, at: commit.at,
                                  parent: next?.isParent == true ? next?.id : nil)
-            if let memory, commit.at != nil { memory.commitGraph.learn(usableRunAt: id, environment: environment) }
+            if commit.at != nil { facts.append(.usableRun(at: id, environment: environment)) }
             if let branch, let next, !next.isParent { memo.previousOnBranch[branch, default: [:]][id] = .some(next.id) }
         }
+        memory?.learn(facts)
         // A commit the snapshot does not hold ends the walk.
         let step = steps[commitID] ?? LineStep(sha: "", usable: false, at: nil, parent: nil)
         steps[commitID] = step
@@ -710,17 +710,16 @@ struct ProjectHistory {
                                      at: at[index], parent: isFallback(index) ? nil : next)
         }
         // Learned once the walk no longer reads `graph`, which would otherwise be copied.
-        for index in asked where at[index] != nil {
-            memory.commitGraph.learn(usableRunAt: way[index], environment: environment)
-        }
+        var facts: [CommitGraph.Fact] = asked.filter { at[$0] != nil }.map { .usableRun(at: way[$0], environment: environment) }
         if let changed {
             if let parent = changed.now.parent {
-                memory.commitGraph.learn(firstParent: parent, of: changed.commit)
+                facts.append(.firstParent(parent, of: changed.commit))
             } else {
-                memory.commitGraph.learn(CommitGraph.Fallback(project: projectID, branch: branch, commit: changed.commit),
-                                             goesTo: changed.now.previous)
+                facts.append(.fallback(CommitGraph.Fallback(project: projectID, branch: branch, commit: changed.commit),
+                                       goesTo: changed.now.previous))
             }
         }
+        memory.learn(facts)
         guard let step = steps[commitID] else { return nil }
         memo.lineSteps[environment, default: [:]].merge(steps) { known, _ in known }
         return step

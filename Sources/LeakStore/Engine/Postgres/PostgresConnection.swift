@@ -12,8 +12,11 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
     private var prepared: [String: String] = [:]
     /// A `RowInsert`'s one-row SQL → its `unnest` form (see `insert`).
     private var arrayInserts: [String: String] = [:]
-    /// What this connection's reads learned, kept between them (`ConnectionMemory`).
+    /// What this connection's reads learned, kept between them (`ConnectionMemory`), and
+    /// forgotten at `beginRead()` only.
     package let memory: ConnectionMemory? = ConnectionMemory()
+    /// Counted up at each `reset`: the session the memory's facts were learned in.
+    private var session = 0
 
     /// Connects to `url` (libpq's `postgres://user@host:port/db?…` form).
     /// - Throws: `PostgresError` with `connectionLost` when the server cannot be reached.
@@ -54,9 +57,15 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
     package func reset() -> Bool {
         prepared.removeAll()
         arrayInserts.removeAll()
-        memory?.forget()
+        session += 1
         PQreset(handle)
         return isConnected && (try? configureSession()) != nil
+    }
+
+    /// Where a read takes this connection from the pool: the memory's one point of forgetting
+    /// (`ConnectionMemory.beginRead(session:)`).
+    func beginRead() {
+        memory?.beginRead(session: session)
     }
 
     package func execute(_ sql: String) throws {
@@ -121,11 +130,11 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
                            SELECT name FROM wanted WHERE name NOT IN (SELECT name FROM found) ORDER BY position
                            ON CONFLICT (name) DO NOTHING RETURNING id, name)
             SELECT id, name FROM found UNION ALL SELECT id, name FROM added
-            """, [.text(PostgresArray.literal(names))]) { ids[$0.string(at: 1) ?? ""] = $0.int64(at: 0) }
+            """, [.text(PostgresArray.literal(names))]) { ids[$0.string("name") ?? ""] = $0.int64("id") }
         let missing = names.filter { ids[$0] == nil }
         if !missing.isEmpty {
             try query("SELECT id, name FROM \(table) WHERE name = ANY(CAST(? AS text[]))", [.text(PostgresArray.literal(missing))]) {
-                ids[$0.string(at: 1) ?? ""] = $0.int64(at: 0)
+                ids[$0.string("name") ?? ""] = $0.int64("id")
             }
         }
         if let lost = names.first(where: { ids[$0] == nil }) {

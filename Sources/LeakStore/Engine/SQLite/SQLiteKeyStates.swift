@@ -43,12 +43,12 @@ struct SQLiteKeyStates: KeyStateStore {
             ORDER BY b.id
             """)
         while states < maxStates, byKey.count < maxKeys, try pending.step() {
-            let commitID = pending.int64(at: 1), environmentID = pending.int64(at: 2)
-            try PackedKeyStates.decode(pending.blob(at: 3)) { keyID, state in
+            let commitID = pending.int64("commit_id"), environmentID = pending.int64("environment_id")
+            try PackedKeyStates.decode(pending.blob("states")) { keyID, state in
                 byKey[KeyInEnvironment(environmentID: environmentID, keyID: keyID), default: []].append((commitID, state))
                 states += 1
             }
-            blobIDs.append(pending.int64(at: 0))
+            blobIDs.append(pending.int64("id"))
         }
         pending.reset()
         let full = states >= maxStates || byKey.count >= maxKeys
@@ -109,7 +109,7 @@ struct SQLiteKeyStates: KeyStateStore {
         try blobs.bind(commitID, at: 1)
         try blobs.bind(environmentID, at: 2)
         while try blobs.step() {
-            try PackedKeyStates.decode(blobs.blob(at: 0)) { keyID, state in
+            try PackedKeyStates.decode(blobs.blob("states")) { keyID, state in
                 if state.slowestPassUs != nil { passed.insert(keyID) }
             }
         }

@@ -103,6 +103,12 @@ package final class SQLiteStatement: SQLRow {
         return UnsafeRawBufferPointer(start: count > 0 ? sqlite3_column_blob(handle, column) : nil, count: count)
     }
 
+    /// The blob column the statement names `name` (`blob(at:)`).
+    package func blob(_ name: String) -> UnsafeRawBufferPointer {
+        guard let column = column(named: name) else { preconditionFailure("the statement selects no column named \(name)") }
+        return blob(at: column)
+    }
+
     package func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 
     /// The statement's columns by name, read once: the statement is prepared once and kept.
