@@ -50,8 +50,7 @@ package struct RowInsert: Sendable {
     /// none of a statement's rows when it did not add them all), so the caller reads back what it
     /// still needs. SQLite does
     /// not run a `RETURNING` clause for it: SQLite gathers a `RETURNING` statement's rows in a
-    /// temporary b-tree it opens and closes every time, a third of an upload with new keys; the
-    /// connection works the ids
+    /// temporary b-tree it opens and closes every time; the connection works the ids
     /// out from the last one inserted instead (`SQLiteConnection.insert`).
     package let returnsAddedRows: Bool
     /// `INSERT INTO <into> VALUES (?, …) <suffix>`, made once: the engines look their prepared

@@ -1,7 +1,7 @@
 /// What one PostgreSQL connection has learned of the projects' first-parent lines, kept from one
 /// read to the next (`ConnectionMemory.commitGraph`), so that a diff does not read again, probe
-/// by probe, the commit graph the previous diff walked (the base's 400-commit line was ~1,600
-/// index probes, a third of a diff's time in the database).
+/// by probe, the commit graph the previous diff walked (the base's 400-commit line is some 1,600
+/// index probes; what they cost a diff is in BENCHMARKS.md, "The store's tuning").
 ///
 /// Two kinds of facts, told apart by whether a later upload can change them:
 /// - **Kept as learned:** a commit's sha and its first parent's id. A commit's sha changes once,

@@ -31,8 +31,8 @@ struct KeyCounts: Sendable {
 extension Sequence<KeyCounts> {
     /// The counts in key order: by scenario id, then type id — the order every key-count read
     /// gives (counts of one key twice keep their order). The keys are sorted, then the counts
-    /// taken once each: sorted themselves, the counts moved their two names at every step (a
-    /// suspect head's 300 keys, sorted four times in a diff, were a sixth of its server CPU).
+    /// taken once each: sorted themselves, the counts would move their two names at every step (a
+    /// suspect head's keys are sorted four times in a diff).
     func inKeyOrder() -> [KeyCounts] {
         let counts = Array(self)
         var order = counts.indices.map { (scenarioID: counts[$0].scenarioID, typeID: counts[$0].typeID, index: $0) }

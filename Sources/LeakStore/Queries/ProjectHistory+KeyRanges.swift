@@ -145,10 +145,10 @@ extension ProjectHistory {
     /// statements. A head with a suspect run takes every key's counts
     /// (`keyCounts(commitID:environment:typeID:includingSuspect:)`, which its column of the key
     /// states along the lines reads anyway), and the base keeps its counts of the keys telling
-    /// there too. Four statements — each side's telling keys, then the other's counts of them, each
-    /// unnesting and grouping a commit's few hundred states in the `leak_states` view again — were
-    /// a fifth of a diff, and one statement doing it all in SQL (a window over both commits'
-    /// grouped states) little better. SQLite reads a commit's packed states once a snapshot and picks
+    /// there too, rather than four statements — each side's telling keys, then the other's counts
+    /// of them, each unnesting and grouping a commit's few hundred states in the `leak_states`
+    /// view again — or one statement doing it all in SQL (a window over both commits' grouped
+    /// states; both measured in BENCHMARKS.md). SQLite reads a commit's packed states once a snapshot and picks
     /// its telling ones while reading (`LeakStatesTable`): there the four reads cost a few blob
     /// seeks.
     func tellingCounts(head: Int64?, base: Int64?, environment: String) throws -> (head: [KeyCounts], base: [KeyCounts]) {

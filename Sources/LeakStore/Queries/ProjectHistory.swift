@@ -122,9 +122,8 @@ struct ProjectHistory {
         if runs.usable > 0, typeID == nil,
            let stored = try db.keyStates.storedStates(at: [commitID], environment: environment, atMost: nil) {
             // The commit's states as stored (PostgreSQL's rows of `state_arrays`), added up here,
-            // and the keys named from what the connection knows (`keyNames(of:)`): the
-            // `leak_states` view's states joined to their names cost a suspect head's diff twice
-            // what its names do.
+            // and the keys named from what the connection knows (`keyNames(of:)`), not the
+            // `leak_states` view's states joined to their names again at every diff.
             let states = Self.merged(stored, keeping: .every)[commitID] ?? [:]
             let names = try keyNames(of: Set(states.keys))
             result = states.compactMap { keyID, tally in names[keyID].map { KeyCounts(tally, named: $0) } }.inKeyOrder()
@@ -162,8 +161,7 @@ struct ProjectHistory {
     /// The counts of the suspect runs' checks at the commit by key (of one type where `ofType`
     /// says so), as `KeyCounts(row:named:)` reads them (with `named`, the keys' names too).
     /// Counted with FILTER, not `sum(outcome = …)`: PostgreSQL's `sum(boolean)` is an aggregate
-    /// written in SQL (`0001_pg_initial.sql`), a function call a row and column, twice the cost of
-    /// the FILTER.
+    /// written in SQL (`0001_pg_initial.sql`), a function call a row and column.
     private func suspectCounts(commitID: Int64, environment: String, named: Bool, ofType: SQL) -> SQL {
         """
         SELECT k.scenario_id, k.type_id,\(raw: named ? " s.name AS scenario, t.name AS type," : "") count(*) AS checked_count,
@@ -245,8 +243,8 @@ struct ProjectHistory {
         for batch in try byKey ? keyBatches(keys) : [] {
             // Each key's counts in the order they come (`KeyStateStore.visitStates`), then sorted
             // by column and added up where a commit came in several parts: one dictionary probe a
-            // key met again, not two a state (the hashing was a tenth of the server's CPU in a
-            // diff). The column of a key's last state is where the next one is looked for from.
+            // key met again, not two a state (a diff hashes many thousands of states). The column
+            // of a key's last state is where the next one is looked for from.
             var slots: [Int64: Int] = [:]
             var read: [(id: Int64, tallies: [ColumnTally], hint: Int)] = []
             var last: (id: Int64, slot: Int)?
@@ -319,7 +317,7 @@ struct ProjectHistory {
     func nearestCheckedStates(_ keys: Set<KeyIDs>, along line: [BranchCommit],
                               environment: String) throws -> [KeyIDs: (position: Int, state: KeyState)] {
         var found: [KeyIDs: (position: Int, state: KeyState)] = [:]
-        var open = keys, start = 0, size = 8
+        var open = keys, start = 0, size = StoreTuning.nearestCheckedFirstCommits
         while !open.isEmpty, start < line.count {
             let stretch = line[start..<min(start + size, line.count)]
             let grid = try keyStates(open, environment: environment, at: Set(stretch.map(\.id)))
@@ -332,7 +330,7 @@ struct ProjectHistory {
             }
             open.subtract(found.keys)
             start += stretch.count
-            size *= 4
+            size *= StoreTuning.nearestCheckedGrowth
         }
         return found
     }

@@ -39,8 +39,8 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
     /// fixed shapes over indexes that fit any parameter (an id, a range of ids, a padded list),
     /// so a plan made for one set of values is the plan for every set; the custom plans
     /// PostgreSQL makes for the first five runs of a statement on each connection — and after
-    /// those whenever it estimates a generic plan dearer — were a third of a diff's time spent
-    /// planning. A plan is made again when the tables' statistics change (ANALYZE).
+    /// those whenever it estimates a generic plan dearer — are planning a diff would spend time
+    /// on at every request. A plan is made again when the tables' statistics change (ANALYZE).
     private func configureSession() throws {
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
         try execute("SET plan_cache_mode = force_generic_plan")

@@ -62,7 +62,7 @@ package final class SQLiteStatement: SQLRow {
     }
 
     /// Throws for a bind that failed. The connection (`unowned`, so retained for each access)
-    /// and the SQL are touched only then: for every value bound, that was a fifth of binding.
+    /// and the SQL are touched only then, not for every value bound.
     @inline(__always)
     private func bound(_ rc: Int32) throws {
         if rc != SQLITE_OK { try connection.check(rc, sql: sql) }
