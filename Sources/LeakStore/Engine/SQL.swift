@@ -26,6 +26,17 @@ package struct SQL: Sendable, ExpressibleByStringInterpolation {
         values = stringInterpolation.values
     }
 
+    /// `fragments` one after another, `separator` (SQL text) between them: a `VALUES` list.
+    package init(joining fragments: some Sequence<SQL>, separator: String) {
+        text = ""
+        values = []
+        for fragment in fragments {
+            if !text.isEmpty { text += separator }
+            text += fragment.text
+            values += fragment.values
+        }
+    }
+
     package struct StringInterpolation: StringInterpolationProtocol {
         var text = ""
         var values: [SQLValue] = []
@@ -54,7 +65,7 @@ package struct SQL: Sendable, ExpressibleByStringInterpolation {
 
         /// Values one after another, a `?` each, separated by commas: an `IN` list.
         package mutating func appendInterpolation(list values: [SQLValue]) {
-            text += Array(repeating: "?", count: values.count).joined(separator: ", ")
+            for index in values.indices { text += index == 0 ? "?" : ", ?" }
             self.values += values
         }
 

@@ -31,8 +31,8 @@ struct KeyCounts: Sendable {
 extension Sequence<KeyCounts> {
     /// The counts in key order: by scenario id, then type id — the order every key-count read
     /// gives (counts of one key twice keep their order). The keys are sorted, then the counts
-    /// taken once each: sorted themselves, the counts moved their two names at every step (a
-    /// suspect head's 300 keys, sorted four times in a diff, were a sixth of its server CPU).
+    /// taken once each: sorted themselves, the counts would move their two names at every step (a
+    /// suspect head's keys are sorted four times in a diff).
     func inKeyOrder() -> [KeyCounts] {
         let counts = Array(self)
         var order = counts.indices.map { (scenarioID: counts[$0].scenarioID, typeID: counts[$0].typeID, index: $0) }
@@ -52,13 +52,34 @@ struct KeyIDs: Hashable, Sendable {
 }
 
 extension KeyCounts {
-    /// The counts from a row's eight columns from `first` on: scenario id, type id, scenario
-    /// name, type name, checked, leaked, late release and error counts — the order every key-count
-    /// statement selects them in.
-    init(row: any SQLRow, from first: Int32 = 0) {
-        self.init(scenarioID: row.int64(at: first), typeID: row.int64(at: first + 1), scenario: row.string(at: first + 2) ?? "",
-                  type: row.string(at: first + 3) ?? "",
-                  tally: KeyTally(checked: row.int64(at: first + 4), leaked: row.int64(at: first + 5),
-                                  lateRelease: row.int64(at: first + 6), errors: row.int64(at: first + 7)))
+    /// What a statement of a commit's key counts selects, in the order `init(row:)` reads them,
+    /// from `leak_keys k`, `scenarios s`, `types t` and `leak_states ls`; the key's id last
+    /// (`keyIDColumn`).
+    static let columns = """
+        k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count, ls.late_release_count, ls.error_count, k.id
+        """
+
+    /// The column of `columns` that holds the key's id in `leak_keys`.
+    static let keyIDColumn: Int32 = 8
+
+    /// What a statement of the checks `k` of suspect runs counted by key selects, in the order
+    /// `init(row:)` reads them: with `named`, the key's names from `scenarios s` and `types t`,
+    /// else NULL (no name). Counted with FILTER, not `sum(outcome = …)`: PostgreSQL's
+    /// `sum(boolean)` is an aggregate written in SQL (`0001_pg_initial.sql`), a function call a
+    /// row and column.
+    static func checkCounts(named: Bool) -> String {
+        """
+        k.scenario_id, k.type_id, \(named ? "s.name, t.name" : "NULL, NULL"), count(*), count(*) FILTER (WHERE k.outcome = 'leaked'),
+        count(*) FILTER (WHERE k.outcome = 'lateRelease'), count(*) FILTER (WHERE k.outcome = 'error')
+        """
+    }
+
+    /// The counts of a row that selects `columns` or `checkCounts`, by position: a commit's
+    /// every key is a row each (100,000 for a big run), read where the lists above are written.
+    init(row: any SQLRow) {
+        self.init(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1), scenario: row.string(at: 2) ?? "",
+                  type: row.string(at: 3) ?? "",
+                  tally: KeyTally(checked: row.int64(at: 4), leaked: row.int64(at: 5), lateRelease: row.int64(at: 6),
+                                  errors: row.int64(at: 7)))
     }
 }
