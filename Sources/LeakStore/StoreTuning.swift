@@ -61,6 +61,12 @@ package enum StoreTuning {
     /// so that most keys find their commits in one read, and a key checked rarely in a few.
     static let newestCommitsSpan: Int64 = 4_096
 
+    /// How many commits of a line `ProjectHistory.nearestCheckedStates` reads first for the keys
+    /// it looks for, and by how much each next read grows: most keys were checked at the line's
+    /// first commits, and the few left are read over longer stretches in few statements.
+    static let nearestCheckedFirstCommits = 8
+    static let nearestCheckedGrowth = 4
+
     // MARK: Packing and settling key states
 
     /// About how many states one settling moves: a few dozen CI runs' worth, so that a key gets
@@ -156,12 +162,22 @@ package enum StoreTuning {
     static let unsettledRowsKept = 2 * settleStates
 
     /// How many facts a PostgreSQL connection's `CommitGraph` keeps: past it, all are forgotten
-    /// and learned again.
+    /// at the connection's next read (`ConnectionMemory.beginRead(session:)`) and learned again.
     static let commitGraphFacts = 100_000
 
-    /// How many keys' names a PostgreSQL connection's `KeyNameMemory` keeps: a project has a few
-    /// thousand keys, a big run as many as it checks.
+    /// How many keys' names a PostgreSQL connection's `KeyNameMemory` keeps (all forgotten at the
+    /// next read past it): a project has a few thousand keys, a big run as many as it checks.
     static let keyNamesKept = 50_000
+
+    /// How many tokens the store's `TokenMemory` keeps checked (for `StoreOptions.tokenMemory`):
+    /// a server's clients use a handful of tokens; past it, all are forgotten.
+    static let tokensKept = 1_024
+
+    // MARK: Hashing
+
+    /// The bytes a run's content hash gathers before it feeds them to SHA-256
+    /// (`RunRecord.contentHash`): a few calls a big run, the buffer small.
+    static let contentHashChunkBytes = 1 << 16
 
     // MARK: Moving data
 

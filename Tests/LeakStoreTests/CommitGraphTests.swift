@@ -123,23 +123,53 @@ struct CommitGraphTests {
         }
     }
 
-    @Test func aGraphPastItsCapacityStartsOver() {
-        var graph = CommitGraph()
-        for id in 0..<Int64(StoreTuning.commitGraphFacts) { graph.learn(firstParent: id + 1, of: id) }
-        #expect(graph.firstParents.count == StoreTuning.commitGraphFacts)
-        graph.learn(sha: Self.sha(1), of: 7)
-        #expect(graph.firstParents.isEmpty && graph.shas == [7: Self.sha(1)])
-        graph.learn(sha: PendingUpload.placeholderPrefix + "0123", of: 8)
-        graph.learn(sha: "", of: 9)
-        #expect(graph.shas.count == 1, "placeholders and commits a snapshot did not hold are not kept")
+    /// The memory forgets at one point, the start of a read (`ConnectionMemory.beginRead`):
+    /// inside a read it only grows; past its capacity, or on a reset connection, it starts over.
+    @Test func aMemoryPastItsCapacityStartsOverAtTheNextRead() {
+        let memory = ConnectionMemory()
+        memory.beginRead(session: 0)
+        memory.learn((0..<Int64(StoreTuning.commitGraphFacts)).map { .firstParent($0 + 1, of: $0) })
+        memory.learn([.sha(Self.sha(1), of: 7)])
+        #expect(memory.commitGraph.factCount == StoreTuning.commitGraphFacts + 1, "a read only adds")
+        memory.beginRead(session: 0)
+        #expect(memory.commitGraph.isEmpty && memory.commitGraph.firstParents.isEmpty)
+        memory.learn([.sha(PendingUpload.placeholderPrefix + "0123", of: 8), .sha("", of: 9), .sha(Self.sha(2), of: 10)])
+        #expect(memory.commitGraph.shas == [10: Self.sha(2)], "placeholders and commits a snapshot did not hold are not kept")
 
         // Usable runs count as facts too, each once.
-        graph.forget()
-        for id in 0..<Int64(StoreTuning.commitGraphFacts - 1) { graph.learn(usableRunAt: id, environment: "linux") }
-        graph.learn(usableRunAt: 0, environment: "linux")
-        graph.learn(sha: Self.sha(1), of: 7)
-        #expect(graph.usable["linux"]?.count == StoreTuning.commitGraphFacts - 1 && graph.shas.count == 1)
-        graph.learn(sha: Self.sha(2), of: 8)
-        #expect(graph.usable.isEmpty && graph.shas == [8: Self.sha(2)])
+        memory.learn((0..<Int64(StoreTuning.commitGraphFacts - 2)).map { .usableRun(at: $0, environment: "linux") }
+                     + [.usableRun(at: 0, environment: "linux")])
+        memory.beginRead(session: 0)
+        #expect(memory.commitGraph.usable["linux"]?.count == StoreTuning.commitGraphFacts - 2 && memory.commitGraph.shas.count == 1)
+        memory.learn([.sha(Self.sha(3), of: 11)])
+        memory.beginRead(session: 0)
+        #expect(memory.commitGraph.isEmpty)
+
+        // A reset connection (another session) starts over, whatever it holds.
+        memory.learn([.sha(Self.sha(4), of: 12)])
+        memory.beginRead(session: 1)
+        #expect(memory.commitGraph.isEmpty)
+    }
+
+    /// Key names read through the memory: what it keeps is handed over, only the others loaded.
+    @Test func keyNamesAreLoadedOnceAndKept() {
+        let memory = ConnectionMemory()
+        let named = KeyCounts(scenarioID: 1, typeID: 2, scenario: "S.test()", type: "App.Model")
+        var asked: [[Int64]] = []
+        let first = memory.keyNames(of: [6, 5]) { ids in
+            asked.append(ids)
+            return [5: named]
+        }
+        let second = memory.keyNames(of: [5, 6]) { ids in
+            asked.append(ids)
+            return [:]
+        }
+        #expect(asked == [[5, 6], [6]] && first[5]?.ids == named.ids && second[5]?.ids == named.ids && second[6] == nil)
+        memory.beginRead(session: 1)
+        _ = memory.keyNames(of: [5]) { ids in
+            asked.append(ids)
+            return [:]
+        }
+        #expect(asked.last == [5])
     }
 }

@@ -31,13 +31,13 @@ struct LeakStoreTests {
         _ = try store.ingest(Self.run(key: "first"))
         let holder = try PostgresConnection(url: database.location), other = try PostgresConnection(url: database.location)
         let projectID = try #require(try holder.scalarInt("SELECT id FROM projects WHERE name = 'app'"))
-        let values: [SQLValue] = [.integer(projectID), .text(Self.commit), .text("main"), .text("2026-12-06T00:00:00Z"),
-                                  .text(PostgresArray.literal([String]()))]
+        let upsert = PostgresConnection.commitWithParents(projectID: projectID, sha: Self.commit, branch: "main",
+                                                          receivedAt: "2026-12-06T00:00:00Z", parents: [])
         try holder.execute("BEGIN")
-        let held = try holder.scalarInt(PostgresConnection.commitWithParents, values)
+        let held = try holder.scalarInt(sql: upsert)
         // Waiting for the holder's transaction would end in a lock timeout.
         try other.execute("BEGIN; SET LOCAL lock_timeout = 3000")
-        let read = try other.scalarInt(PostgresConnection.commitWithParents, values)
+        let read = try other.scalarInt(sql: upsert)
         try other.execute("COMMIT")
         try holder.execute("COMMIT")
         #expect(held != nil && read == held)

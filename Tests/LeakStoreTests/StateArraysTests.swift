@@ -66,10 +66,10 @@ struct StateArraysTests {
         // Each key's history in each environment, whole and in a range; several keys at once.
         let counts = "key_id, environment_id, commit_id, checked_count, leaked_count, late_release_count, error_count"
         func byKey(_ keys: String, _ environmentID: Int64, _ low: Int64, _ high: Int64) throws {
-            let packed = try answer(db, """
-                SELECT \(counts) FROM \(StateArrays.keyStates(keys, environment: "CAST(?1 AS BIGINT)", from: "CAST(?2 AS BIGINT)",
-                                                               through: "CAST(?3 AS BIGINT)")) ls ORDER BY 1, 3
-                """, [.integer(environmentID), .integer(low * spacing), .integer(high * spacing)], columns: 7)
+            let relation = StateArrays.keyStates("\(raw: keys)", environment: "CAST(\(environmentID) AS BIGINT)",
+                                                 from: "CAST(\(low * spacing) AS BIGINT)", through: "CAST(\(high * spacing) AS BIGINT)")
+            let read: SQL = "SELECT \(raw: counts) FROM \(relation) ls ORDER BY 1, 3"
+            let packed = try answer(db, read.text, read.values, columns: 7)
             let expected = try answer(db, """
                 SELECT \(counts) FROM leak_states_rows
                 WHERE key_id IN (\(keys)) AND environment_id = ?1 AND commit_id BETWEEN ?2 AND ?3 ORDER BY 1, 3

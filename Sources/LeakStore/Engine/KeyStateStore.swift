@@ -53,17 +53,20 @@ protocol KeyStateStore {
 
     /// `leak_states` as a read of keys' histories names it in SQL: the relation itself where it
     /// answers by key (SQLite's virtual table); where it is a view by commit (PostgreSQL), the
-    /// states of `keys` (SQL yielding their ids) in `environment` at commits `low` through `high`
-    /// from the keys' blocks. The statement keeps its own conditions on it: the relation holds no
-    /// other rows.
-    func relation(ofKeys keys: String, environment: String, from low: String, through high: String) -> String
+    /// states of `keys` (SQL yielding their ids) in `environment` (SQL yielding its id) at commits
+    /// `low` through `high` from the keys' blocks. The statement keeps its own conditions on it:
+    /// the relation holds no other rows.
+    func relation(ofKeys keys: SQL, environment: SQL, from low: SQL, through high: SQL) -> SQL
 
     /// The SQL condition on `leak_states` named `alias` that keeps the states `filter` holds for.
     func condition(_ filter: KeyTally.Filter, on alias: String) -> String
 
-    /// The removal of a pending commit's stored states, a slice at a time: `anyLeft` (commit
-    /// `?1`) says whether some remain, `delete` removes up to `?2` of the rows holding them.
-    var pendingRemoval: (anyLeft: String, delete: String) { get }
+    /// Whether some of a pending commit's stored states remain: a row when they do.
+    func pendingLeft(commitID: Int64) -> SQL
+
+    /// The removal of up to `rows` of the stored rows holding a pending commit's states, a slice
+    /// of its removal.
+    func pendingDelete(commitID: Int64, rows: Int64) -> SQL
 
     /// Each of `keyIDs`' states in `environment` at the commits `low` through `high`: a key's
     /// history over a commit range, one `KeyTally` a commit (the runs stored there merged), in
@@ -80,26 +83,28 @@ protocol KeyStateStore {
 }
 
 extension KeyStateStore {
-    /// The statement `newestCommits` runs for one key (`?1`) in environment `?2` of project `?3`:
-    /// its states at commits `?6` through `?5 - 1` that count, newest first, at most `?4`. With
-    /// `orderedFirst`, the window's states are ordered before each is looked up among the runs, so
-    /// that the lookups stop at the `?4`th.
-    func newestCommitsSQL(orderedFirst: Bool) -> String {
-        let states = """
+    /// The statement `newestCommits` runs for one key in `environment` of project `projectID`:
+    /// its states at commits `low` through `below - 1` that count, newest first, at most `limit`,
+    /// in a column `commit_id`. With `orderedFirst`, the window's states are ordered before each
+    /// is looked up among the runs, so that the lookups stop at the `limit`th.
+    func newestCommitsSQL(ofKey keyID: Int64, environment: String, projectID: Int64, below: Int64, low: Int64, limit: Int,
+                          orderedFirst: Bool) -> SQL {
+        let environmentID: SQL = "(SELECT id FROM environments WHERE name = \(environment))"
+        let states: SQL = """
             SELECT ls.commit_id
-            FROM \(relation(ofKeys: "SELECT CAST(?1 AS BIGINT)", environment: "(SELECT id FROM environments WHERE name = ?2)",
-                             from: "CAST(?6 AS BIGINT)", through: "CAST(?5 AS BIGINT) - 1")) ls
-            WHERE ls.key_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
-              AND ls.commit_id < ?5 AND ls.commit_id >= ?6
+            FROM \(relation(ofKeys: "SELECT CAST(\(keyID) AS BIGINT)", environment: environmentID,
+                             from: "CAST(\(low) AS BIGINT)", through: "CAST(\(below) AS BIGINT) - 1")) ls
+            WHERE ls.key_id = \(keyID) AND ls.environment_id = \(environmentID)
+              AND ls.commit_id < \(below) AND ls.commit_id >= \(low)
             """
-        let counts = """
-            EXISTS (SELECT 1 FROM runs r WHERE r.commit_id = ls.commit_id AND r.environment = ?2 AND r.suspect = 0
-                    AND r.project_id = ?3 AND \(PendingUpload.isPublished("r")))
+        let counts: SQL = """
+            EXISTS (SELECT 1 FROM runs r WHERE r.commit_id = ls.commit_id AND r.environment = \(environment) AND r.suspect = 0
+                    AND r.project_id = \(projectID) AND \(raw: PendingUpload.isPublished("r")))
             """
         return orderedFirst ? """
             SELECT ls.commit_id FROM (\(states) ORDER BY ls.commit_id DESC OFFSET 0) ls
-            WHERE \(counts) ORDER BY ls.commit_id DESC LIMIT ?4
-            """ : "\(states) AND \(counts) ORDER BY ls.commit_id DESC LIMIT ?4"
+            WHERE \(counts) ORDER BY ls.commit_id DESC LIMIT \(limit)
+            """ : "\(states) AND \(counts) ORDER BY ls.commit_id DESC LIMIT \(limit)"
     }
 
     /// `states` in commit order, those of one commit merged: what `history` promises, from rows

@@ -26,6 +26,17 @@ package struct SQL: Sendable, ExpressibleByStringInterpolation {
         values = stringInterpolation.values
     }
 
+    /// `fragments` one after another, `separator` (SQL text) between them: a `VALUES` list.
+    package init(joining fragments: some Sequence<SQL>, separator: String) {
+        text = ""
+        values = []
+        for fragment in fragments {
+            if !text.isEmpty { text += separator }
+            text += fragment.text
+            values += fragment.values
+        }
+    }
+
     package struct StringInterpolation: StringInterpolationProtocol {
         var text = ""
         var values: [SQLValue] = []

@@ -50,8 +50,7 @@ package struct RowInsert: Sendable {
     /// none of a statement's rows when it did not add them all), so the caller reads back what it
     /// still needs. SQLite does
     /// not run a `RETURNING` clause for it: SQLite gathers a `RETURNING` statement's rows in a
-    /// temporary b-tree it opens and closes every time, a third of an upload with new keys; the
-    /// connection works the ids
+    /// temporary b-tree it opens and closes every time; the connection works the ids
     /// out from the last one inserted instead (`SQLiteConnection.insert`).
     package let returnsAddedRows: Bool
     /// `INSERT INTO <into> VALUES (?, …) <suffix>`, made once: the engines look their prepared
@@ -128,9 +127,9 @@ package struct AddedRow: SQLRow {
 }
 
 /// One database connection as the store's queries use it, whatever the engine. The SQL is
-/// written once, in the dialect both engines accept (`?` or `?N` parameters; the PostgreSQL
-/// connection renumbers them and drops SQLite's `INDEXED BY` hints). Used by one thread at a
-/// time: whoever checked it out.
+/// written once, in the dialect both engines accept, as `SQL` literals whose interpolations are
+/// `?` parameters (the PostgreSQL connection numbers them, takes the upgrades' `?N` as they are,
+/// and drops SQLite's `INDEXED BY` hints). Used by one thread at a time: whoever checked it out.
 package protocol SQLConnection: AnyObject {
     /// Runs statements that bind nothing, such as a migration script.
     func execute(_ sql: String) throws
@@ -153,18 +152,22 @@ package protocol SQLConnection: AnyObject {
     /// bigger where each statement is a round trip to a database server (PostgreSQL) rather than
     /// a call into this process (SQLite).
     var walkReads: StoreTuning.WalkReads { get }
-    /// What this connection keeps from one read to the next (`ConnectionMemory`); nil where it
-    /// keeps nothing of the kind (SQLite: a statement is a call into this process, whose page
-    /// cache answers as fast as a memory would).
+    /// What this connection keeps from one read to the next (`ConnectionMemory`), forgotten only
+    /// where the engine's read takes the connection (`ConnectionMemory.beginRead(session:)`); nil
+    /// where it keeps nothing of the kind. SQLite's is nil: a statement there is a call into this
+    /// process, whose page cache answers as fast as a memory would, and the walk that reads a
+    /// remembered graph checks it with one statement over arrays (`unnest`) SQLite does not have.
+    /// Its one cache per connection is the `leak_states` virtual table's decoded commits
+    /// (`LeakStatesTable`), forgotten when the database's `PRAGMA data_version` moves.
     var memory: ConnectionMemory? { get }
 
     /// `ids` as statements bind them: one batch of parameters each, whose ids the condition of
     /// `idCondition` holds for — at most `perStatement` ids a batch (the last padded with its last
     /// id, so that every batch is the same statement), or all of them in one array parameter.
     func idBatches(_ ids: [Int64], perStatement: Int) -> [(ids: Set<Int64>, values: [SQLValue])]
-    /// The SQL condition that `column` is one of a batch's ids (`idBatches` with the same
-    /// `perStatement`), bound from `?first` on.
-    func idCondition(_ column: String, from first: Int, perStatement: Int) -> String
+    /// The SQL condition that `column` is one of a batch's ids (`values`, a batch of `idBatches`),
+    /// binding them.
+    func idCondition(_ column: String, _ values: [SQLValue]) -> SQL
 
     /// Inserts the leak keys of `keys` that `leak_keys` lacks, in the order given, and hands `row`
     /// the rows (id, scenario, type, site) it knows from that: not always every key (one another
@@ -185,9 +188,9 @@ extension SQLConnection {
         ids.batches(of: perStatement).map { chunk in (Set(chunk), chunk.padded(to: perStatement).map(SQLValue.integer)) }
     }
 
-    /// An IN list of `perStatement` parameters.
-    package func idCondition(_ column: String, from first: Int, perStatement: Int) -> String {
-        "\(column) IN (\(IDList.slots(from: first, count: perStatement)))"
+    /// An IN list, a parameter an id.
+    package func idCondition(_ column: String, _ values: [SQLValue]) -> SQL {
+        "\(raw: column) IN (\(list: values))"
     }
 
     /// The multi-row insert, whose conflicts do nothing (`RowInsert.returnsAddedRows`).
@@ -198,25 +201,6 @@ extension SQLConnection {
 
     /// The rows as they come, keys checked as each arrives.
     package func bulkLoad(tablesWithIDs: [String], _ body: () throws -> Void) throws { try body() }
-}
-
-/// The `?N` lists of `SQLConnection.idCondition`, built once for the statements that use them
-/// (a diff binds hundreds of such lists), not for every statement.
-enum IDList {
-    static func slots(from first: Int, count: Int) -> String {
-        if let known = built[Slots(first: first, count: count)] { return known }
-        return (first..<(first + count)).map { "?\($0)" }.joined(separator: ", ")
-    }
-
-    private struct Slots: Hashable {
-        var first: Int
-        var count: Int
-    }
-
-    private static let built: [Slots: String] = Dictionary(uniqueKeysWithValues: [
-        Slots(first: 2, count: StoreTuning.commitIDsPerStatement), Slots(first: 3, count: StoreTuning.keysPerStatement),
-        Slots(first: 4, count: StoreTuning.keysPerStatement),
-    ].map { ($0, (($0.first)..<($0.first + $0.count)).map { "?\($0)" }.joined(separator: ", ")) })
 }
 
 extension SQLConnection {

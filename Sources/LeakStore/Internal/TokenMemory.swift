@@ -27,7 +27,7 @@ final class TokenMemory: Sendable {
     let capacity: Int
     private let state = Mutex(State())
 
-    init(lifetime: Duration?, capacity: Int = 1_024) {
+    init(lifetime: Duration?, capacity: Int = StoreTuning.tokensKept) {
         self.lifetime = lifetime.flatMap { $0 > .zero ? $0 : nil }
         self.capacity = max(1, capacity)
     }

@@ -1,7 +1,7 @@
 /// What one PostgreSQL connection has learned of the projects' first-parent lines, kept from one
 /// read to the next (`ConnectionMemory.commitGraph`), so that a diff does not read again, probe
-/// by probe, the commit graph the previous diff walked (the base's 400-commit line was ~1,600
-/// index probes, a third of a diff's time in the database).
+/// by probe, the commit graph the previous diff walked (the base's 400-commit line is some 1,600
+/// index probes; what they cost a diff is in BENCHMARKS.md, "The store's tuning").
 ///
 /// Two kinds of facts, told apart by whether a later upload can change them:
 /// - **Kept as learned:** a commit's sha and its first parent's id. A commit's sha changes once,
@@ -42,39 +42,44 @@ struct CommitGraph {
 
     var isEmpty: Bool { shas.isEmpty && fallbacks.isEmpty && usable.isEmpty }
 
-    mutating func learn(sha: String, of commit: Int64) {
-        guard !sha.isEmpty, !sha.hasPrefix(PendingUpload.placeholderPrefix) else { return }
-        makeRoom()
-        shas[commit] = sha
+    /// How many facts it holds (`ConnectionMemory.beginRead(session:)` forgets them all past
+    /// `StoreTuning.commitGraphFacts`).
+    var factCount: Int { shas.count + firstParents.count + fallbacks.count + usableCount }
+
+    /// One thing a walk read (`ConnectionMemory.learn(_:)`).
+    enum Fact {
+        /// A commit's sha: a pending upload's placeholder is not kept.
+        case sha(String, of: Int64)
+        /// A commit's first parent, as the server has it.
+        case firstParent(Int64, of: Int64)
+        /// Where a walk goes on from a commit without a known first parent (nil: nowhere).
+        case fallback(Fallback, goesTo: Int64?)
+        /// That a commit has a usable run in an environment.
+        case usableRun(at: Int64, environment: String)
     }
 
-    mutating func learn(firstParent: Int64, of commit: Int64) {
-        makeRoom()
-        // A fallback learned before the parent was uploaded stays, unused: a walk takes the parent first.
-        firstParents[commit] = firstParent
+    mutating func learn(_ fact: Fact) {
+        switch fact {
+        case let .sha(sha, commit):
+            guard !sha.isEmpty, !sha.hasPrefix(PendingUpload.placeholderPrefix) else { return }
+            shas[commit] = sha
+        case let .firstParent(parent, commit):
+            // A fallback learned before the parent was uploaded stays, unused: a walk takes the parent first.
+            firstParents[commit] = parent
+        case let .fallback(fallback, previous):
+            fallbacks[fallback] = .some(previous)
+        case let .usableRun(commit, environment):
+            if usable[environment, default: []].insert(commit).inserted { usableCount += 1 }
+        }
     }
 
-    mutating func learn(_ fallback: Fallback, goesTo previous: Int64?) {
-        makeRoom()
-        fallbacks[fallback] = .some(previous)
-    }
-
-    mutating func learn(usableRunAt commit: Int64, environment: String) {
-        makeRoom()
-        if usable[environment, default: []].insert(commit).inserted { usableCount += 1 }
-    }
-
-    /// Forgets everything: past `StoreTuning.commitGraphFacts`, or when the connection was reset (its database may
-    /// not be the same one).
+    /// Forgets everything: past `StoreTuning.commitGraphFacts`, or when the connection was reset
+    /// (its database may not be the same one).
     mutating func forget() {
         shas = [:]
         firstParents = [:]
         fallbacks = [:]
         usable = [:]
         usableCount = 0
-    }
-
-    private mutating func makeRoom() {
-        if shas.count + firstParents.count + fallbacks.count + usableCount >= StoreTuning.commitGraphFacts { forget() }
     }
 }

@@ -31,8 +31,8 @@ struct KeyCounts: Sendable {
 extension Sequence<KeyCounts> {
     /// The counts in key order: by scenario id, then type id — the order every key-count read
     /// gives (counts of one key twice keep their order). The keys are sorted, then the counts
-    /// taken once each: sorted themselves, the counts moved their two names at every step (a
-    /// suspect head's 300 keys, sorted four times in a diff, were a sixth of its server CPU).
+    /// taken once each: sorted themselves, the counts would move their two names at every step (a
+    /// suspect head's keys are sorted four times in a diff).
     func inKeyOrder() -> [KeyCounts] {
         let counts = Array(self)
         var order = counts.indices.map { (scenarioID: counts[$0].scenarioID, typeID: counts[$0].typeID, index: $0) }
@@ -52,13 +52,21 @@ struct KeyIDs: Hashable, Sendable {
 }
 
 extension KeyCounts {
-    /// The counts from a row's eight columns from `first` on: scenario id, type id, scenario
-    /// name, type name, checked, leaked, late release and error counts — the order every key-count
-    /// statement selects them in.
-    init(row: any SQLRow, from first: Int32 = 0) {
-        self.init(scenarioID: row.int64(at: first), typeID: row.int64(at: first + 1), scenario: row.string(at: first + 2) ?? "",
-                  type: row.string(at: first + 3) ?? "",
-                  tally: KeyTally(checked: row.int64(at: first + 4), leaked: row.int64(at: first + 5),
-                                  lateRelease: row.int64(at: first + 6), errors: row.int64(at: first + 7)))
+    /// What a statement of a commit's key counts selects for `init(row:)` and
+    /// `ProjectHistory.keyCounts(row:)`, from `leak_keys k`, `scenarios s`, `types t` and
+    /// `leak_states ls`.
+    static let columns = """
+        k.scenario_id, k.type_id, s.name AS scenario, t.name AS type, ls.checked_count, ls.leaked_count,
+        ls.late_release_count, ls.error_count, k.id AS key_id
+        """
+
+    /// The counts of a row by its columns' names: `scenario_id`, `type_id`, with `named` the
+    /// names `scenario` and `type`, and `checked_count`, `leaked_count`, `late_release_count`,
+    /// `error_count`.
+    init(row: any SQLRow, named: Bool = true) {
+        self.init(scenarioID: row.int64("scenario_id"), typeID: row.int64("type_id"),
+                  scenario: named ? row.string("scenario") ?? "" : "", type: named ? row.string("type") ?? "" : "",
+                  tally: KeyTally(checked: row.int64("checked_count"), leaked: row.int64("leaked_count"),
+                                  lateRelease: row.int64("late_release_count"), errors: row.int64("error_count")))
     }
 }

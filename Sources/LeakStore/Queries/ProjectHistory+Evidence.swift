@@ -60,16 +60,16 @@ extension ProjectHistory {
         -> [KeyIDs: (more: Int, released: Int)]
     {
         var found: [KeyIDs: (more: Int, released: Int)] = [:]
-        try db.query("""
+        try db.query(sql: """
             SELECT k.scenario_id, k.type_id, k.attempts, k.leaked_attempts
             FROM runs r JOIN checks k ON k.run_id = r.id
-            WHERE r.commit_id = ?1 AND r.environment = ?2 AND k.outcome = 'leaked'
+            WHERE r.commit_id = \(commitID) AND r.environment = \(environment) AND k.outcome = 'leaked'
               AND (k.attempts IS NOT NULL OR k.leaked_attempts IS NOT NULL)
-            """, [.integer(commitID), .text(environment)]) { row in
-            let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1))
+            """) { row in
+            let ids = KeyIDs(scenarioID: row.int64("scenario_id"), typeID: row.int64("type_id"))
             guard keys.contains(ids) else { return }
-            let attempts = row.isNull(at: 2) ? 1 : row.int(at: 2)
-            let leaked = row.isNull(at: 3) ? attempts : row.int(at: 3)
+            let attempts = row.isNull("attempts") ? 1 : row.int("attempts")
+            let leaked = row.isNull("leaked_attempts") ? attempts : row.int("leaked_attempts")
             found[ids, default: (0, 0)].more += attempts - 1
             found[ids, default: (0, 0)].released += attempts - leaked
         }

@@ -12,17 +12,11 @@ extension ProjectHistory {
         case type(Int64)
         case scenario(Int64)
 
-        /// The condition on `leak_keys k` that picks the filter's keys, its id in `?1`.
-        var keyCondition: String {
+        /// The condition on `leak_keys k` that picks the filter's keys.
+        var keyCondition: SQL {
             switch self {
-            case .type: "k.type_id = ?1"
-            case .scenario: "k.scenario_id = ?1"
-            }
-        }
-
-        var id: Int64 {
-            switch self {
-            case let .type(id), let .scenario(id): id
+            case let .type(id): "k.type_id = \(id)"
+            case let .scenario(id): "k.scenario_id = \(id)"
             }
         }
     }
@@ -37,7 +31,7 @@ extension ProjectHistory {
         let wanted = Set(commitIDs)
         let suspect = try suspectCommits(among: wanted, environment: environment)
         var result: [Int64: [KeyCounts]] = [:]
-        let names = try keyNames(where: filter.keyCondition, [.integer(filter.id)])
+        let names = try keyNames(where: filter.keyCondition)
         for (keyID, states) in try db.keyStates.history(of: Set(names.keys), environment: environment, from: low, through: high) {
             guard let name = names[keyID] else { continue }
             for (commitID, tally) in states where wanted.contains(commitID) {
@@ -65,9 +59,9 @@ extension ProjectHistory {
         let range = Memo.SuspectRange(environment: environment, low: low, high: high)
         if let known = memo.suspect[range] { return known.intersection(commitIDs) }
         var suspect: Set<Int64> = []
-        try db.query("""
-            SELECT DISTINCT commit_id FROM runs WHERE commit_id BETWEEN ? AND ? AND environment = ? AND suspect = 1
-            """, [.integer(low), .integer(high), .text(environment)]) { suspect.insert($0.int64(at: 0)) }
+        try db.query(sql: """
+            SELECT DISTINCT commit_id FROM runs WHERE commit_id BETWEEN \(low) AND \(high) AND environment = \(environment) AND suspect = 1
+            """) { suspect.insert($0.int64("commit_id")) }
         memo.suspect[range] = suspect
         return suspect.intersection(commitIDs)
     }
@@ -121,21 +115,21 @@ extension ProjectHistory {
         // One type's keys: a range of `leak_states` by key each (on PostgreSQL their blocks);
         // every key: the commit's states (packed, a blob read once a snapshot on SQLite, the
         // commit's arrays on PostgreSQL).
-        let source = typeID == nil
-            ? "leak_states ls JOIN leak_keys k ON k.id = ls.key_id"
-            : """
-              leak_keys k JOIN \(statesOfKeys("SELECT k.id FROM leak_keys k WHERE k.type_id = ?3",
-                                              environment: "(SELECT id FROM environments WHERE name = ?2)",
-                                              from: "?1", through: "?1")) ls ON ls.key_id = k.id
-              """
+        let environmentID: SQL = "(SELECT id FROM environments WHERE name = \(environment))"
+        let source = typeID.map { (id: Int64) -> SQL in
+            """
+            leak_keys k JOIN \(statesOfKeys("SELECT k.id FROM leak_keys k WHERE k.type_id = \(id)", environment: environmentID,
+                                            from: "\(commitID)", through: "\(commitID)")) ls ON ls.key_id = k.id
+            """
+        } ?? "leak_states ls JOIN leak_keys k ON k.id = ls.key_id"
+        let ofType = typeID.map { (id: Int64) -> SQL in " AND k.type_id = \(id)" } ?? ""
         var result: [KeyCounts] = []
-        try db.query("""
-            SELECT k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
-                   ls.late_release_count, ls.error_count, k.id
+        try db.query(sql: """
+            SELECT \(raw: KeyCounts.columns)
             FROM \(source) JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
-            WHERE ls.commit_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)
-              AND \(filter.predicate(on: db))\(typeID == nil ? "" : " AND k.type_id = ?3")
-            """, [.integer(commitID), .text(environment)] + (typeID.map { [SQLValue.integer($0)] } ?? [])) { row in
+            WHERE ls.commit_id = \(commitID) AND ls.environment_id = \(environmentID)
+              AND \(raw: filter.predicate(on: db))\(ofType)
+            """) { row in
             result.append(keyCounts(row: row))
         }
         return result.inKeyOrder()
@@ -151,10 +145,10 @@ extension ProjectHistory {
     /// statements. A head with a suspect run takes every key's counts
     /// (`keyCounts(commitID:environment:typeID:includingSuspect:)`, which its column of the key
     /// states along the lines reads anyway), and the base keeps its counts of the keys telling
-    /// there too. Four statements — each side's telling keys, then the other's counts of them, each
-    /// unnesting and grouping a commit's few hundred states in the `leak_states` view again — were
-    /// a fifth of a diff, and one statement doing it all in SQL (a window over both commits'
-    /// grouped states) little better. SQLite reads a commit's packed states once a snapshot and picks
+    /// there too, rather than four statements — each side's telling keys, then the other's counts
+    /// of them, each unnesting and grouping a commit's few hundred states in the `leak_states`
+    /// view again — or one statement doing it all in SQL (a window over both commits' grouped
+    /// states; both measured in BENCHMARKS.md). SQLite reads a commit's packed states once a snapshot and picks
     /// its telling ones while reading (`LeakStatesTable`): there the four reads cost a few blob
     /// seeks.
     func tellingCounts(head: Int64?, base: Int64?, environment: String) throws -> (head: [KeyCounts], base: [KeyCounts]) {
@@ -228,42 +222,35 @@ extension ProjectHistory {
     /// (`ConnectionMemory.keyNames`), the others read.
     func keyNames(of keyIDs: Set<Int64>) throws -> [Int64: KeyCounts] {
         guard !keyIDs.isEmpty else { return [:] }
-        // Looked up through the connection, not a copy of its memory held across the read below,
-        // whose learning would then copy all of it.
-        let memory = db.memory
-        var names: [Int64: KeyCounts] = [:]
-        var unknown: [Int64] = []
-        for id in keyIDs {
-            if let named = memory?.keyNames.names[id] {
-                memo.keyIDs[named.ids] = .some(id)
-                names[id] = named
-            } else {
-                unknown.append(id)
+        let load = { (unknown: [Int64]) throws -> [Int64: KeyCounts] in
+            var names: [Int64: KeyCounts] = [:]
+            for batch in db.idBatches(unknown, perStatement: StoreTuning.keysPerStatement) {
+                names.merge(try readKeyNames(where: db.idCondition("k.id", batch.values)), uniquingKeysWith: { known, _ in known })
             }
+            return names
         }
-        for batch in db.idBatches(unknown.sorted(), perStatement: StoreTuning.keysPerStatement) {
-            names.merge(try keyNames(where: db.idCondition("k.id", from: 1, perStatement: StoreTuning.keysPerStatement), batch.values),
-                        uniquingKeysWith: { known, _ in known })
-        }
+        let names = try db.memory?.keyNames(of: keyIDs, load: load) ?? load(keyIDs.sorted())
+        for (id, named) in names { memo.keyIDs[named.ids] = .some(id) }
         return names
     }
 
-    /// `keyNames(of:)` of the keys of `leak_keys k` that `condition` picks, its values `values`
-    /// (remembered for the snapshot, as `keyCounts(row:)` does, and by the connection).
-    private func keyNames(where condition: String, _ values: [SQLValue]) throws -> [Int64: KeyCounts] {
+    /// `keyNames(of:)` of the keys of `leak_keys k` that `condition` picks (remembered for the
+    /// snapshot, as `keyCounts(row:)` does, and by the connection).
+    private func keyNames(where condition: SQL) throws -> [Int64: KeyCounts] {
+        try db.memory?.keyNames { try readKeyNames(where: condition) } ?? readKeyNames(where: condition)
+    }
+
+    private func readKeyNames(where condition: SQL) throws -> [Int64: KeyCounts] {
         var names: [Int64: KeyCounts] = [:]
-        try db.query("""
-            SELECT k.id, k.scenario_id, k.type_id, s.name, t.name
+        try db.query(sql: """
+            SELECT k.id, k.scenario_id, k.type_id, s.name AS scenario, t.name AS type
             FROM leak_keys k JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
             WHERE \(condition)
-            """, values) { row in
-            let named = KeyCounts(scenarioID: row.int64(at: 1), typeID: row.int64(at: 2), scenario: row.string(at: 3) ?? "",
-                                  type: row.string(at: 4) ?? "")
-            memo.keyIDs[named.ids] = .some(row.int64(at: 0))
-            names[row.int64(at: 0)] = named
-        }
-        if let memory = db.memory {
-            for (id, named) in names { memory.keyNames.learn(named, id: id) }
+            """) { row in
+            let named = KeyCounts(scenarioID: row.int64("scenario_id"), typeID: row.int64("type_id"), scenario: row.string("scenario") ?? "",
+                                  type: row.string("type") ?? "")
+            memo.keyIDs[named.ids] = .some(row.int64("id"))
+            names[row.int64("id")] = named
         }
         return names
     }
@@ -271,7 +258,7 @@ extension ProjectHistory {
 
 extension ProjectHistory {
     /// `leak_states` as a read of keys' histories names it (`KeyStateStore.relation(ofKeys:…)`).
-    func statesOfKeys(_ keys: String, environment: String, from low: String, through high: String) -> String {
+    func statesOfKeys(_ keys: SQL, environment: SQL, from low: SQL, through high: SQL) -> SQL {
         db.keyStates.relation(ofKeys: keys, environment: environment, from: low, through: high)
     }
 }

@@ -11,7 +11,7 @@ struct ProjectHistory {
 
     /// - Throws: `LeakStoreError.projectNotFound`.
     init(_ db: any SQLConnection, project: String) throws {
-        guard let id = try db.scalarInt("SELECT id FROM projects WHERE name = ?", [.text(project)]) else {
+        guard let id = try db.scalarInt(sql: "SELECT id FROM projects WHERE name = \(project)") else {
             throw LeakStoreError.projectNotFound(project)
         }
         self.db = db
@@ -19,7 +19,7 @@ struct ProjectHistory {
     }
 
     func commitID(_ sha: String) throws -> Int64? {
-        try db.scalarInt("SELECT id FROM commits WHERE project_id = ? AND sha = ?", [.integer(projectID), .text(sha.lowercased())])
+        try db.scalarInt(sql: "SELECT id FROM commits WHERE project_id = \(projectID) AND sha = \(sha.lowercased())")
     }
 
     /// The commit's id, and in the same statement what a diff asks of a commit next, kept in the
@@ -40,47 +40,50 @@ struct ProjectHistory {
         let shas = Array(Set(shas.map { $0.lowercased() })).sorted()
         for batch in shas.batches(of: StoreTuning.commitsPerStatement) {
             var found: [String: Int64?] = Dictionary(uniqueKeysWithValues: batch.map { ($0, nil) })
-            try db.query(Self.commitsSQL, [.integer(projectID), .text(environment)]
-                         + batch.padded(to: StoreTuning.commitsPerStatement).map(SQLValue.text)) { row in
-                let id = row.int64(at: 0)
-                found[row.string(at: 6) ?? ""] = .some(id)
-                memo.branches[id] = .some(row.string(at: 1))
-                memo.parents[id] = [row.isNull(at: 2) ? nil : row.int64(at: 2), row.isNull(at: 3) ? nil : row.int64(at: 3)]
-                memo.runCounts[environment, default: [:]][id] = (row.int(at: 4), row.int(at: 5))
+            // The same text for every batch (padded to `StoreTuning.commitsPerStatement` shas).
+            try db.query(sql: """
+                SELECT c.id, c.branch, \(parentOf("c.id", position: 0)) AS first_parent, \(parentOf("c.id", position: 1)) AS second_parent,
+                       \(Self.runCounts(of: "c.id", environment: environment)), c.sha
+                FROM commits c
+                WHERE c.project_id = \(projectID) AND c.sha IN (\(list: batch.padded(to: StoreTuning.commitsPerStatement).map(SQLValue.text)))
+                """) { row in
+                let id = row.int64("id")
+                found[row.string("sha") ?? ""] = .some(id)
+                memo.branches[id] = .some(row.string("branch"))
+                memo.parents[id] = [row.isNull("first_parent") ? nil : row.int64("first_parent"),
+                                    row.isNull("second_parent") ? nil : row.int64("second_parent")]
+                memo.runCounts[environment, default: [:]][id] = (row.int("usable_runs"), row.int("suspect_runs"))
             }
             memo.commitIDs[environment, default: [:]].merge(found) { _, read in read }
         }
     }
 
-    /// Built once: the same text for every batch (padded to `StoreTuning.commitsPerStatement` shas).
-    private static let commitsSQL = """
-        SELECT c.id, c.branch, \(parentOf("c.id", position: "0", project: "?1")),
-               \(parentOf("c.id", position: "1", project: "?1")), \(runCounts(of: "c.id", environment: "?2")), c.sha
-        FROM commits c WHERE c.project_id = ?1 AND c.sha IN (\((3..<(3 + StoreTuning.commitsPerStatement)).map { "?\($0)" }.joined(separator: ", ")))
-        """
-
     func branch(ofCommit commitID: Int64) throws -> String? {
         if let known = memo.branches[commitID] { return known }
-        return try db.scalarText("SELECT branch FROM commits WHERE id = ?", [.integer(commitID)])
+        return try db.scalarText(sql: "SELECT branch FROM commits WHERE id = \(commitID)")
     }
 
     /// Runs at the commit in the environment: the usable (non-suspect) ones and the suspect ones.
     func runCounts(commitID: Int64, environment: String) throws -> (usable: Int, suspect: Int) {
         if let known = memo.runCounts[environment]?[commitID] { return known }
         var counts = (usable: 0, suspect: 0)
-        try db.query("SELECT \(Self.runCounts(of: "?1", environment: "?2"))", [.integer(commitID), .text(environment)]) { row in
-            counts = (row.int(at: 0), row.int(at: 1))
+        try db.query(sql: "SELECT \(Self.runCounts(of: "\(commitID)", environment: environment))") { row in
+            counts = (row.int("usable_runs"), row.int("suspect_runs"))
         }
         memo.runCounts[environment, default: [:]][commitID] = counts
         return counts
     }
 
-    /// SQL: two columns, the usable and the suspect runs at commit `commit` in `environment`
-    /// (SQL expressions), as `runCounts` reads them (counted with FILTER, as `readKeyCounts` says why).
-    private static func runCounts(of commit: String, environment: String) -> String {
-        ["0", "1"].map { suspect in
-            "(SELECT count(*) FILTER (WHERE r.suspect = \(suspect)) FROM runs r WHERE r.commit_id = \(commit) AND r.environment = \(environment))"
-        }.joined(separator: ", ")
+    /// SQL: two columns, `usable_runs` and `suspect_runs`, the usable and the suspect runs at
+    /// commit `commit` (SQL) in `environment`, as `runCounts` reads them (counted with FILTER, as
+    /// `suspectCounts` says why).
+    private static func runCounts(of commit: SQL, environment: String) -> SQL {
+        """
+        (SELECT count(*) FILTER (WHERE r.suspect = 0) FROM runs r WHERE r.commit_id = \(commit) AND r.environment = \(environment))
+            AS usable_runs,
+        (SELECT count(*) FILTER (WHERE r.suspect = 1) FROM runs r WHERE r.commit_id = \(commit) AND r.environment = \(environment))
+            AS suspect_runs
+        """
     }
 
     /// Whether `leak_states` alone holds the commit's counts in the environment: it has usable
@@ -113,27 +116,24 @@ struct ProjectHistory {
         let runs = try runCounts(commitID: commitID, environment: environment)
         guard runs.usable > 0 || (includingSuspect && runs.suspect > 0) else { return [] }
         var result: [KeyCounts] = []
-        let values: [SQLValue] = [.integer(commitID), .text(environment)] + (typeID.map { [SQLValue.integer($0)] } ?? [])
-        // One type's keys, or every key: two statements, not `(k.type_id = ?3 OR ?3 IS NULL)`,
+        // One type's keys, or every key: two statements, not `(k.type_id = ? OR ? IS NULL)`,
         // which PostgreSQL's generic plan took for 3 rows and joined every type to each state.
-        let ofType = typeID == nil ? "" : " AND k.type_id = ?3"
+        let ofType = typeID.map { (id: Int64) -> SQL in " AND k.type_id = \(id)" } ?? ""
         if runs.usable > 0, typeID == nil,
            let stored = try db.keyStates.storedStates(at: [commitID], environment: environment, atMost: nil) {
             // The commit's states as stored (PostgreSQL's rows of `state_arrays`), added up here,
-            // and the keys named from what the connection knows (`keyNames(of:)`): the
-            // `leak_states` view's states joined to their names cost a suspect head's diff twice
-            // what its names do.
+            // and the keys named from what the connection knows (`keyNames(of:)`), not the
+            // `leak_states` view's states joined to their names again at every diff.
             let states = Self.merged(stored, keeping: .every)[commitID] ?? [:]
             let names = try keyNames(of: Set(states.keys))
             result = states.compactMap { keyID, tally in names[keyID].map { KeyCounts(tally, named: $0) } }.inKeyOrder()
         } else if runs.usable > 0 {
-            try db.query("""
-                SELECT k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
-                       ls.late_release_count, ls.error_count, k.id
+            try db.query(sql: """
+                SELECT \(raw: KeyCounts.columns)
                 FROM leak_states ls JOIN leak_keys k ON k.id = ls.key_id
                      JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
-                WHERE ls.commit_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2)\(ofType)
-                """, values) { result.append(keyCounts(row: $0)) }
+                WHERE ls.commit_id = \(commitID) AND ls.environment_id = (SELECT id FROM environments WHERE name = \(environment))\(ofType)
+                """) { result.append(keyCounts(row: $0)) }
             result = result.inKeyOrder()
         }
         guard includingSuspect, runs.suspect > 0 else { return result }
@@ -143,14 +143,14 @@ struct ProjectHistory {
         // a suspect run checked has the statement read them with their names.
         var merged = Dictionary(result.map { ($0.ids, $0) }, uniquingKeysWith: { first, _ in first })
         var suspect: [KeyCounts] = []
-        try db.query(Self.suspectCounts(named: false, ofType: ofType), values) { row in
-            suspect.append(KeyCounts(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1), scenario: "", type: "",
-                                     tally: KeyTally(checked: row.int64(at: 2), leaked: row.int64(at: 3),
-                                                     lateRelease: row.int64(at: 4), errors: row.int64(at: 5))))
+        try db.query(sql: suspectCounts(commitID: commitID, environment: environment, named: false, ofType: ofType)) {
+            suspect.append(KeyCounts(row: $0, named: false))
         }
         if !suspect.allSatisfy({ merged[$0.ids] != nil }) {
             suspect = []
-            try db.query(Self.suspectCounts(named: true, ofType: ofType), values) { suspect.append(KeyCounts(row: $0)) }
+            try db.query(sql: suspectCounts(commitID: commitID, environment: environment, named: true, ofType: ofType)) {
+                suspect.append(KeyCounts(row: $0))
+            }
         }
         for counts in suspect {
             merged[counts.ids, default: KeyCounts(.zero, named: counts)].tally.merge(counts.tally)
@@ -158,18 +158,19 @@ struct ProjectHistory {
         return merged.values.inKeyOrder()
     }
 
-    /// The counts of the suspect runs' checks at commit `?1` in environment `?2` by key (of type
-    /// `?3` where `ofType` says so): scenario id, type id, then with `named` their names, then
-    /// the checked, leaked, late and error counts. Counted with FILTER, not `sum(outcome = …)`:
-    /// PostgreSQL's `sum(boolean)` is an aggregate written in SQL (`0001_pg_initial.sql`), a
-    /// function call a row and column, twice the cost of the FILTER.
-    private static func suspectCounts(named: Bool, ofType: String) -> String {
+    /// The counts of the suspect runs' checks at the commit by key (of one type where `ofType`
+    /// says so), as `KeyCounts(row:named:)` reads them (with `named`, the keys' names too).
+    /// Counted with FILTER, not `sum(outcome = …)`: PostgreSQL's `sum(boolean)` is an aggregate
+    /// written in SQL (`0001_pg_initial.sql`), a function call a row and column.
+    private func suspectCounts(commitID: Int64, environment: String, named: Bool, ofType: SQL) -> SQL {
         """
-        SELECT k.scenario_id, k.type_id,\(named ? " s.name, t.name," : "") count(*), count(*) FILTER (WHERE k.outcome = 'leaked'),
-               count(*) FILTER (WHERE k.outcome = 'lateRelease'), count(*) FILTER (WHERE k.outcome = 'error')
-        FROM runs r JOIN checks k ON k.run_id = r.id\(named ? " JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id" : "")
-        WHERE r.commit_id = ?1 AND r.environment = ?2 AND r.suspect = 1\(ofType)
-        GROUP BY k.scenario_id, k.type_id\(named ? ", s.name, t.name" : "")
+        SELECT k.scenario_id, k.type_id,\(raw: named ? " s.name AS scenario, t.name AS type," : "") count(*) AS checked_count,
+               count(*) FILTER (WHERE k.outcome = 'leaked') AS leaked_count,
+               count(*) FILTER (WHERE k.outcome = 'lateRelease') AS late_release_count,
+               count(*) FILTER (WHERE k.outcome = 'error') AS error_count
+        FROM runs r JOIN checks k ON k.run_id = r.id\(raw: named ? " JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id" : "")
+        WHERE r.commit_id = \(commitID) AND r.environment = \(environment) AND r.suspect = 1\(ofType)
+        GROUP BY k.scenario_id, k.type_id\(raw: named ? ", s.name, t.name" : "")
         """
     }
 
@@ -184,14 +185,14 @@ struct ProjectHistory {
         }
         var result: [KeyCounts] = []
         for batch in try keyBatches(keys) {
-            try db.query("""
-                SELECT k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count,
-                       ls.late_release_count, ls.error_count, k.id
+            try db.query(sql: """
+                SELECT \(raw: KeyCounts.columns)
                 FROM leak_keys k CROSS JOIN leak_states ls
                      JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
-                WHERE \(among("k.id", from: 3))
-                  AND ls.commit_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2) AND ls.key_id = k.id
-                """, [.integer(commitID), .text(environment)] + batch.values) { row in
+                WHERE \(db.idCondition("k.id", batch.values))
+                  AND ls.commit_id = \(commitID) AND ls.environment_id = (SELECT id FROM environments WHERE name = \(environment))
+                  AND ls.key_id = k.id
+                """) { row in
                 let counts = keyCounts(row: row)
                 if keys.contains(counts.ids) { result.append(counts) }
             }
@@ -199,13 +200,12 @@ struct ProjectHistory {
         return result.inKeyOrder()
     }
 
-    /// The counts of a row of a key-count statement whose ninth column is the key's id in
-    /// `leak_keys`, the id remembered for the snapshot (`Memo.keyIDs`): a diff reads the
-    /// histories of keys its counts named, and `keyBatches` then looks none of them up (two
-    /// statements a diff).
+    /// The counts of a row that selects `KeyCounts.columns`, the key's id in `leak_keys`
+    /// remembered for the snapshot (`Memo.keyIDs`): a diff reads the histories of keys its counts
+    /// named, and `keyBatches` then looks none of them up (two statements a diff).
     func keyCounts(row: any SQLRow) -> KeyCounts {
         let counts = KeyCounts(row: row)
-        memo.keyIDs[counts.ids] = .some(row.int64(at: 8))
+        memo.keyIDs[counts.ids] = .some(row.int64("key_id"))
         return counts
     }
 
@@ -243,8 +243,8 @@ struct ProjectHistory {
         for batch in try byKey ? keyBatches(keys) : [] {
             // Each key's counts in the order they come (`KeyStateStore.visitStates`), then sorted
             // by column and added up where a commit came in several parts: one dictionary probe a
-            // key met again, not two a state (the hashing was a tenth of the server's CPU in a
-            // diff). The column of a key's last state is where the next one is looked for from.
+            // key met again, not two a state (a diff hashes many thousands of states). The column
+            // of a key's last state is where the next one is looked for from.
             var slots: [Int64: Int] = [:]
             var read: [(id: Int64, tallies: [ColumnTally], hint: Int)] = []
             var last: (id: Int64, slot: Int)?
@@ -317,7 +317,7 @@ struct ProjectHistory {
     func nearestCheckedStates(_ keys: Set<KeyIDs>, along line: [BranchCommit],
                               environment: String) throws -> [KeyIDs: (position: Int, state: KeyState)] {
         var found: [KeyIDs: (position: Int, state: KeyState)] = [:]
-        var open = keys, start = 0, size = 8
+        var open = keys, start = 0, size = StoreTuning.nearestCheckedFirstCommits
         while !open.isEmpty, start < line.count {
             let stretch = line[start..<min(start + size, line.count)]
             let grid = try keyStates(open, environment: environment, at: Set(stretch.map(\.id)))
@@ -330,7 +330,7 @@ struct ProjectHistory {
             }
             open.subtract(found.keys)
             start += stretch.count
-            size *= 4
+            size *= StoreTuning.nearestCheckedGrowth
         }
         return found
     }
@@ -359,7 +359,7 @@ struct ProjectHistory {
         if !unknown.isEmpty {
             var found: [KeyIDs: Int64] = [:]
             try WriteSession.lookUpKeys(Array(unknown), on: db) { row in
-                found[KeyIDs(scenarioID: row.int64(at: 1), typeID: row.int64(at: 2))] = row.int64(at: 0)
+                found[KeyIDs(scenarioID: row.int64("scenario_id"), typeID: row.int64("type_id"))] = row.int64("id")
             }
             for ids in unknown { memo.keyIDs[ids] = .some(found[ids]) }
         }
@@ -371,24 +371,20 @@ struct ProjectHistory {
     private struct KeyBatch {
         /// The batch's keys by their ids in `leak_keys`.
         var keys: [Int64: KeyIDs]
-        /// The statement's parameters after its own: `StoreTuning.keysPerStatement` key ids, or (PostgreSQL) one array of them.
+        /// The batch's ids as a statement binds them (`SQLConnection.idCondition`):
+        /// `StoreTuning.keysPerStatement` key ids, or (PostgreSQL) one array of them.
         var values: [SQLValue]
-    }
-
-    /// That `column` (a `leak_keys` id) is one of a `KeyBatch`'s keys, whose parameters come from
-    /// `?first` on: an IN list of `StoreTuning.keysPerStatement` parameters, or on PostgreSQL `= ANY` of one array.
-    private func among(_ column: String, from first: Int) -> String {
-        db.idCondition(column, from: first, perStatement: StoreTuning.keysPerStatement)
     }
 
     /// The head's suspect runs in the environment, oldest first.
     func suspectRuns(commitID: Int64, environment: String) throws -> [CommitDiff.SuspectRun] {
         var runs: [CommitDiff.SuspectRun] = []
-        try db.query("""
+        try db.query(sql: """
             SELECT id, check_count, leaked_count, error_count FROM runs
-            WHERE commit_id = ? AND environment = ? AND suspect = 1 ORDER BY id
-            """, [.integer(commitID), .text(environment)]) { row in
-            runs.append(.init(runID: row.int64(at: 0), checks: row.int(at: 1), leaked: row.int(at: 2), errors: row.int(at: 3)))
+            WHERE commit_id = \(commitID) AND environment = \(environment) AND suspect = 1 ORDER BY id
+            """) { row in
+            runs.append(.init(runID: row.int64("id"), checks: row.int("check_count"), leaked: row.int("leaked_count"),
+                              errors: row.int("error_count")))
         }
         return runs
     }
@@ -407,13 +403,15 @@ struct ProjectHistory {
         // The first rank-0 record of each key that came before its first row-less passing check.
         var beforePass: [KeyIDs: KeyObservation] = [:]
         var plainLeaks: Set<KeyIDs> = []
-        try db.query("""
+        // A row a check of the commit (every check of a suspect run), read by position, the
+        // columns selected right above.
+        try db.query(sql: """
             SELECT k.scenario_id, k.type_id, k.outcome, cs.file, cs.line, k.fingerprint, k.retain_path, k.message,
                    k.known_issue, k.before_pass
             FROM runs r JOIN checks k ON k.run_id = r.id JOIN check_sites cs ON cs.id = k.site_id
-            WHERE r.commit_id = ? AND r.environment = ? AND (r.suspect = 0 OR ? = 1)
+            WHERE r.commit_id = \(commitID) AND r.environment = \(environment) AND (r.suspect = 0 OR \(includingSuspect) = 1)
             ORDER BY k.id
-            """, [.integer(commitID), .text(environment), .integer(includingSuspect ? 1 : 0)]) { row in
+            """) { row in
             let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1))
             guard keys.contains(ids) else { return }
             if row.string(at: 2) == "leaked", row.int(at: 8) != 1 { plainLeaks.insert(ids) }
@@ -436,17 +434,17 @@ struct ProjectHistory {
         // a point of the primary key each (not the commit's every state: a 100,000-check run's).
         var passedSites: [KeyIDs: KeyObservation] = [:]
         for batch in try keyBatches(keys.filter { (found[$0]?.rank ?? 0) == 0 }) {
-            try db.query("""
+            try db.query(sql: """
                 SELECT k.scenario_id, k.type_id, cs.file, cs.line
                 FROM leak_keys k CROSS JOIN leak_states ls
                      JOIN check_sites cs ON cs.id = coalesce(ls.passed_site_id, k.site_id)
-                WHERE \(among("k.id", from: 3))
-                  AND ls.commit_id = ?1 AND ls.environment_id = (SELECT id FROM environments WHERE name = ?2) AND ls.key_id = k.id
-                  AND ls.slowest_pass_us IS NOT NULL
-                """, [.integer(commitID), .text(environment)] + batch.values) { row in
-                let ids = KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1))
+                WHERE \(db.idCondition("k.id", batch.values))
+                  AND ls.commit_id = \(commitID) AND ls.environment_id = (SELECT id FROM environments WHERE name = \(environment))
+                  AND ls.key_id = k.id AND ls.slowest_pass_us IS NOT NULL
+                """) { row in
+                let ids = KeyIDs(scenarioID: row.int64("scenario_id"), typeID: row.int64("type_id"))
                 guard keys.contains(ids) else { return }
-                passedSites[ids] = KeyObservation(state: .clean, file: row.string(at: 2) ?? "", line: row.int(at: 3))
+                passedSites[ids] = KeyObservation(state: .clean, file: row.string("file") ?? "", line: row.int("line"))
             }
         }
         var result: [KeyIDs: KeyObservation] = [:]
@@ -466,11 +464,11 @@ struct ProjectHistory {
     /// when the commit has no usable run there.
     func commitPoint(_ commitID: Int64, environment: String) throws -> (sha: String, at: String?) {
         var point = (sha: "", at: String?.none)
-        try db.query("""
-            SELECT c.sha, \(Self.firstUsableRun(of: "c.id", environment: "?1"))
-            FROM commits c WHERE c.id = ?2
-            """, [.text(environment), .integer(commitID)]) { row in
-            point = (row.string(at: 0) ?? "", row.string(at: 1))
+        try db.query(sql: """
+            SELECT c.sha, \(Self.firstUsableRun(of: "c.id", environment: environment)) AS first_run
+            FROM commits c WHERE c.id = \(commitID)
+            """) { row in
+            point = (row.string("sha") ?? "", row.string("first_run"))
         }
         return point
     }
@@ -480,12 +478,12 @@ struct ProjectHistory {
     /// The walk starts at the branch's newest commit with data (upload order) and follows
     /// `firstParentLine`.
     func branchCommits(_ branch: String, environment: String, limit: Int) throws -> [BranchCommit] {
-        guard limit > 0, let newest = try db.scalarInt("""
+        guard limit > 0, let newest = try db.scalarInt(sql: """
             SELECT c.id FROM commits c
-            WHERE c.project_id = ? AND c.branch = ?
-              AND EXISTS (SELECT 1 FROM runs r WHERE r.commit_id = c.id AND r.environment = ? AND r.suspect = 0)
+            WHERE c.project_id = \(projectID) AND c.branch = \(branch)
+              AND EXISTS (SELECT 1 FROM runs r WHERE r.commit_id = c.id AND r.environment = \(environment) AND r.suspect = 0)
             ORDER BY c.id DESC LIMIT 1
-            """, [.integer(projectID), .text(branch), .text(environment)])
+            """)
         else { return [] }
         return try firstParentLine(from: newest, branch: branch, environment: environment, limit: limit)
     }
@@ -584,36 +582,35 @@ struct ProjectHistory {
         var way: [(depth: Int, id: Int64?, sha: String, at: String?, isParent: Bool)] = []
         // One commit more than asked: the last one asked for learns what comes after it. A parent
         // reached by its id brings its sha along (the row was read for the check against it).
-        try db.query("""
+        try db.query(sql: """
             WITH RECURSIVE line(id, sha, depth, is_parent) AS (
-                SELECT CAST(?1 AS BIGINT), (SELECT c.sha FROM commits c WHERE c.id = ?1), 1, 0
+                SELECT CAST(\(commitID) AS BIGINT), (SELECT c.sha FROM commits c WHERE c.id = \(commitID)), 1, 0
                 UNION ALL
-                SELECT coalesce(\(Self.parentID(project: "?2")), \(Self.previousOnBranch(of: "line.id", project: "?2", branch: "?5"))),
-                       pl.sha, line.depth + 1, CASE WHEN \(Self.parentID(project: "?2")) IS NULL THEN 0 ELSE 1 END
+                SELECT coalesce(\(parentID), \(previousOnBranch(of: "line.id", branch: branch))),
+                       pl.sha, line.depth + 1, CASE WHEN \(parentID) IS NULL THEN 0 ELSE 1 END
                 FROM line LEFT JOIN commit_parents p ON p.commit_id = line.id AND p.position = 0
-                     \(Self.parentJoin(project: "?2"))
-                WHERE line.id IS NOT NULL AND line.depth < ?3)
-            SELECT line.depth, line.id, coalesce(line.sha, (SELECT c.sha FROM commits c WHERE c.id = line.id)),
-                   \(Self.firstUsableRun(of: "line.id", environment: "?4")),
+                     \(parentJoin)
+                WHERE line.id IS NOT NULL AND line.depth < \(count + 1))
+            SELECT line.depth, line.id, coalesce(line.sha, (SELECT c.sha FROM commits c WHERE c.id = line.id)) AS sha,
+                   \(Self.firstUsableRun(of: "line.id", environment: environment)) AS first_run,
                    line.is_parent
             FROM line
-            """, [.integer(commitID), .integer(projectID), .integer(Int64(count + 1)), .text(environment), .text(branch)]) { row in
-            way.append((row.int(at: 0), row.isNull(at: 1) ? nil : row.int64(at: 1), row.string(at: 2) ?? "", row.string(at: 3),
-                        row.int(at: 4) == 1))
+            """) { row in
+            way.append((row.int("depth"), row.isNull("id") ? nil : row.int64("id"), row.string("sha") ?? "", row.string("first_run"),
+                        row.int("is_parent") == 1))
         }
         way.sort { $0.depth < $1.depth }
-        if let memory {
-            // What the way says of each commit, for the next walks on this connection (`CommitGraph`).
-            for (index, commit) in way.enumerated() {
-                guard let id = commit.id else { break }
-                memory.commitGraph.learn(sha: commit.sha, of: id)
-                guard index + 1 < way.count else { break }
-                let next = way[index + 1]
-                if next.isParent, let parent = next.id {
-                    memory.commitGraph.learn(firstParent: parent, of: id)
-                } else if !next.isParent {
-                    memory.commitGraph.learn(CommitGraph.Fallback(project: projectID, branch: branch, commit: id), goesTo: next.id)
-                }
+        // What the way says of each commit, for the next walks on this connection (`CommitGraph`).
+        var facts: [CommitGraph.Fact] = []
+        for (index, commit) in way.enumerated() {
+            guard let id = commit.id else { break }
+            facts.append(.sha(commit.sha, of: id))
+            guard index + 1 < way.count else { break }
+            let next = way[index + 1]
+            if next.isParent, let parent = next.id {
+                facts.append(.firstParent(parent, of: id))
+            } else if !next.isParent {
+                facts.append(.fallback(CommitGraph.Fallback(project: projectID, branch: branch, commit: id), goesTo: next.id))
             }
         }
         var steps: [Int64: LineStep] = [:]
@@ -622,9 +619,10 @@ struct ProjectHistory {
             let next = index + 1 < way.count ? way[index + 1] : nil
             steps[id] = LineStep(sha: commit.sha, usable: commit.at != nil, at: commit.at,
                                  parent: next?.isParent == true ? next?.id : nil)
-            if let memory, commit.at != nil { memory.commitGraph.learn(usableRunAt: id, environment: environment) }
+            if commit.at != nil { facts.append(.usableRun(at: id, environment: environment)) }
             if let branch, let next, !next.isParent { memo.previousOnBranch[branch, default: [:]][id] = .some(next.id) }
         }
+        memory?.learn(facts)
         // A commit the snapshot does not hold ends the walk.
         let step = steps[commitID] ?? LineStep(sha: "", usable: false, at: nil, parent: nil)
         steps[commitID] = step
@@ -677,19 +675,20 @@ struct ProjectHistory {
         var at = [String?](repeating: nil, count: way.count)
         var now = [(parent: Int64?, previous: Int64?)](repeating: (nil, nil), count: way.count)
         if !asked.isEmpty {
-            try db.query("""
-                SELECT i.n, CASE WHEN i.runs = 1 THEN \(Self.firstUsableRun(of: "i.id", environment: "?1")) END,
-                       CASE WHEN i.fallback = 1 THEN \(Self.parentOf("i.id", position: "0", project: "?4")) END,
-                       CASE WHEN i.fallback = 1 THEN \(Self.previousOnBranch(of: "i.id", project: "?4", branch: "?5")) END
-                FROM unnest(CAST(?2 AS BIGINT[]), CAST(?3 AS INTEGER[]), CAST(?6 AS INTEGER[])) WITH ORDINALITY AS i(id, fallback, runs, n)
-                """, [.text(environment), .text(PostgresArray.literal(integers: asked.map { way[$0] })),
-                      .text(PostgresArray.literal(integers: asked.map { isFallback($0) ? 1 : 0 })),
-                      .integer(projectID), .text(branch),
-                      .text(PostgresArray.literal(integers: asked.map { knownUsable[$0] ? 0 : 1 }))]) { row in
-                let n = row.int(at: 0) - 1
+            let ids = PostgresArray.literal(integers: asked.map { way[$0] })
+            let fallbacks = PostgresArray.literal(integers: asked.map { isFallback($0) ? 1 : 0 })
+            let runs = PostgresArray.literal(integers: asked.map { knownUsable[$0] ? 0 : 1 })
+            try db.query(sql: """
+                SELECT i.n, CASE WHEN i.runs = 1 THEN \(Self.firstUsableRun(of: "i.id", environment: environment)) END AS first_run,
+                       CASE WHEN i.fallback = 1 THEN \(parentOf("i.id", position: 0)) END AS parent,
+                       CASE WHEN i.fallback = 1 THEN \(previousOnBranch(of: "i.id", branch: branch)) END AS previous
+                FROM unnest(CAST(\(ids) AS BIGINT[]), CAST(\(fallbacks) AS INTEGER[]), CAST(\(runs) AS INTEGER[]))
+                     WITH ORDINALITY AS i(id, fallback, runs, n)
+                """) { row in
+                let n = row.int("n") - 1
                 guard asked.indices.contains(n) else { return }
-                at[asked[n]] = row.string(at: 1)
-                now[asked[n]] = (row.isNull(at: 2) ? nil : row.int64(at: 2), row.isNull(at: 3) ? nil : row.int64(at: 3))
+                at[asked[n]] = row.string("first_run")
+                now[asked[n]] = (row.isNull("parent") ? nil : row.int64("parent"), row.isNull("previous") ? nil : row.int64("previous"))
             }
         }
         var steps: [Int64: LineStep] = [:]
@@ -709,17 +708,16 @@ struct ProjectHistory {
                                      at: at[index], parent: isFallback(index) ? nil : next)
         }
         // Learned once the walk no longer reads `graph`, which would otherwise be copied.
-        for index in asked where at[index] != nil {
-            memory.commitGraph.learn(usableRunAt: way[index], environment: environment)
-        }
+        var facts: [CommitGraph.Fact] = asked.filter { at[$0] != nil }.map { .usableRun(at: way[$0], environment: environment) }
         if let changed {
             if let parent = changed.now.parent {
-                memory.commitGraph.learn(firstParent: parent, of: changed.commit)
+                facts.append(.firstParent(parent, of: changed.commit))
             } else {
-                memory.commitGraph.learn(CommitGraph.Fallback(project: projectID, branch: branch, commit: changed.commit),
-                                             goesTo: changed.now.previous)
+                facts.append(.fallback(CommitGraph.Fallback(project: projectID, branch: branch, commit: changed.commit),
+                                       goesTo: changed.now.previous))
             }
         }
+        memory.learn(facts)
         guard let step = steps[commitID] else { return nil }
         memo.lineSteps[environment, default: [:]].merge(steps) { known, _ in known }
         return step
@@ -729,21 +727,20 @@ struct ProjectHistory {
     /// the known first parents end. Usually read already on the way (`lineStep`).
     private func previousOnBranch(_ branch: String, below commitID: Int64) throws -> Int64? {
         if let known = memo.previousOnBranch[branch]?[commitID] { return known }
-        let previous = try db.scalarInt("SELECT \(Self.previousOnBranch(of: "?3", project: "?1", branch: "?2"))",
-                                        [.integer(projectID), .text(branch), .integer(commitID)])
+        let previous = try db.scalarInt(sql: "SELECT \(previousOnBranch(of: "\(commitID)", branch: branch))")
         memo.previousOnBranch[branch, default: [:]][commitID] = .some(previous)
         return previous
     }
 
-    /// SQL: the id of the branch's newest commit uploaded before commit `commit` (SQL expressions;
-    /// NULL: none, or no branch) — where a walk goes on from a commit without a known first parent.
-    private static func previousOnBranch(of commit: String, project: String, branch: String) -> String {
-        "(SELECT max(b.id) FROM commits b WHERE b.project_id = \(project) AND b.branch = \(branch) AND b.id < \(commit))"
+    /// SQL: the id of the branch's newest commit uploaded before commit `commit` (SQL; NULL:
+    /// none, or no branch) — where a walk goes on from a commit without a known first parent.
+    private func previousOnBranch(of commit: SQL, branch: String?) -> SQL {
+        "(SELECT max(b.id) FROM commits b WHERE b.project_id = \(projectID) AND b.branch = \(branch) AND b.id < \(commit))"
     }
 
-    /// SQL: when commit `commit`'s first usable (non-suspect) run in `environment` started (SQL
-    /// expressions; NULL: none) — what makes a commit count in a walk (`LineStep.at`).
-    private static func firstUsableRun(of commit: String, environment: String) -> String {
+    /// SQL: when commit `commit`'s first usable (non-suspect) run in `environment` started (SQL;
+    /// NULL: none) — what makes a commit count in a walk (`LineStep.at`).
+    private static func firstUsableRun(of commit: SQL, environment: String) -> SQL {
         "(SELECT min(r.started_at) FROM runs r WHERE r.commit_id = \(commit) AND r.environment = \(environment) AND r.suspect = 0)"
     }
 
@@ -752,13 +749,12 @@ struct ProjectHistory {
     /// commits a statement, or all in one (`SQLConnection.idBatches`).
     func firstRunTimes(of commitIDs: [Int64], environment: String) throws -> [Int64: String] {
         var times: [Int64: String] = [:]
-        let sql = """
-            SELECT c.id, \(Self.firstUsableRun(of: "c.id", environment: "?1")) FROM commits c
-            WHERE \(db.idCondition("c.id", from: 2, perStatement: StoreTuning.commitIDsPerStatement))
-            """
         for batch in db.idBatches(Array(Set(commitIDs)).sorted(), perStatement: StoreTuning.commitIDsPerStatement) {
-            try db.query(sql, [.text(environment)] + batch.values) { row in
-                if let at = row.string(at: 1) { times[row.int64(at: 0)] = at }
+            try db.query(sql: """
+                SELECT c.id, \(Self.firstUsableRun(of: "c.id", environment: environment)) AS first_run FROM commits c
+                WHERE \(db.idCondition("c.id", batch.values))
+                """) { row in
+                if let at = row.string("first_run") { times[row.int64("id")] = at }
             }
         }
         return times
@@ -767,16 +763,15 @@ struct ProjectHistory {
     /// The commit's parent at `position` (0: the first parent), when the server knows it.
     func parent(of commitID: Int64, position: Int) throws -> Int64? {
         if let known = memo.parents[commitID], position < known.count { return known[position] }
-        return try db.scalarInt("SELECT \(Self.parentOf("?2", position: "?3", project: "?1"))",
-                                [.integer(projectID), .integer(commitID), .integer(Int64(position))])
+        return try db.scalarInt(sql: "SELECT \(parentOf("\(commitID)", position: position))")
     }
 
-    /// SQL: the id of commit `commit`'s parent at `position` (SQL expressions), NULL when the
-    /// server has no upload of it or no row says: what `parent(of:position:)` reads.
-    private static func parentOf(_ commit: String, position: String, project: String) -> String {
+    /// SQL: the id of commit `commit`'s parent at `position` (SQL), NULL when the server has no
+    /// upload of it or no row says: what `parent(of:position:)` reads.
+    private func parentOf(_ commit: SQL, position: Int) -> SQL {
         """
-        (SELECT \(parentID(project: project)) FROM commit_parents p \(parentJoin(project: project))
-         WHERE p.commit_id = \(commit) AND p.position = \(position))
+        (SELECT \(parentID) FROM commit_parents p \(parentJoin)
+         WHERE p.commit_id = \(commit) AND p.position = \(raw: String(position)))
         """
     }
 
@@ -786,12 +781,12 @@ struct ProjectHistory {
     /// one, else the commit of the parent's sha (looked up only then: `coalesce` stops at its
     /// first value, where a second join would seek for every step) — NULL when the server has no
     /// upload of it. The one way the queries go from a commit to its parent.
-    static func parentJoin(project: String) -> String {
-        "LEFT JOIN commits pl ON pl.id = p.parent_id AND pl.project_id = \(project) AND pl.sha = p.parent_sha"
+    var parentJoin: SQL {
+        "LEFT JOIN commits pl ON pl.id = p.parent_id AND pl.project_id = \(projectID) AND pl.sha = p.parent_sha"
     }
 
-    static func parentID(project: String) -> String {
-        "coalesce(pl.id, (SELECT ps.id FROM commits ps WHERE ps.project_id = \(project) AND ps.sha = p.parent_sha))"
+    var parentID: SQL {
+        "coalesce(pl.id, (SELECT ps.id FROM commits ps WHERE ps.project_id = \(projectID) AND ps.sha = p.parent_sha))"
     }
 
     /// The sha of each of the project's commits, by id; `StoreTuning.commitIDsPerStatement` commits a statement (on
@@ -799,7 +794,9 @@ struct ProjectHistory {
     /// scenario history of 50 commits).
     func shas(of commitIDs: [Int64]) throws -> [Int64: String] {
         var shas: [Int64: String] = [:]
-        try inIDBatches(commitIDs, Self.shasSQL, after: [.integer(projectID)]) { shas[$0.int64(at: 0)] = $0.string(at: 1) ?? "" }
+        try inIDBatches(commitIDs, { ids in "SELECT id, sha FROM commits WHERE project_id = \(projectID) AND id IN (\(list: ids))" }) {
+            shas[$0.int64("id")] = $0.string("sha") ?? ""
+        }
         return shas
     }
 
@@ -808,43 +805,34 @@ struct ProjectHistory {
     /// commits a statement (a trend of 1,000 commits asked a statement a leaking commit).
     func leakFingerprints(typeID: Int64, environment: String, at commitIDs: [Int64]) throws -> [Int64: [String]] {
         var found: [Int64: Set<String>] = [:]
-        try inIDBatches(commitIDs, Self.fingerprintsSQL, after: [.text(environment), .integer(typeID)]) { row in
-            found[row.int64(at: 0), default: []].insert(row.string(at: 1) ?? "")
+        // `+k.type_id` keeps SQLite off `checks_by_type`, which would visit the type's checks at
+        // every commit instead of these commits' runs.
+        try inIDBatches(commitIDs, { ids in
+            """
+            SELECT DISTINCT r.commit_id, k.fingerprint FROM runs r JOIN checks k ON k.run_id = r.id
+            WHERE r.commit_id IN (\(list: ids)) AND r.environment = \(environment) AND r.suspect = 0 AND +k.type_id = \(typeID)
+              AND k.outcome = 'leaked' AND k.fingerprint IS NOT NULL
+            """
+        }) { row in
+            found[row.int64("commit_id"), default: []].insert(row.string("fingerprint") ?? "")
         }
         return found.mapValues { $0.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } }
     }
 
-    /// Runs `sql` — the values `after` as its first parameters, then `StoreTuning.commitIDsPerStatement` ids — for the
-    /// distinct `ids`, `StoreTuning.commitIDsPerStatement` a statement, the last batch padded with its last id so that every
-    /// batch is the same statement.
-    private func inIDBatches(_ ids: [Int64], _ sql: String, after leading: [SQLValue], row: (any SQLRow) throws -> Void) throws {
+    /// Runs the statement `sql` makes of a batch of the distinct `ids`, `StoreTuning.commitIDsPerStatement`
+    /// a statement, the last batch padded with its last id so that every batch is the same statement.
+    private func inIDBatches(_ ids: [Int64], _ sql: ([SQLValue]) -> SQL, row: (any SQLRow) throws -> Void) throws {
         let ids = Array(Set(ids)).sorted()
         for chunk in ids.batches(of: StoreTuning.commitIDsPerStatement) {
-            try db.query(sql, leading + chunk.padded(to: StoreTuning.commitIDsPerStatement).map(SQLValue.integer), row: row)
+            try db.query(sql: sql(chunk.padded(to: StoreTuning.commitIDsPerStatement).map(SQLValue.integer)), row: row)
         }
     }
 
-    /// `?first, …`: the ids of a statement of `inIDBatches`.
-    private static func idSlots(from first: Int) -> String {
-        (first..<(first + StoreTuning.commitIDsPerStatement)).map { "?\($0)" }.joined(separator: ", ")
-    }
-
-    // Built once: the same text for every batch.
-    private static let shasSQL = "SELECT id, sha FROM commits WHERE project_id = ?1 AND id IN (\(idSlots(from: 2)))"
-
-    /// `+k.type_id` keeps SQLite off `checks_by_type`, which would visit the type's checks at
-    /// every commit instead of these commits' runs.
-    private static let fingerprintsSQL = """
-        SELECT DISTINCT r.commit_id, k.fingerprint FROM runs r JOIN checks k ON k.run_id = r.id
-        WHERE r.commit_id IN (\(idSlots(from: 3))) AND r.environment = ?1 AND r.suspect = 0 AND +k.type_id = ?2
-          AND k.outcome = 'leaked' AND k.fingerprint IS NOT NULL
-        """
-
     private func previousInUploadOrder(_ commitID: Int64, branch: String, avoiding visited: Set<Int64>) throws -> Int64? {
         var below = commitID
-        while let previous = try db.scalarInt("""
-            SELECT id FROM commits WHERE project_id = ? AND branch = ? AND id < ? ORDER BY id DESC LIMIT 1
-            """, [.integer(projectID), .text(branch), .integer(below)]) {
+        while let previous = try db.scalarInt(sql: """
+            SELECT id FROM commits WHERE project_id = \(projectID) AND branch = \(branch) AND id < \(below) ORDER BY id DESC LIMIT 1
+            """) {
             if !visited.contains(previous) { return previous }
             below = previous
         }

@@ -88,24 +88,27 @@ struct CompactCheckWriter {
                 message, source, checked_at, known_issue, before_pass\(keepsAttempts ? ", attempts, leaked_attempts" : ""))
             """, columnCount: keepsAttempts ? 16 : 14)
         stateUpsert = RowInsert(into: stateColumns, columnCount: keys == .keyID ? 9 : 10, suffix: stateConflict)
-        let passedState = switch keys {
+    }
+
+    /// Which of `keys` (a batch of `WriteSession.keyReadBackSize`) have a row-less passing check
+    /// at the commit in the environment already.
+    private func passedReadBack(_ keys: [KeyIDs], commitID: Int64, environmentID: Int64) -> SQL {
+        let passedState: SQL = switch self.keys {
         case .keyID: """
             JOIN leak_keys k ON k.scenario_id = w.scenario_id AND k.type_id = w.type_id
-            JOIN \(states) ls ON ls.commit_id = ?1 AND ls.environment_id = ?2 AND ls.key_id = k.id
+            JOIN \(raw: states) ls ON ls.commit_id = \(commitID) AND ls.environment_id = \(environmentID) AND ls.key_id = k.id
             """
         case .scenarioAndType: """
-            JOIN \(states) ls ON ls.commit_id = ?1 AND ls.environment_id = ?2
+            JOIN \(raw: states) ls ON ls.commit_id = \(commitID) AND ls.environment_id = \(environmentID)
                 AND ls.scenario_id = w.scenario_id AND ls.type_id = w.type_id
             """
         }
-        passedReadBack = (0...StoreTuning.keysPerStatement.trailingZeroBitCount).map { power in
-            """
-            WITH wanted (scenario_id, type_id) AS (VALUES \(WriteSession.keyPairs(1 << power, from: 3)))
+        return """
+            WITH wanted (scenario_id, type_id) AS (VALUES \(WriteSession.keyPairs(keys)))
             SELECT w.scenario_id, w.type_id FROM wanted w
             \(passedState)
             WHERE ls.slowest_pass_us IS NOT NULL
             """
-        }
     }
 
     /// The live tables.
@@ -133,8 +136,8 @@ struct CompactCheckWriter {
         let recordKeys = Set(incoming.lazy.filter { !Self.isRowless($0, suspectRun: suspect) }
             .map { KeyIDs(scenarioID: $0.scenarioID, typeID: $0.typeID) })
         if !recordKeys.isEmpty,
-           try db.scalarInt("SELECT 1 FROM runs WHERE commit_id = ? AND environment = ? AND id <> ? LIMIT 1",
-                            [.integer(commitID), .text(environment), .integer(runID)]) != nil {
+           try db.scalarInt(sql: "SELECT 1 FROM runs WHERE commit_id = \(commitID) AND environment = \(environment) AND id <> \(runID) LIMIT 1")
+            != nil {
             let sorted = recordKeys.sorted { ($0.scenarioID, $0.typeID) < ($1.scenarioID, $1.typeID) }
             if isLive, let passedKeyIDs = try db.keyStates.passedKeys(commitID: commitID, environmentID: environmentID) {
                 // The commit's states in this environment, read as they are: a few runs' states, not
@@ -146,9 +149,8 @@ struct CompactCheckWriter {
             } else {
                 for chunk in sorted.batches(of: StoreTuning.keysPerStatement) {
                     let size = WriteSession.keyReadBackSize(chunk.count)
-                    try db.query(passedReadBack[size.trailingZeroBitCount], [.integer(commitID), .integer(environmentID)]
-                                 + chunk.padded(to: size).flatMap { [SQLValue.integer($0.scenarioID), .integer($0.typeID)] }) { row in
-                        passed.insert(KeyIDs(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1)))
+                    try db.query(sql: passedReadBack(chunk.padded(to: size), commitID: commitID, environmentID: environmentID)) { row in
+                        passed.insert(KeyIDs(scenarioID: row.int64("scenario_id"), typeID: row.int64("type_id")))
                     }
                 }
             }
@@ -217,7 +219,7 @@ struct CompactCheckWriter {
         case .scenarioAndType: keyStates.map { ([.integer($0.key.scenarioID), .integer($0.key.typeID)], $0.value) }
         }
         try writer.connection.insert(stateUpsert, rows: named.map { key, state in
-            // One array a row, appended to: concatenating three cost a tenth of a key state's upsert.
+            // One array a row, appended to, not three concatenated (each concatenation copies the row).
             var row: [SQLValue] = []
             row.reserveCapacity(stateUpsert.columnCount)
             row.append(.integer(commitID))
@@ -260,13 +262,14 @@ struct CompactCheckWriter {
             // inside a transaction), which made a big run's publish slow.
             guard !passed.isEmpty else { return }
             var unmarked: [Int64] = []
-            try db.query("""
-                SELECT c.id, k.id FROM \(checks) c JOIN leak_keys k ON k.scenario_id = c.scenario_id AND k.type_id = c.type_id
-                WHERE c.run_id = ? AND c.before_pass = 1
-                """, [.integer(runID)]) { row in
-                if passed.contains(row.int64(at: 1)) { unmarked.append(row.int64(at: 0)) }
+            try db.query(sql: """
+                SELECT c.id AS check_id, k.id AS key_id
+                FROM \(raw: checks) c JOIN leak_keys k ON k.scenario_id = c.scenario_id AND k.type_id = c.type_id
+                WHERE c.run_id = \(runID) AND c.before_pass = 1
+                """) { row in
+                if passed.contains(row.int64("key_id")) { unmarked.append(row.int64("check_id")) }
             }
-            for id in unmarked { try db.run("UPDATE \(checks) SET before_pass = NULL WHERE id = ?", [.integer(id)]) }
+            for id in unmarked { try db.run(sql: "UPDATE \(raw: checks) SET before_pass = NULL WHERE id = \(id)") }
             return
         }
         let (source, sameKey) = switch keys {
@@ -274,12 +277,12 @@ struct CompactCheckWriter {
                       "k.scenario_id = \(checks).scenario_id AND k.type_id = \(checks).type_id")
         case .scenarioAndType: ("\(states) s", "s.scenario_id = \(checks).scenario_id AND s.type_id = \(checks).type_id")
         }
-        try db.run("""
-            UPDATE \(checks) SET before_pass = NULL
-            WHERE run_id = ?1 AND before_pass = 1 AND EXISTS (
-                SELECT 1 FROM \(source)
-                WHERE s.commit_id = ?2 AND s.environment_id = ?3 AND \(sameKey) AND s.slowest_pass_us IS NOT NULL)
-            """, [.integer(runID), .integer(commitID), .integer(environmentID)])
+        try db.run(sql: """
+            UPDATE \(raw: checks) SET before_pass = NULL
+            WHERE run_id = \(runID) AND before_pass = 1 AND EXISTS (
+                SELECT 1 FROM \(raw: source)
+                WHERE s.commit_id = \(commitID) AND s.environment_id = \(environmentID) AND \(raw: sameKey) AND s.slowest_pass_us IS NOT NULL)
+            """)
     }
 
     /// Made once (`init`): the connection looks its prepared statement up by the text.
@@ -287,10 +290,6 @@ struct CompactCheckWriter {
     /// Whether `checks` has the attempts' columns.
     private let keepsAttempts: Bool
     private let stateUpsert: RowInsert
-    /// Which of 1, 2, 4, … `StoreTuning.keysPerStatement` keys (bound from `?3` on, after the commit
-    /// and the environment) have a row-less passing check at the commit already; the statement
-    /// of `2^n` keys at index `n`.
-    private let passedReadBack: [String]
 
     /// The columns that name a key in `states`.
     private var keyColumns: String { keys == .keyID ? "key_id" : "scenario_id, type_id" }
@@ -383,8 +382,8 @@ extension WriteSession {
 
     /// A `leak_keys` row, as `keyInsert` and `keyReadBack` return it, kept in `keyIDs`.
     private func rememberKey(_ row: any SQLRow) {
-        keyIDs[KeyIDs(scenarioID: row.int64(at: 1), typeID: row.int64(at: 2))] =
-            InternedKey(id: row.int64(at: 0), siteID: row.isNull(at: 3) ? nil : row.int64(at: 3))
+        keyIDs[KeyIDs(scenarioID: row.int64("scenario_id"), typeID: row.int64("type_id"))] =
+            InternedKey(id: row.int64("id"), siteID: row.isNull("site_id") ? nil : row.int64("site_id"))
     }
 
     /// Returns the rows it adds; one that another server added first it leaves, and returns nothing for.
@@ -405,8 +404,11 @@ extension WriteSession {
             // Padded with the last key up to a statement's size, so that eight prepared statements
             // serve every batch, and a run's ten new keys are looked up 16 times, not 128.
             let size = keyReadBackSize(chunk.count)
-            try db.query(keyReadBack[size.trailingZeroBitCount],
-                         chunk.padded(to: size).flatMap { [SQLValue.integer($0.scenarioID), .integer($0.typeID)] }, row: row)
+            try db.query(sql: """
+                WITH wanted (scenario_id, type_id) AS (VALUES \(keyPairs(chunk.padded(to: size))))
+                SELECT k.id, k.scenario_id, k.type_id, k.site_id
+                FROM wanted w JOIN leak_keys k ON k.scenario_id = w.scenario_id AND k.type_id = w.type_id
+                """, row: row)
         }
     }
 
@@ -417,18 +419,9 @@ extension WriteSession {
         return count == 1 ? 1 : 1 << (Int.bitWidth - (count - 1).leadingZeroBitCount)
     }
 
-    /// The `leak_keys` rows of 1, 2, 4, … `StoreTuning.keysPerStatement` (scenario, type) pairs, bound in turn; the
-    /// statement of `2^n` pairs at index `n`.
-    private static let keyReadBack: [String] = (0...StoreTuning.keysPerStatement.trailingZeroBitCount).map { power in
-        """
-        WITH wanted (scenario_id, type_id) AS (VALUES \(keyPairs(1 << power, from: 1)))
-        SELECT k.id, k.scenario_id, k.type_id, k.site_id
-        FROM wanted w JOIN leak_keys k ON k.scenario_id = w.scenario_id AND k.type_id = w.type_id
-        """
-    }
-
-    /// `count` (scenario, type) pairs of a `VALUES` list, bound from parameter `first` on.
-    static func keyPairs(_ count: Int, from first: Int) -> String {
-        (0..<count).map { "(CAST(?\(first + 2 * $0) AS BIGINT), CAST(?\(first + 2 * $0 + 1) AS BIGINT))" }.joined(separator: ", ")
+    /// The (scenario, type) pairs of `keys` as a `VALUES` list, bound.
+    static func keyPairs(_ keys: [KeyIDs]) -> SQL {
+        SQL(joining: keys.lazy.map { (key: KeyIDs) -> SQL in "(CAST(\(key.scenarioID) AS BIGINT), CAST(\(key.typeID) AS BIGINT))" },
+            separator: ", ")
     }
 }

@@ -96,10 +96,10 @@ extension LeakStore {
             let (projectID, existing) = try project(db, run.project, runKey: run.runKey)
             if let existing { return .failure(existing) }
             let placeholder = PendingUpload.newPlaceholder()
-            guard let commitID = try db.scalarInt("""
+            guard let commitID = try db.scalarInt(sql: """
                 INSERT INTO commits (id, project_id, sha, branch, first_seen)
-                VALUES (\(CommitOrder.newID(on: db)), ?1, ?2, NULL, ?3) RETURNING id
-                """, [.integer(projectID), .text(placeholder), .text(receivedAt)])
+                VALUES (\(raw: CommitOrder.newID(on: db)), \(projectID), \(placeholder), NULL, \(receivedAt)) RETURNING id
+                """)
             else { throw LeakStoreError.unavailable("the pending commit insert returned no id") }
             let runID = try insertRun(db, projectID: projectID, run: run, runKey: placeholder, hash: PendingUpload.contentHash,
                                       commitID: commitID, receivedAt: receivedAt, tally: tally)
@@ -216,42 +216,39 @@ extension LeakStore {
     /// the run's records while the run is pending, the key states while the commit still has its
     /// placeholder sha. Does nothing to a published run, nor to a commit that became the run's.
     func removePendingUpload(_ pending: PendingUpload) throws {
-        let run = SQLValue.integer(pending.runID), commit = SQLValue.integer(pending.commitID)
-        let slice = SQLValue.integer(Int64(ingestSliceChecks))
-        let placeholder = SQLValue.text(pending.placeholder)
-        let runIsPending = "SELECT 1 FROM runs WHERE id = ? AND content_hash = '\(PendingUpload.contentHash)'"
-        // What is left (the first statement) is removed a slice a transaction (the second).
-        typealias Removal = (anyLeft: String, delete: String, rows: SQLValue)
-        let records: Removal = ("SELECT 1 FROM checks WHERE run_id = ? LIMIT 1",
-                                "DELETE FROM checks WHERE id IN (SELECT id FROM checks WHERE run_id = ?1 ORDER BY id LIMIT ?2)", slice)
+        let run = pending.runID, commit = pending.commitID
+        let runIsPending: SQL = "SELECT 1 FROM runs WHERE id = \(run) AND content_hash = \(PendingUpload.contentHash)"
+        // Each step, while its condition holds and something is left (the second statement),
+        // removes a slice a transaction (the third).
+        typealias Removal = (whileTrue: SQL, anyLeft: SQL, delete: SQL)
+        let records: Removal = (runIsPending, "SELECT 1 FROM checks WHERE run_id = \(run) LIMIT 1",
+                                "DELETE FROM checks WHERE id IN (SELECT id FROM checks WHERE run_id = \(run) ORDER BY id LIMIT \(ingestSliceChecks))")
         // A pending commit's states are its blobs (a slice's states each at most), on PostgreSQL
         // its rows of arrays.
         func packedRows(_ db: any SQLConnection) -> Removal {
-            let removal = db.keyStates.pendingRemoval
-            return (removal.anyLeft, removal.delete, .integer(Int64(max(1, ingestSliceChecks / StoreTuning.blobStates))))
+            let states = db.keyStates
+            return ("SELECT 1 FROM commits WHERE id = \(commit) AND sha = \(pending.placeholder)", states.pendingLeft(commitID: commit),
+                    states.pendingDelete(commitID: commit, rows: Int64(max(1, ingestSliceChecks / StoreTuning.blobStates))))
         }
-        let steps: [(whileTrue: String, values: [SQLValue], id: SQLValue, removal: (any SQLConnection) -> Removal)] = [
-            (runIsPending, [run], run, { _ in records }),
-            ("SELECT 1 FROM commits WHERE id = ? AND sha = ?", [commit, placeholder], commit, packedRows),
-        ]
+        let steps: [(any SQLConnection) -> Removal] = [{ _ in records }, packedRows]
         for step in steps {
             while try write(cost: ingestSliceChecks, { writer in
                 let db = writer.connection
-                let removal = step.removal(db)
-                guard try db.scalarInt(step.whileTrue, step.values) != nil, try db.scalarInt(removal.anyLeft, [step.id]) != nil
-                else { return false }
-                try db.run(removal.delete, [step.id, removal.rows])
+                let removal = step(db)
+                guard try db.scalarInt(sql: removal.whileTrue) != nil, try db.scalarInt(sql: removal.anyLeft) != nil else { return false }
+                try db.run(sql: removal.delete)
                 return true
             }) {}
         }
         try write { writer in
             let db = writer.connection
-            if try db.scalarInt(runIsPending, [run]) != nil {
-                try db.run("DELETE FROM runs WHERE id = ?", [run])
+            if try db.scalarInt(sql: runIsPending) != nil {
+                try db.run(sql: "DELETE FROM runs WHERE id = \(run)")
             }
-            try db.run("""
-                DELETE FROM commits WHERE id = ?1 AND sha = ?2 AND NOT EXISTS (SELECT 1 FROM runs WHERE commit_id = ?1)
-                """, [commit, placeholder])
+            try db.run(sql: """
+                DELETE FROM commits WHERE id = \(commit) AND sha = \(pending.placeholder)
+                  AND NOT EXISTS (SELECT 1 FROM runs WHERE commit_id = \(commit))
+                """)
         }
     }
 
@@ -264,12 +261,13 @@ extension LeakStore {
         var abandoned: [PendingUpload] = []
         try read { db in
             // Placeholder shas start with `pending:`, real ones are hex digits.
-            try db.query("""
-                SELECT c.id, c.sha, c.first_seen, coalesce((SELECT min(r.id) FROM runs r WHERE r.commit_id = c.id), 0)
-                FROM commits c WHERE \(PendingUpload.isPlaceholder("c")) AND c.first_seen < ? ORDER BY c.id
-                """, [.text(ReportTimestamp.string(from: cutoff))]) { row in
-                abandoned.append(PendingUpload(runID: row.int64(at: 3), commitID: row.int64(at: 0),
-                                               placeholder: row.string(at: 1) ?? "", receivedAt: row.string(at: 2) ?? ""))
+            try db.query(sql: """
+                SELECT c.id, c.sha, c.first_seen, coalesce((SELECT min(r.id) FROM runs r WHERE r.commit_id = c.id), 0) AS run_id
+                FROM commits c WHERE \(raw: PendingUpload.isPlaceholder("c")) AND c.first_seen < \(ReportTimestamp.string(from: cutoff))
+                ORDER BY c.id
+                """) { row in
+                abandoned.append(PendingUpload(runID: row.int64("run_id"), commitID: row.int64("id"),
+                                               placeholder: row.string("sha") ?? "", receivedAt: row.string("first_seen") ?? ""))
             }
         }
         for pending in abandoned { try removePendingUpload(pending) }
@@ -280,12 +278,12 @@ extension LeakStore {
     /// were two round trips of every upload on PostgreSQL.
     private func project(_ db: any SQLConnection, _ project: String, runKey: String) throws -> (id: Int64, existing: ExistingRun?) {
         var found: (id: Int64, existing: ExistingRun?)?
-        try db.query("""
-            SELECT p.id, r.id, r.content_hash, r.check_count, r.leaked_count, r.late_release_count, r.error_count, r.suspect
-            FROM projects p LEFT JOIN runs r ON r.project_id = p.id AND r.run_key = ?2
-            WHERE p.name = ?1
-            """, [.text(project), .text(runKey)]) { row in
-            found = (row.int64(at: 0), row.isNull(at: 1) ? nil : ExistingRun(row: row, from: 1))
+        try db.query(sql: """
+            SELECT p.id AS project_id, \(raw: ExistingRun.columns("r"))
+            FROM projects p LEFT JOIN runs r ON r.project_id = p.id AND r.run_key = \(runKey)
+            WHERE p.name = \(project)
+            """) { row in
+            found = (row.int64("project_id"), row.isNull("id") ? nil : ExistingRun(row: row))
         }
         guard let found else { throw LeakStoreError.projectNotFound(project) }
         return found
@@ -296,13 +294,18 @@ extension LeakStore {
         var hash: String
         var receipt: IngestReceipt
 
-        /// The run of a row's seven columns from `first` on: id, content hash, check, leaked,
-        /// late-release and error counts, suspect.
-        init(row: any SQLRow, from first: Int32) {
-            hash = row.string(at: first + 1) ?? ""
+        /// The columns of `runs` named `alias` that `init(row:)` reads.
+        static func columns(_ alias: String) -> String {
+            ["id", "content_hash", "check_count", "leaked_count", "late_release_count", "error_count", "suspect"]
+                .map { "\(alias).\($0)" }.joined(separator: ", ")
+        }
+
+        /// The run of a row that selects `columns`.
+        init(row: any SQLRow) {
+            hash = row.string("content_hash") ?? ""
             receipt = IngestReceipt(
-                runID: row.int64(at: first), created: false, checkCount: row.int(at: first + 2), leakedCount: row.int(at: first + 3),
-                lateReleaseCount: row.int(at: first + 4), errorCount: row.int(at: first + 5), suspect: row.int(at: first + 6) != 0)
+                runID: row.int64("id"), created: false, checkCount: row.int("check_count"), leakedCount: row.int("leaked_count"),
+                lateReleaseCount: row.int("late_release_count"), errorCount: row.int("error_count"), suspect: row.int("suspect") != 0)
         }
 
         /// Its receipt when `run` is the same upload again, or the conflict.
@@ -316,10 +319,9 @@ extension LeakStore {
 
     private func existingRun(_ db: any SQLConnection, projectID: Int64, runKey: String) throws -> ExistingRun? {
         var found: ExistingRun?
-        try db.query("""
-            SELECT id, content_hash, check_count, leaked_count, late_release_count, error_count, suspect
-            FROM runs WHERE project_id = ? AND run_key = ?
-            """, [.integer(projectID), .text(runKey)]) { found = ExistingRun(row: $0, from: 0) }
+        try db.query(sql: """
+            SELECT \(raw: ExistingRun.columns("r")) FROM runs r WHERE r.project_id = \(projectID) AND r.run_key = \(runKey)
+            """) { found = ExistingRun(row: $0) }
         return found
     }
 
@@ -334,7 +336,7 @@ extension LeakStore {
             .integer(Int64(tally.checks)), .integer(Int64(tally.leaked)),
             .integer(Int64(tally.lateRelease)), .integer(Int64(tally.errors)),
             .integer(tally.suspect ? 1 : 0),
-        ]]) { runID = $0.int64(at: 0) }
+        ]]) { runID = $0.int64("id") }
         guard let runID else { throw LeakStoreError.unavailable("the run insert returned no id") }
         return runID
     }
@@ -358,10 +360,10 @@ extension LeakStore {
         // that upserts it otherwise (`PostgresConnection.upsertCommit`).
         var found: (id: Int64, hasBranch: Bool, parents: Int)?
         if db.writesAlone {
-            try db.query("""
-                SELECT c.id, c.branch IS NOT NULL, (SELECT count(*) FROM commit_parents p WHERE p.commit_id = c.id)
-                FROM commits c WHERE c.project_id = ? AND c.sha = ?
-                """, [.integer(projectID), .text(sha)]) { found = ($0.int64(at: 0), $0.int64(at: 1) != 0, Int($0.int64(at: 2))) }
+            try db.query(sql: """
+                SELECT c.id, c.branch IS NOT NULL AS has_branch, (SELECT count(*) FROM commit_parents p WHERE p.commit_id = c.id) AS parents
+                FROM commits c WHERE c.project_id = \(projectID) AND c.sha = \(sha)
+                """) { found = ($0.int64("id"), $0.int64("has_branch") != 0, $0.int("parents")) }
         }
         if let found, found.hasBranch || run.branch == nil, found.parents >= run.parents.count {
             // Its parents' ids and its children's were set when it or they were stored (one

@@ -2,9 +2,8 @@
 /// in key order) and `key_state_blocks` (a key's states at a batch of commits, in commit order).
 ///
 /// A row a key state in key order costs a b-tree descent and, in each transaction, a page of its
-/// own for every key: three quarters of a 1,000-check upload's server time (BENCHMARKS.md, issue
-/// 15, eleventh session). Packed, a run's states are one row, and a key's states for a batch of
-/// commits one row more.
+/// own for every key, most of an upload's server time (BENCHMARKS.md, "The store's tuning").
+/// Packed, a run's states are one row, and a key's states for a batch of commits one row more.
 ///
 /// Each entry is its ordinal (the key id, or the commit id) as the difference from the entry
 /// before it, then the checked, leaked, late-release and error counts, the passing site and the

@@ -57,7 +57,7 @@ extension RunRecord {
                 bytes.add(check.attemptCount)
                 bytes.add(check.leakedAttemptCount)
             }
-            if bytes.bytes.count >= 1 << 16 {
+            if bytes.bytes.count >= StoreTuning.contentHashChunkBytes {
                 bytes.bytes.withUnsafeBytes(feed)
                 bytes.bytes.removeAll(keepingCapacity: true)
             }

@@ -4,11 +4,12 @@ extension SQLConnection {
     /// The commit upserted (its branch kept where it had one), then its parents' rows and their
     /// links. RETURNING on an upsert gives the id whether the row is new or was already there.
     package func upsertCommit(projectID: Int64, sha: String, branch: String?, receivedAt: String, parents: [String]) throws -> Int64 {
-        guard let commitID = try scalarInt("""
-            INSERT INTO commits (id, project_id, sha, branch, first_seen) VALUES (\(CommitOrder.newID(on: self)), ?, ?, ?, ?)
+        guard let commitID = try scalarInt(sql: """
+            INSERT INTO commits (id, project_id, sha, branch, first_seen)
+            VALUES (\(raw: CommitOrder.newID(on: self)), \(projectID), \(sha), \(branch), \(receivedAt))
             ON CONFLICT (project_id, sha) DO UPDATE SET branch = coalesce(commits.branch, excluded.branch)
             RETURNING id
-            """, [.integer(projectID), .text(sha), .text(branch), .text(receivedAt)])
+            """)
         else {
             throw LeakStoreError.unavailable("the commit upsert returned no id")
         }
@@ -30,26 +31,31 @@ extension SQLConnection {
     /// Readers check an id against the sha (`ProjectHistory.parentJoins`): where two servers store a
     /// commit and its parent at once, a link missed or left behind costs a lookup, not an answer.
     func linkParents(projectID: Int64, commitID: Int64, sha: String) throws {
-        try run(CommitLinks.ownParentsLink, [.integer(projectID), .integer(commitID)])
-        try run(CommitLinks.childrenLink, [.integer(projectID), .integer(commitID), .text(sha)])
+        try run(sql: CommitLinks.ownParentsLink(projectID: projectID, commitID: commitID))
+        try run(sql: CommitLinks.childrenLink(projectID: projectID, commitID: commitID, sha: sha))
     }
 }
 
 /// The statements of `SQLConnection.insertParents` and `linkParents`.
 enum CommitLinks {
-    static let ownParentsLink = """
-        UPDATE commit_parents SET parent_id = (SELECT pc.id FROM commits pc WHERE pc.project_id = ?1 AND pc.sha = commit_parents.parent_sha)
-        WHERE commit_id = ?2 AND parent_id IS NULL
-          AND EXISTS (SELECT 1 FROM commits pc WHERE pc.project_id = ?1 AND pc.sha = commit_parents.parent_sha)
+    static func ownParentsLink(projectID: Int64, commitID: Int64) -> SQL {
         """
+        UPDATE commit_parents
+        SET parent_id = (SELECT pc.id FROM commits pc WHERE pc.project_id = \(projectID) AND pc.sha = commit_parents.parent_sha)
+        WHERE commit_id = \(commitID) AND parent_id IS NULL
+          AND EXISTS (SELECT 1 FROM commits pc WHERE pc.project_id = \(projectID) AND pc.sha = commit_parents.parent_sha)
+        """
+    }
 
     /// The project's commits are checked per child row found by the sha: `commit_id IN (SELECT … WHERE
     /// project_id = ?)` built the list of every commit of the project for each upload.
-    static let childrenLink = """
-        UPDATE commit_parents SET parent_id = ?2
-        WHERE parent_sha = ?3 AND (parent_id IS NULL OR parent_id <> ?2)
-          AND EXISTS (SELECT 1 FROM commits c WHERE c.id = commit_parents.commit_id AND c.project_id = ?1)
+    static func childrenLink(projectID: Int64, commitID: Int64, sha: String) -> SQL {
         """
+        UPDATE commit_parents SET parent_id = \(commitID)
+        WHERE parent_sha = \(sha) AND (parent_id IS NULL OR parent_id <> \(commitID))
+          AND EXISTS (SELECT 1 FROM commits c WHERE c.id = commit_parents.commit_id AND c.project_id = \(projectID))
+        """
+    }
 
     static let parentInsert = RowInsert(
         into: "commit_parents (commit_id, position, parent_sha)", columnCount: 3, suffix: "ON CONFLICT DO NOTHING")

@@ -80,17 +80,17 @@ enum StateBlobs {
 
         init(db: any SQLConnection) { self.db = db }
 
-        /// The row's columns from `first` on, in the order `leak_states` has them.
-        mutating func add(_ row: any SQLRow, from first: Int32 = 0) throws {
-            let commitID = row.int64(at: first), environmentID = row.int64(at: first + 1)
+        /// A row of `leak_states`, read by its columns' names (`stateColumns`).
+        mutating func add(_ row: any SQLRow) throws {
+            let commitID = row.int64("commit_id"), environmentID = row.int64("environment_id")
             if blob?.commitID != commitID || blob?.environmentID != environmentID {
                 try flush()
                 blob = (commitID, environmentID, [])
             }
-            func optional(_ column: Int32) -> Int64? { row.isNull(at: first + column) ? nil : row.int64(at: first + column) }
-            blob?.states.append((row.int64(at: first + 2), KeyTally(
-                checked: row.int64(at: first + 3), leaked: row.int64(at: first + 4), lateRelease: row.int64(at: first + 5),
-                errors: row.int64(at: first + 6), passedSiteID: optional(7), slowestPassUs: optional(8))))
+            func optional(_ column: String) -> Int64? { row.isNull(column) ? nil : row.int64(column) }
+            blob?.states.append((row.int64("key_id"), KeyTally(
+                checked: row.int64("checked_count"), leaked: row.int64("leaked_count"), lateRelease: row.int64("late_release_count"),
+                errors: row.int64("error_count"), passedSiteID: optional("passed_site_id"), slowestPassUs: optional("slowest_pass_us"))))
             rows += 1
         }
 
@@ -107,7 +107,7 @@ enum StateBlobs {
         }
     }
 
-    /// `leak_states`'s columns, in order, for readers of rows `RowPacker.add` takes.
+    /// `leak_states`'s columns, which `RowPacker.add` reads.
     static let stateColumns = """
         commit_id, environment_id, key_id, checked_count, leaked_count, late_release_count, error_count,
         passed_site_id, slowest_pass_us

@@ -12,8 +12,11 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
     private var prepared: [String: String] = [:]
     /// A `RowInsert`'s one-row SQL → its `unnest` form (see `insert`).
     private var arrayInserts: [String: String] = [:]
-    /// What this connection's reads learned, kept between them (`ConnectionMemory`).
+    /// What this connection's reads learned, kept between them (`ConnectionMemory`), and
+    /// forgotten at `beginRead()` only.
     package let memory: ConnectionMemory? = ConnectionMemory()
+    /// Counted up at each `reset`: the session the memory's facts were learned in.
+    private var session = 0
 
     /// Connects to `url` (libpq's `postgres://user@host:port/db?…` form).
     /// - Throws: `PostgresError` with `connectionLost` when the server cannot be reached.
@@ -36,8 +39,8 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
     /// fixed shapes over indexes that fit any parameter (an id, a range of ids, a padded list),
     /// so a plan made for one set of values is the plan for every set; the custom plans
     /// PostgreSQL makes for the first five runs of a statement on each connection — and after
-    /// those whenever it estimates a generic plan dearer — were a third of a diff's time spent
-    /// planning. A plan is made again when the tables' statistics change (ANALYZE).
+    /// those whenever it estimates a generic plan dearer — are planning a diff would spend time
+    /// on at every request. A plan is made again when the tables' statistics change (ANALYZE).
     private func configureSession() throws {
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
         try execute("SET plan_cache_mode = force_generic_plan")
@@ -54,9 +57,15 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
     package func reset() -> Bool {
         prepared.removeAll()
         arrayInserts.removeAll()
-        memory?.forget()
+        session += 1
         PQreset(handle)
         return isConnected && (try? configureSession()) != nil
+    }
+
+    /// Where a read takes this connection from the pool: the memory's one point of forgetting
+    /// (`ConnectionMemory.beginRead(session:)`).
+    func beginRead() {
+        memory?.beginRead(session: session)
     }
 
     package func execute(_ sql: String) throws {
@@ -83,8 +92,8 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
         ids.isEmpty ? [] : [(Set(ids), [.text(PostgresArray.literal(integers: ids))])]
     }
 
-    package func idCondition(_ column: String, from first: Int, perStatement: Int) -> String {
-        "\(column) = ANY(CAST(?\(first) AS BIGINT[]))"
+    package func idCondition(_ column: String, _ values: [SQLValue]) -> SQL {
+        "\(raw: column) = ANY(CAST(\(values[0]) AS BIGINT[]))"
     }
 
     /// In the schema the connection's `search_path` puts first.
@@ -121,11 +130,11 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
                            SELECT name FROM wanted WHERE name NOT IN (SELECT name FROM found) ORDER BY position
                            ON CONFLICT (name) DO NOTHING RETURNING id, name)
             SELECT id, name FROM found UNION ALL SELECT id, name FROM added
-            """, [.text(PostgresArray.literal(names))]) { ids[$0.string(at: 1) ?? ""] = $0.int64(at: 0) }
+            """, [.text(PostgresArray.literal(names))]) { ids[$0.string("name") ?? ""] = $0.int64("id") }
         let missing = names.filter { ids[$0] == nil }
         if !missing.isEmpty {
             try query("SELECT id, name FROM \(table) WHERE name = ANY(CAST(? AS text[]))", [.text(PostgresArray.literal(missing))]) {
-                ids[$0.string(at: 1) ?? ""] = $0.int64(at: 0)
+                ids[$0.string("name") ?? ""] = $0.int64("id")
             }
         }
         if let lost = names.first(where: { ids[$0] == nil }) {
@@ -223,7 +232,8 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
     private func readRows(_ result: OpaquePointer?, _ body: (any SQLRow) throws -> Void) throws {
         guard let result else { return }
         let count = PQntuples(result)
-        var row = PostgresRow(result: result, index: 0)
+        guard count > 0 else { return }
+        var row = PostgresRow(result: result, index: 0, columns: PostgresRow.columns(of: result))
         while row.index < count {
             try body(row)
             row.index += 1
@@ -235,13 +245,25 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
 struct PostgresRow: SQLRow {
     let result: OpaquePointer
     var index: Int32
+    /// The result's columns by name (`columns(of:)`), read once for all its rows.
+    let columns: [String: Int32]
 
     func isNull(at column: Int32) -> Bool { PQgetisnull(result, index, column) == 1 }
 
-    /// libpq's lookup (`PQfnumber`), which folds an unquoted name to lower case as PostgreSQL does.
-    func column(named name: String) -> Int32? {
-        let column = PQfnumber(result, name)
-        return column >= 0 ? column : nil
+    func column(named name: String) -> Int32? { columns[name] }
+
+    /// Each column's position by its name as the server names it (an unquoted name in lower
+    /// case), the first where two share one — as SQLite's statements keep theirs
+    /// (`SQLiteStatement.column(named:)`): a row read by name costs a dictionary probe a column,
+    /// not libpq's `PQfnumber`, which copies and folds the name at every call.
+    static func columns(of result: OpaquePointer) -> [String: Int32] {
+        var columns: [String: Int32] = [:]
+        for column in 0..<PQnfields(result) {
+            guard let name = PQfname(result, column) else { continue }
+            let key = String(cString: name)
+            if columns[key] == nil { columns[key] = column }
+        }
+        return columns
     }
 
     func string(at column: Int32) -> String? {

@@ -42,7 +42,8 @@ final class PostgresEngine: StoreEngine {
     func read<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
         try Self.mapped {
             try pool.withConnection { pooled in
-                try Self.transaction(pooled.connection, begin: beginRead) {
+                pooled.connection.beginRead()
+                return try Self.transaction(pooled.connection, begin: beginRead) {
                     try body(pooled.connection)
                 }
             }

@@ -30,22 +30,21 @@ struct PostgresKeyStates: KeyStateStore {
         -> [Int64]
     {
         var keys: [(id: Int64, top: Int64)] = []
-        try db.query("""
-            SELECT k.id, \(StateArrays.newestCommit(ofKey: "k.id", environment: "(SELECT id FROM environments WHERE name = ?2)",
-                                                     below: "CAST(?3 AS BIGINT)"))
-            FROM leak_keys k WHERE k.scenario_id = ?1
-            """, [.integer(scenarioID), .text(environment), .integer(below)]) { row in
-            if !row.isNull(at: 1) { keys.append((row.int64(at: 0), min(below, row.int64(at: 1) + 1))) }
+        try db.query(sql: """
+            SELECT k.id, \(StateArrays.newestCommit(ofKey: "k.id", environment: "(SELECT id FROM environments WHERE name = \(environment))",
+                                                     below: "CAST(\(below) AS BIGINT)")) AS newest
+            FROM leak_keys k WHERE k.scenario_id = \(scenarioID)
+            """) { row in
+            if !row.isNull("newest") { keys.append((row.int64("id"), min(below, row.int64("newest") + 1))) }
         }
-        let statement = newestCommitsSQL(orderedFirst: true)
         var newest: Set<Int64> = []
         for (keyID, top) in keys {
             var span = Int64(limit) * StoreTuning.newestCommitsSpan
             while true {
                 let low = top > span ? top - span : 0
                 var found: [Int64] = []
-                try db.query(statement, [.integer(keyID), .text(environment), .integer(projectID), .integer(Int64(limit)),
-                                         .integer(top), .integer(low)]) { found.append($0.int64(at: 0)) }
+                try db.query(sql: newestCommitsSQL(ofKey: keyID, environment: environment, projectID: projectID, below: top, low: low,
+                                                   limit: limit, orderedFirst: true)) { found.append($0.int64("commit_id")) }
                 if found.count >= limit || low == 0 {
                     newest.formUnion(found)
                     break
@@ -66,19 +65,24 @@ struct PostgresKeyStates: KeyStateStore {
         guard !commitIDs.isEmpty else { return [] }
         var runs: [(commitID: Int64, states: StoredStates)] = []
         var tooLarge = false
-        try db.query("""
-            SELECT a.commit_id, CASE WHEN a.state_count <= ?3 THEN 1 ELSE 0 END, CASE WHEN a.state_count <= ?3 THEN a.key_ids END,
-                   CASE WHEN a.state_count <= ?3 THEN a.checked END, CASE WHEN a.state_count <= ?3 THEN a.leaked END,
-                   CASE WHEN a.state_count <= ?3 THEN a.late END, CASE WHEN a.state_count <= ?3 THEN a.errors END
+        let limit = Int64(limit ?? Int(Int32.max))
+        try db.query(sql: """
+            SELECT a.commit_id, CASE WHEN a.state_count <= \(limit) THEN 1 ELSE 0 END AS sent,
+                   CASE WHEN a.state_count <= \(limit) THEN a.key_ids END AS key_ids,
+                   CASE WHEN a.state_count <= \(limit) THEN a.checked END AS checked,
+                   CASE WHEN a.state_count <= \(limit) THEN a.leaked END AS leaked,
+                   CASE WHEN a.state_count <= \(limit) THEN a.late END AS late,
+                   CASE WHEN a.state_count <= \(limit) THEN a.errors END AS errors
             FROM state_arrays a
-            WHERE a.commit_id = ANY(CAST(?1 AS BIGINT[])) AND a.environment_id = (SELECT id FROM environments WHERE name = ?2)
+            WHERE a.commit_id = ANY(CAST(\(PostgresArray.literal(integers: commitIDs)) AS BIGINT[]))
+              AND a.environment_id = (SELECT id FROM environments WHERE name = \(environment))
             ORDER BY a.commit_id
-            """, [.text(PostgresArray.literal(integers: commitIDs)), .text(environment), .integer(Int64(limit ?? Int(Int32.max)))]) { row in
-            guard row.int(at: 1) == 1 else {
+            """) { row in
+            guard row.int("sent") == 1 else {
                 tooLarge = true
                 return
             }
-            runs.append((row.int64(at: 0), StoredStates(row: row, from: 2)))
+            runs.append((row.int64("commit_id"), StoredStates(row: row, ids: "key_ids")))
         }
         return tooLarge ? nil : runs
     }
@@ -88,49 +92,49 @@ struct PostgresKeyStates: KeyStateStore {
     /// nested loop over every state for each key).
     func visitStates(ofKeys batch: [SQLValue], environment: String, from low: Int64, through high: Int64,
                      _ state: (_ keyID: Int64, _ commitID: Int64, _ tally: KeyTally) -> Void) throws {
-        try db.query(Self.keyStatesSQL, [.text(environment), .integer(low), .integer(high)] + batch) { row in
-            let keyID = row.int64(at: 0)
-            let slice = StoredStates(row: row, from: 1)
+        try db.query(sql: keySlices("SELECT k.id FROM leak_keys k WHERE k.id = ANY(CAST(\(batch[0]) AS BIGINT[]))",
+                                    environment: environment, from: low, through: high)) { row in
+            let keyID = row.int64("key_id")
+            let slice = StoredStates(row: row, ids: "commit_ids")
             for index in 0..<slice.count { state(keyID, slice.ids[index], slice.tally(at: index)) }
         }
     }
 
-    private static let keyStatesSQL = """
-        SELECT s.key_id, s.commit_ids, s.checked, s.leaked, s.late, s.errors
-        FROM \(StateArrays.keySlices("SELECT k.id FROM leak_keys k WHERE k.id = ANY(CAST(?4 AS BIGINT[]))",
-                                     environment: "(SELECT id FROM environments WHERE name = ?1)", from: "?2", through: "?3")) s
+    /// The slices of `keys` (SQL yielding their ids) in `environment` over commits `low` through
+    /// `high`: `key_id`, then the arrays `StoredStates(row:ids:)` reads (`commit_ids`).
+    private func keySlices(_ keys: SQL, environment: String, from low: Int64, through high: Int64) -> SQL {
         """
+        SELECT s.key_id, s.commit_ids, s.checked, s.leaked, s.late, s.errors
+        FROM \(StateArrays.keySlices(keys, environment: "(SELECT id FROM environments WHERE name = \(environment))",
+                                     from: "\(low)", through: "\(high)")) s
+        """
+    }
 
-    func relation(ofKeys keys: String, environment: String, from low: String, through high: String) -> String {
+    func relation(ofKeys keys: SQL, environment: SQL, from low: SQL, through high: SQL) -> SQL {
         StateArrays.keyStates(keys, environment: environment, from: low, through: high)
     }
 
     /// The counts themselves, of the view or of the keys' blocks.
     func condition(_ filter: KeyTally.Filter, on alias: String) -> String { filter.condition(on: alias) }
 
-    var pendingRemoval: (anyLeft: String, delete: String) {
-        ("SELECT 1 FROM state_arrays WHERE commit_id = ? LIMIT 1", StateArrays.removal)
-    }
+    func pendingLeft(commitID: Int64) -> SQL { "SELECT 1 FROM state_arrays WHERE commit_id = \(commitID) LIMIT 1" }
+
+    func pendingDelete(commitID: Int64, rows: Int64) -> SQL { StateArrays.removal(commitID: commitID, rows: rows) }
 
     func history(of keyIDs: Set<Int64>, environment: String, from low: Int64, through high: Int64) throws
         -> [Int64: [(commitID: Int64, tally: KeyTally)]]
     {
         guard !keyIDs.isEmpty else { return [:] }
         var histories: [Int64: [(commitID: Int64, tally: KeyTally)]] = [:]
-        try db.query(Self.historySQL, [.text(environment), .integer(low), .integer(high),
-                                       .text(PostgresArray.literal(integers: keyIDs.sorted()))]) { row in
-            let slice = StoredStates(row: row, from: 1)
-            var states = histories[row.int64(at: 0)] ?? []
+        try db.query(sql: keySlices("SELECT unnest(CAST(\(PostgresArray.literal(integers: keyIDs.sorted())) AS BIGINT[]))",
+                                    environment: environment, from: low, through: high)) { row in
+            let keyID = row.int64("key_id")
+            let slice = StoredStates(row: row, ids: "commit_ids")
+            var states = histories[keyID] ?? []
             for index in 0..<slice.count { states.append((slice.ids[index], slice.tally(at: index))) }
-            histories[row.int64(at: 0)] = states
+            histories[keyID] = states
         }
         for (keyID, states) in histories { histories[keyID] = Self.inCommitOrder(states) }
         return histories
     }
-
-    private static let historySQL = """
-        SELECT s.key_id, s.commit_ids, s.checked, s.leaked, s.late, s.errors
-        FROM \(StateArrays.keySlices("SELECT unnest(CAST(?4 AS BIGINT[]))",
-                                     environment: "(SELECT id FROM environments WHERE name = ?1)", from: "?2", through: "?3")) s
-        """
 }

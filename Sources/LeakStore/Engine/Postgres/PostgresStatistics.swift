@@ -7,7 +7,7 @@ import Synchronization
 /// connection and made again when a table's statistics change. Made on tables that had grown
 /// since their last ANALYZE — a new database's first uploads, a 100,000-check run — they were
 /// plans for tables of a few rows: a key's states over a range of commits read through the
-/// primary key's range and hash-joined, a hundred times slower than on analyzed tables, until
+/// primary key's range and hash-joined, far slower than on analyzed tables, until
 /// autovacuum got to the table a minute or more later. So every `StoreTuning.upkeepEveryChecks` checks a server writes,
 /// it analyzes, in the background and one at a time, each of its schema's tables changed by more
 /// than `StoreTuning.analyzeChangedShare` of its rows (and `StoreTuning.analyzeChangedRows`) since its last ANALYZE. PostgreSQL counts

@@ -12,6 +12,8 @@ enum StateArrays {
     /// How many keys (`key_id / keyGroup`) share a block: rows of a few kilobytes, which
     /// PostgreSQL compresses, where a row a key stayed under its compression threshold.
     static let keyGroup = 8
+    /// `keyGroup` and `StateBlobs.narrowSpan` as the statements' text.
+    private static let group = String(keyGroup), narrowSpan = String(StateBlobs.narrowSpan)
 
     /// Appends a run's states at `commitID` in `environmentID` (each key once): a row of up to
     /// `StoreTuning.blobStates` of them, in key order; with each state a row of
@@ -35,31 +37,33 @@ enum StateArrays {
                     PostgresArray.append(value, to: &columns[column])
                 }
             }
-            try db.run("""
+            let arrays = columns.map { $0 + "}" }
+            try db.run(sql: """
                 WITH added AS (
                     INSERT INTO state_arrays (commit_id, environment_id, state_count, key_ids, checked, leaked, late, errors,
                                               passed_site_ids, slowest_pass_us)
-                    VALUES (?1, ?2, ?3, CAST(?4 AS INTEGER[]), CAST(?5 AS INTEGER[]), CAST(?6 AS INTEGER[]), CAST(?7 AS INTEGER[]),
-                            CAST(?8 AS INTEGER[]), CAST(?9 AS BIGINT[]), CAST(?10 AS BIGINT[]))
+                    VALUES (\(commitID), \(environmentID), \(chunk.count), CAST(\(arrays[0]) AS INTEGER[]), CAST(\(arrays[1]) AS INTEGER[]),
+                            CAST(\(arrays[2]) AS INTEGER[]), CAST(\(arrays[3]) AS INTEGER[]), CAST(\(arrays[4]) AS INTEGER[]),
+                            CAST(\(arrays[5]) AS BIGINT[]), CAST(\(arrays[6]) AS BIGINT[]))
                     RETURNING id, commit_id, environment_id, key_ids, checked, leaked, late, errors)
-                \(byKeyUntilSettled ? unsettledInsert("added") : "SELECT count(*) FROM added")
-                """, [.integer(commitID), .integer(environmentID), .integer(Int64(chunk.count))] + columns.map { .text($0 + "}") })
+                \(raw: byKeyUntilSettled ? unsettledInsert("added") : "SELECT count(*) FROM added")
+                """)
         }
     }
 
     /// Adds commit `from`'s rows to commit `into` as new rows (after every row there is), in
     /// their order: a pending upload published onto a commit with runs.
     static func copy(of from: Int64, into: Int64, db: PostgresConnection) throws {
-        try db.run("""
+        try db.run(sql: """
             WITH added AS (
                 INSERT INTO state_arrays (commit_id, environment_id, state_count, key_ids, checked, leaked, late, errors,
                                           passed_site_ids, slowest_pass_us)
-                SELECT CAST(?2 AS BIGINT), environment_id, state_count, key_ids, checked, leaked, late, errors,
+                SELECT CAST(\(into) AS BIGINT), environment_id, state_count, key_ids, checked, leaked, late, errors,
                        passed_site_ids, slowest_pass_us
-                FROM state_arrays WHERE commit_id = ?1 ORDER BY id
+                FROM state_arrays WHERE commit_id = \(from) ORDER BY id
                 RETURNING id, commit_id, environment_id, key_ids, checked, leaked, late, errors)
-            \(unsettledInsert("added"))
-            """, [.integer(from), .integer(into)])
+            \(raw: unsettledInsert("added"))
+            """)
     }
 
     /// Each state of the `state_arrays` rows `rows` (a CTE returning their id, commit,
@@ -74,11 +78,14 @@ enum StateArrays {
 
     /// Removes up to `?2` of commit `?1`'s rows, with their states in `unsettled_key_states`: a
     /// pending upload's, a slice at a time.
-    static let removal = """
+    static func removal(commitID: Int64, rows: Int64) -> SQL {
+        """
         WITH gone AS (
-            DELETE FROM state_arrays WHERE id IN (SELECT id FROM state_arrays WHERE commit_id = ?1 ORDER BY id LIMIT ?2) RETURNING id)
+            DELETE FROM state_arrays WHERE id IN (SELECT id FROM state_arrays WHERE commit_id = \(commitID) ORDER BY id LIMIT \(rows))
+            RETURNING id)
         DELETE FROM unsettled_key_states WHERE array_id IN (SELECT id FROM gone)
         """
+    }
 
     /// The rows of `state_arrays` (`a`) that wait to be settled: not settled yet, and published
     /// (a pending upload's, at its placeholder commit `c`, wait for its publish). A FROM and WHERE.
@@ -101,16 +108,16 @@ enum StateArrays {
     /// keys a statement, so that no statement holds the upkeep long.
     static func settle(maxStates: Int, maxKeys: Int, db: PostgresConnection) throws -> (rows: Int, states: Int, full: Bool) {
         var result = (rows: 0, states: 0, full: false)
-        try db.query("""
+        try db.query(sql: """
             WITH waiting AS (
                 SELECT g.id, sum(g.state_count) OVER (ORDER BY g.id) - g.state_count AS before,
                        coalesce(max(g.at_commit) OVER (ORDER BY g.id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS widest
                 FROM (SELECT a.id, a.state_count,
                              sum(a.state_count) OVER (PARTITION BY a.commit_id, a.environment_id ORDER BY a.id) AS at_commit
-                      FROM \(waitingRows)) AS g
+                      FROM \(raw: waitingRows)) AS g
             ), settled AS (
                 UPDATE state_arrays a SET settled = true
-                FROM waiting w WHERE a.id = w.id AND ((w.before < ?1 AND w.widest < ?2) OR w.before = 0) AND NOT a.settled
+                FROM waiting w WHERE a.id = w.id AND ((w.before < \(maxStates) AND w.widest < \(maxKeys)) OR w.before = 0) AND NOT a.settled
                 RETURNING a.id, a.commit_id, a.environment_id, a.state_count, a.key_ids, a.checked, a.leaked, a.late, a.errors
             ), cleared AS (
                 DELETE FROM unsettled_key_states u USING settled r WHERE u.array_id = r.id
@@ -129,10 +136,10 @@ enum StateArrays {
                 FROM (SELECT n.key_group, n.environment_id, n.slot,
                              sum(count(m.key_id)) OVER (PARTITION BY n.key_group, n.environment_id ORDER BY n.slot
                                                          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before
-                      FROM (SELECT DISTINCT key_id / \(keyGroup) AS key_group, environment_id FROM merged) AS p
+                      FROM (SELECT DISTINCT key_id / \(raw: group) AS key_group, environment_id FROM merged) AS p
                            CROSS JOIN LATERAL (SELECT p.key_group, p.environment_id, slot
-                                               FROM generate_series(0, \(keyGroup)) AS slot) AS n
-                           LEFT JOIN merged m ON m.key_id = n.key_group * \(keyGroup) + n.slot AND m.environment_id = n.environment_id
+                                               FROM generate_series(0, \(raw: group)) AS slot) AS n
+                           LEFT JOIN merged m ON m.key_id = n.key_group * \(raw: group) + n.slot AND m.environment_id = n.environment_id
                       GROUP BY n.key_group, n.environment_id, n.slot) AS g
                 GROUP BY g.key_group, g.environment_id
             ), blocks AS (
@@ -140,20 +147,21 @@ enum StateArrays {
                                               commit_ids, checked, leaked, late, errors)
                 SELECT a.key_group, a.environment_id, a.last_commit_id, (SELECT max(id) FROM settled), a.first_commit_id,
                        t.key_starts, a.commit_ids, a.checked, a.leaked, a.late, a.errors
-                FROM (SELECT m.key_id / \(keyGroup) AS key_group, m.environment_id, max(m.commit_id) AS last_commit_id,
+                FROM (SELECT m.key_id / \(raw: group) AS key_group, m.environment_id, max(m.commit_id) AS last_commit_id,
                              min(m.commit_id) AS first_commit_id, array_agg(m.commit_id ORDER BY m.key_id, m.commit_id) AS commit_ids,
                              array_agg(m.checked ORDER BY m.key_id, m.commit_id) AS checked,
                              array_agg(m.leaked ORDER BY m.key_id, m.commit_id) AS leaked,
                              array_agg(m.late ORDER BY m.key_id, m.commit_id) AS late,
                              array_agg(m.errors ORDER BY m.key_id, m.commit_id) AS errors
-                      FROM merged m GROUP BY m.key_id / \(keyGroup), m.environment_id) AS a
+                      FROM merged m GROUP BY m.key_id / \(raw: group), m.environment_id) AS a
                      JOIN starts t ON t.key_group = a.key_group AND t.environment_id = a.environment_id
                 RETURNING 1
             )
-            SELECT (SELECT count(*) FROM settled), (SELECT coalesce(sum(state_count), 0) FROM settled),
-                   (SELECT count(*) FROM waiting WHERE (before >= ?1 OR widest >= ?2) AND before > 0), (SELECT count(*) FROM blocks)
-            """, [.integer(Int64(maxStates)), .integer(Int64(maxKeys))]) { row in
-            result = (Int(row.int64(at: 0)), Int(row.int64(at: 1)), row.int64(at: 2) > 0)
+            SELECT (SELECT count(*) FROM settled) AS rows, (SELECT coalesce(sum(state_count), 0) FROM settled) AS states,
+                   (SELECT count(*) FROM waiting WHERE (before >= \(maxStates) OR widest >= \(maxKeys)) AND before > 0) AS left_over,
+                   (SELECT count(*) FROM blocks) AS blocks
+            """) { row in
+            result = (row.int("rows"), row.int("states"), row.int64("left_over") > 0)
         }
         return result
     }
@@ -167,7 +175,7 @@ enum StateArrays {
     /// decompresses its array again each time), and from the states not settled yet
     /// (`unsettled_key_states`). Reads of
     /// many states take the slices themselves (`keySlices`).
-    static func keyStates(_ keys: String, environment: String, from low: String, through high: String) -> String {
+    static func keyStates(_ keys: SQL, environment: SQL, from low: SQL, through high: SQL) -> SQL {
         """
         (SELECT u.key_id, u.environment_id, u.commit_id, CAST(sum(u.checked) AS INTEGER) AS checked_count,
                 CAST(sum(u.leaked) AS INTEGER) AS leaked_count, CAST(sum(u.late) AS INTEGER) AS late_release_count,
@@ -194,7 +202,7 @@ enum StateArrays {
     /// commit order within a row; a commit may recur in another row), each only its states in
     /// the range (`blockSlices`). Unnested, a row a state was most of a diff's key reads; an
     /// array goes out as one value (`PostgresArray.integers` reads it back).
-    static func keySlices(_ keys: String, environment: String, from low: String, through high: String) -> String {
+    static func keySlices(_ keys: SQL, environment: SQL, from low: SQL, through high: SQL) -> SQL {
         """
         (SELECT w.id AS key_id, b.commit_ids[p.first:p.last] AS commit_ids, b.checked[p.first:p.last] AS checked,
                 b.leaked[p.first:p.last] AS leaked, b.late[p.first:p.last] AS late, b.errors[p.first:p.last] AS errors
@@ -223,26 +231,26 @@ enum StateArrays {
     /// commits, and a read of a few of them (a suspect head's keys looked for at the base's
     /// nearest commits) would send out several times the states it uses, as text. The bounds are worked out once a slice (`OFFSET 0`: inlined, each use
     /// of them sliced the block's array again).
-    private static func blockSlices(_ keys: String, environment: String, from low: String, through high: String) -> String {
+    private static func blockSlices(_ keys: SQL, environment: SQL, from low: SQL, through high: SQL) -> SQL {
         """
         (\(keys)) AS w(id)
                     CROSS JOIN LATERAL (
                         SELECT n.first_commit_id, n.last_commit_id, n.key_starts, n.commit_ids, n.checked, n.leaked, n.late,
                                n.errors, n.environment_id
                         FROM key_state_blocks n
-                        WHERE n.key_group = w.id / \(keyGroup) AND n.environment_id = \(environment)
-                          AND n.last_commit_id BETWEEN \(low) AND CAST(\(high) AS BIGINT) + \(StateBlobs.narrowSpan)
-                          AND n.first_commit_id <= \(high) AND \(holdsKey("n", "w.id"))
+                        WHERE n.key_group = w.id / \(raw: group) AND n.environment_id = \(environment)
+                          AND n.last_commit_id BETWEEN \(low) AND CAST(\(high) AS BIGINT) + \(raw: narrowSpan)
+                          AND n.first_commit_id <= \(high) AND \(raw: holdsKey("n", "w.id"))
                         UNION ALL
                         SELECT o.first_commit_id, o.last_commit_id, o.key_starts, o.commit_ids, o.checked, o.leaked, o.late,
                                o.errors, o.environment_id
                         FROM key_state_blocks o
-                        WHERE o.key_group = w.id / \(keyGroup) AND o.environment_id = \(environment)
-                          AND o.last_commit_id > CAST(\(high) AS BIGINT) + \(StateBlobs.narrowSpan)
-                          AND o.last_commit_id - o.first_commit_id > \(StateBlobs.narrowSpan)
-                          AND o.first_commit_id <= \(high) AND \(holdsKey("o", "w.id"))) AS b
-                    CROSS JOIN LATERAL (SELECT b.key_starts[w.id % \(keyGroup) + 1] AS first,
-                                               b.key_starts[w.id % \(keyGroup) + 2] - 1 AS last) AS whole
+                        WHERE o.key_group = w.id / \(raw: group) AND o.environment_id = \(environment)
+                          AND o.last_commit_id > CAST(\(high) AS BIGINT) + \(raw: narrowSpan)
+                          AND o.last_commit_id - o.first_commit_id > \(raw: narrowSpan)
+                          AND o.first_commit_id <= \(high) AND \(raw: holdsKey("o", "w.id"))) AS b
+                    CROSS JOIN LATERAL (SELECT b.key_starts[w.id % \(raw: group) + 1] AS first,
+                                               b.key_starts[w.id % \(raw: group) + 2] - 1 AS last) AS whole
                     CROSS JOIN LATERAL (
                         SELECT CASE WHEN b.first_commit_id >= \(low) THEN whole.first
                                     ELSE whole.first + width_bucket(CAST(\(low) AS BIGINT) - 1, b.commit_ids[whole.first:whole.last])
@@ -266,15 +274,15 @@ enum StateArrays {
     /// yielding their ids): the last commit of its newest block there, or its newest state not
     /// settled yet; NULL when it has none. An upper bound that a read of the key's newest states
     /// starts from, instead of the project's newest commit.
-    static func newestCommit(ofKey key: String, environment: String, below: String) -> String {
+    static func newestCommit(ofKey key: String, environment: SQL, below: SQL) -> SQL {
         """
         (SELECT max(newest) FROM (
             SELECT max(b.last_commit_id) AS newest FROM key_state_blocks b
-            WHERE b.key_group = \(key) / \(keyGroup) AND b.environment_id = \(environment) AND b.first_commit_id < \(below)
-              AND \(holdsKey("b", key))
+            WHERE b.key_group = \(raw: key) / \(raw: group) AND b.environment_id = \(environment) AND b.first_commit_id < \(below)
+              AND \(raw: holdsKey("b", key))
             UNION ALL
             SELECT max(n.commit_id) FROM unsettled_key_states n
-            WHERE n.key_id = \(key) AND n.environment_id = \(environment) AND n.commit_id < \(below)) AS newest)
+            WHERE n.key_id = \(raw: key) AND n.environment_id = \(environment) AND n.commit_id < \(below)) AS newest)
         """
     }
 }

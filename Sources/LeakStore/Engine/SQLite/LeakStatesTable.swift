@@ -47,11 +47,11 @@ final class LeakStatesTable {
     /// The commits read last, each in (environment, key) order: whole, or one environment's part.
     private var commits: [CommitPart: [Row]] = [:]
     /// The states in blobs not settled yet, in key order and within a key in upload order: one
-    /// array, searched (an array a key cost twice the memory).
+    /// array, searched (an array a key would hold an array's overhead for every key).
     private var unsettled: [Row]?
 
     /// The statements `query` ran, by their text: prepared once a connection (a page's trends
-    /// read hundreds of keys, and preparing took half the time), finalized with the table.
+    /// read hundreds of keys, each a few statements), finalized with the table.
     private var statements: [String: OpaquePointer] = [:]
 
     private init(db: OpaquePointer) { self.db = db }
@@ -433,7 +433,8 @@ final class LeakStatesTable {
         private var read: [(row: Row, order: (Int64, Int))] = []
 
         /// The statements of `init`, built once: their text is what the connection's prepared
-        /// statements are found by (built for each key, it was a tenth of a trend's time).
+        /// statements are found by (a trend reads hundreds of keys: built for each, the text would
+        /// be made and hashed for each).
         /// Values: key, environment (or its bounds), low, high, `high + narrowSpan` (those a text
         /// does not name are bound to nothing: `query` binds every value, and SQLite refuses those).
         private static let blocksByLastCommit = """

@@ -23,10 +23,10 @@ struct SQLiteKeyStates: KeyStateStore {
     }
 
     func copy(of from: Int64, into: Int64) throws {
-        try db.run("""
+        try db.run(sql: """
             INSERT INTO state_blobs (commit_id, environment_id, states)
-            SELECT ?2, environment_id, states FROM state_blobs WHERE commit_id = ?1 ORDER BY id
-            """, [.integer(from), .integer(into)])
+            SELECT \(into), environment_id, states FROM state_blobs WHERE commit_id = \(from) ORDER BY id
+            """)
     }
 
     /// Each key's states of the batch, merged where one commit has several, become one row of
@@ -43,12 +43,12 @@ struct SQLiteKeyStates: KeyStateStore {
             ORDER BY b.id
             """)
         while states < maxStates, byKey.count < maxKeys, try pending.step() {
-            let commitID = pending.int64(at: 1), environmentID = pending.int64(at: 2)
-            try PackedKeyStates.decode(pending.blob(at: 3)) { keyID, state in
+            let commitID = pending.int64("commit_id"), environmentID = pending.int64("environment_id")
+            try PackedKeyStates.decode(pending.blob("states")) { keyID, state in
                 byKey[KeyInEnvironment(environmentID: environmentID, keyID: keyID), default: []].append((commitID, state))
                 states += 1
             }
-            blobIDs.append(pending.int64(at: 0))
+            blobIDs.append(pending.int64("id"))
         }
         pending.reset()
         let full = states >= maxStates || byKey.count >= maxKeys
@@ -92,12 +92,11 @@ struct SQLiteKeyStates: KeyStateStore {
         -> [Int64]
     {
         var keys: [Int64] = []
-        try db.query("SELECT id FROM leak_keys WHERE scenario_id = ?", [.integer(scenarioID)]) { keys.append($0.int64(at: 0)) }
-        let statement = newestCommitsSQL(orderedFirst: false)
+        try db.query(sql: "SELECT id FROM leak_keys WHERE scenario_id = \(scenarioID)") { keys.append($0.int64("id")) }
         var newest: Set<Int64> = []
         for keyID in keys {
-            try db.query(statement, [.integer(keyID), .text(environment), .integer(projectID), .integer(Int64(limit)),
-                                     .integer(below), .integer(0)]) { newest.insert($0.int64(at: 0)) }
+            try db.query(sql: newestCommitsSQL(ofKey: keyID, environment: environment, projectID: projectID, below: below, low: 0,
+                                               limit: limit, orderedFirst: false)) { newest.insert($0.int64("commit_id")) }
         }
         return Array(newest.sorted(by: >).prefix(limit))
     }
@@ -110,7 +109,7 @@ struct SQLiteKeyStates: KeyStateStore {
         try blobs.bind(commitID, at: 1)
         try blobs.bind(environmentID, at: 2)
         while try blobs.step() {
-            try PackedKeyStates.decode(blobs.blob(at: 0)) { keyID, state in
+            try PackedKeyStates.decode(blobs.blob("states")) { keyID, state in
                 if state.slowestPassUs != nil { passed.insert(keyID) }
             }
         }
@@ -122,25 +121,22 @@ struct SQLiteKeyStates: KeyStateStore {
         -> [(commitID: Int64, states: StoredStates)]? { nil }
 
     /// A row a state: the table's own order, a range a key, each key's commits in order and merged.
+    /// A row a state is read by position, the columns selected right above: the diff's hottest loop.
     func visitStates(ofKeys batch: [SQLValue], environment: String, from low: Int64, through high: Int64,
                      _ state: (_ keyID: Int64, _ commitID: Int64, _ tally: KeyTally) -> Void) throws {
-        try db.query(Self.keyStatesSQL, [.text(environment), .integer(low), .integer(high)] + batch) { row in
+        try db.query(sql: """
+            SELECT k.id, ls.commit_id, ls.checked_count, ls.leaked_count, ls.late_release_count, ls.error_count
+            FROM leak_keys k JOIN leak_states ls ON ls.key_id = k.id
+            WHERE k.id IN (\(list: batch))
+              AND ls.environment_id = (SELECT id FROM environments WHERE name = \(environment)) AND ls.commit_id BETWEEN \(low) AND \(high)
+            """) { row in
             state(row.int64(at: 0), row.int64(at: 1), KeyTally(checked: row.int64(at: 2), leaked: row.int64(at: 3),
                                                                lateRelease: row.int64(at: 4), errors: row.int64(at: 5)))
         }
     }
 
-    /// Built once: the keys' states over commits `?2` through `?3` in environment `?1`, the keys'
-    /// parameters from `?4` on.
-    private static let keyStatesSQL = """
-        SELECT k.id, ls.commit_id, ls.checked_count, ls.leaked_count, ls.late_release_count, ls.error_count
-        FROM leak_keys k JOIN leak_states ls ON ls.key_id = k.id
-        WHERE k.id IN (\(IDList.slots(from: 4, count: StoreTuning.keysPerStatement)))
-          AND ls.environment_id = (SELECT id FROM environments WHERE name = ?1) AND ls.commit_id BETWEEN ?2 AND ?3
-        """
-
     /// The virtual table answers by key itself.
-    func relation(ofKeys keys: String, environment: String, from low: String, through high: String) -> String { "leak_states" }
+    func relation(ofKeys keys: SQL, environment: SQL, from low: SQL, through high: SQL) -> SQL { "leak_states" }
 
     /// The virtual table's hidden columns, which it applies while reading a commit
     /// (`LeakStatesTable`): a commit of a big run hands SQLite its few telling states.
@@ -151,9 +147,10 @@ struct SQLiteKeyStates: KeyStateStore {
         }
     }
 
-    var pendingRemoval: (anyLeft: String, delete: String) {
-        ("SELECT 1 FROM state_blobs WHERE commit_id = ? LIMIT 1",
-         "DELETE FROM state_blobs WHERE id IN (SELECT id FROM state_blobs WHERE commit_id = ?1 ORDER BY id LIMIT ?2)")
+    func pendingLeft(commitID: Int64) -> SQL { "SELECT 1 FROM state_blobs WHERE commit_id = \(commitID) LIMIT 1" }
+
+    func pendingDelete(commitID: Int64, rows: Int64) -> SQL {
+        "DELETE FROM state_blobs WHERE id IN (SELECT id FROM state_blobs WHERE commit_id = \(commitID) ORDER BY id LIMIT \(rows))"
     }
 
     private struct KeyInEnvironment: Hashable {
@@ -165,9 +162,14 @@ struct SQLiteKeyStates: KeyStateStore {
         -> [Int64: [(commitID: Int64, tally: KeyTally)]]
     {
         var histories: [Int64: [(commitID: Int64, tally: KeyTally)]] = [:]
+        // The same text for every batch (padded to `StoreTuning.keysPerStatement` keys). A row a
+        // state, read by position, the columns selected right above.
         for chunk in keyIDs.sorted().batches(of: StoreTuning.keysPerStatement) {
-            try db.query(Self.historySQL, [.text(environment), .integer(low), .integer(high)]
-                         + chunk.padded(to: StoreTuning.keysPerStatement).map(SQLValue.integer)) { row in
+            try db.query(sql: """
+                SELECT key_id, commit_id, checked_count, leaked_count, late_release_count, error_count FROM leak_states
+                WHERE key_id IN (\(list: chunk.padded(to: StoreTuning.keysPerStatement).map(SQLValue.integer)))
+                  AND environment_id = (SELECT id FROM environments WHERE name = \(environment)) AND commit_id BETWEEN \(low) AND \(high)
+                """) { row in
                 histories[row.int64(at: 0), default: []].append((row.int64(at: 1), KeyTally(
                     checked: row.int64(at: 2), leaked: row.int64(at: 3), lateRelease: row.int64(at: 4), errors: row.int64(at: 5))))
             }
@@ -175,11 +177,4 @@ struct SQLiteKeyStates: KeyStateStore {
         for (keyID, states) in histories { histories[keyID] = Self.inCommitOrder(states) }
         return histories
     }
-
-    /// Built once: the same text for every batch (padded to `StoreTuning.keysPerStatement` keys).
-    private static let historySQL = """
-        SELECT key_id, commit_id, checked_count, leaked_count, late_release_count, error_count FROM leak_states
-        WHERE key_id IN (\(IDList.slots(from: 4, count: StoreTuning.keysPerStatement)))
-          AND environment_id = (SELECT id FROM environments WHERE name = ?1) AND commit_id BETWEEN ?2 AND ?3
-        """
 }

@@ -62,7 +62,7 @@ package final class SQLiteStatement: SQLRow {
     }
 
     /// Throws for a bind that failed. The connection (`unowned`, so retained for each access)
-    /// and the SQL are touched only then: for every value bound, that was a fifth of binding.
+    /// and the SQL are touched only then, not for every value bound.
     @inline(__always)
     private func bound(_ rc: Int32) throws {
         if rc != SQLITE_OK { try connection.check(rc, sql: sql) }
@@ -101,6 +101,12 @@ package final class SQLiteStatement: SQLRow {
     package func blob(at column: Int32) -> UnsafeRawBufferPointer {
         let count = Int(sqlite3_column_bytes(handle, column))
         return UnsafeRawBufferPointer(start: count > 0 ? sqlite3_column_blob(handle, column) : nil, count: count)
+    }
+
+    /// The blob column the statement names `name` (`blob(at:)`).
+    package func blob(_ name: String) -> UnsafeRawBufferPointer {
+        guard let column = column(named: name) else { preconditionFailure("the statement selects no column named \(name)") }
+        return blob(at: column)
     }
 
     package func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
