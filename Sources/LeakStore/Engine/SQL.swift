@@ -65,7 +65,7 @@ package struct SQL: Sendable, ExpressibleByStringInterpolation {
 
         /// Values one after another, a `?` each, separated by commas: an `IN` list.
         package mutating func appendInterpolation(list values: [SQLValue]) {
-            text += Array(repeating: "?", count: values.count).joined(separator: ", ")
+            for index in values.indices { text += index == 0 ? "?" : ", ?" }
             self.values += values
         }
 

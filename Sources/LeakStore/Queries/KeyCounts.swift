@@ -52,21 +52,34 @@ struct KeyIDs: Hashable, Sendable {
 }
 
 extension KeyCounts {
-    /// What a statement of a commit's key counts selects for `init(row:)` and
-    /// `ProjectHistory.keyCounts(row:)`, from `leak_keys k`, `scenarios s`, `types t` and
-    /// `leak_states ls`.
+    /// What a statement of a commit's key counts selects, in the order `init(row:)` reads them,
+    /// from `leak_keys k`, `scenarios s`, `types t` and `leak_states ls`; the key's id last
+    /// (`keyIDColumn`).
     static let columns = """
-        k.scenario_id, k.type_id, s.name AS scenario, t.name AS type, ls.checked_count, ls.leaked_count,
-        ls.late_release_count, ls.error_count, k.id AS key_id
+        k.scenario_id, k.type_id, s.name, t.name, ls.checked_count, ls.leaked_count, ls.late_release_count, ls.error_count, k.id
         """
 
-    /// The counts of a row by its columns' names: `scenario_id`, `type_id`, with `named` the
-    /// names `scenario` and `type`, and `checked_count`, `leaked_count`, `late_release_count`,
-    /// `error_count`.
-    init(row: any SQLRow, named: Bool = true) {
-        self.init(scenarioID: row.int64("scenario_id"), typeID: row.int64("type_id"),
-                  scenario: named ? row.string("scenario") ?? "" : "", type: named ? row.string("type") ?? "" : "",
-                  tally: KeyTally(checked: row.int64("checked_count"), leaked: row.int64("leaked_count"),
-                                  lateRelease: row.int64("late_release_count"), errors: row.int64("error_count")))
+    /// The column of `columns` that holds the key's id in `leak_keys`.
+    static let keyIDColumn: Int32 = 8
+
+    /// What a statement of the checks `k` of suspect runs counted by key selects, in the order
+    /// `init(row:)` reads them: with `named`, the key's names from `scenarios s` and `types t`,
+    /// else NULL (no name). Counted with FILTER, not `sum(outcome = …)`: PostgreSQL's
+    /// `sum(boolean)` is an aggregate written in SQL (`0001_pg_initial.sql`), a function call a
+    /// row and column.
+    static func checkCounts(named: Bool) -> String {
+        """
+        k.scenario_id, k.type_id, \(named ? "s.name, t.name" : "NULL, NULL"), count(*), count(*) FILTER (WHERE k.outcome = 'leaked'),
+        count(*) FILTER (WHERE k.outcome = 'lateRelease'), count(*) FILTER (WHERE k.outcome = 'error')
+        """
+    }
+
+    /// The counts of a row that selects `columns` or `checkCounts`, by position: a commit's
+    /// every key is a row each (100,000 for a big run), read where the lists above are written.
+    init(row: any SQLRow) {
+        self.init(scenarioID: row.int64(at: 0), typeID: row.int64(at: 1), scenario: row.string(at: 2) ?? "",
+                  type: row.string(at: 3) ?? "",
+                  tally: KeyTally(checked: row.int64(at: 4), leaked: row.int64(at: 5), lateRelease: row.int64(at: 6),
+                                  errors: row.int64(at: 7)))
     }
 }

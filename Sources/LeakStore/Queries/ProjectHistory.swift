@@ -144,7 +144,7 @@ struct ProjectHistory {
         var merged = Dictionary(result.map { ($0.ids, $0) }, uniquingKeysWith: { first, _ in first })
         var suspect: [KeyCounts] = []
         try db.query(sql: suspectCounts(commitID: commitID, environment: environment, named: false, ofType: ofType)) {
-            suspect.append(KeyCounts(row: $0, named: false))
+            suspect.append(KeyCounts(row: $0))
         }
         if !suspect.allSatisfy({ merged[$0.ids] != nil }) {
             suspect = []
@@ -159,15 +159,10 @@ struct ProjectHistory {
     }
 
     /// The counts of the suspect runs' checks at the commit by key (of one type where `ofType`
-    /// says so), as `KeyCounts(row:named:)` reads them (with `named`, the keys' names too).
-    /// Counted with FILTER, not `sum(outcome = …)`: PostgreSQL's `sum(boolean)` is an aggregate
-    /// written in SQL (`0001_pg_initial.sql`), a function call a row and column.
+    /// says so), as `KeyCounts(row:)` reads them (with `named`, the keys' names too).
     private func suspectCounts(commitID: Int64, environment: String, named: Bool, ofType: SQL) -> SQL {
         """
-        SELECT k.scenario_id, k.type_id,\(raw: named ? " s.name AS scenario, t.name AS type," : "") count(*) AS checked_count,
-               count(*) FILTER (WHERE k.outcome = 'leaked') AS leaked_count,
-               count(*) FILTER (WHERE k.outcome = 'lateRelease') AS late_release_count,
-               count(*) FILTER (WHERE k.outcome = 'error') AS error_count
+        SELECT \(raw: KeyCounts.checkCounts(named: named))
         FROM runs r JOIN checks k ON k.run_id = r.id\(raw: named ? " JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id" : "")
         WHERE r.commit_id = \(commitID) AND r.environment = \(environment) AND r.suspect = 1\(ofType)
         GROUP BY k.scenario_id, k.type_id\(raw: named ? ", s.name, t.name" : "")
@@ -205,7 +200,7 @@ struct ProjectHistory {
     /// named, and `keyBatches` then looks none of them up (two statements a diff).
     func keyCounts(row: any SQLRow) -> KeyCounts {
         let counts = KeyCounts(row: row)
-        memo.keyIDs[counts.ids] = .some(row.int64("key_id"))
+        memo.keyIDs[counts.ids] = .some(row.int64(at: KeyCounts.keyIDColumn))
         return counts
     }
 
@@ -582,6 +577,7 @@ struct ProjectHistory {
         var way: [(depth: Int, id: Int64?, sha: String, at: String?, isParent: Bool)] = []
         // One commit more than asked: the last one asked for learns what comes after it. A parent
         // reached by its id brings its sha along (the row was read for the check against it).
+        // A row a commit of the way, read by position, the columns selected right below.
         try db.query(sql: """
             WITH RECURSIVE line(id, sha, depth, is_parent) AS (
                 SELECT CAST(\(commitID) AS BIGINT), (SELECT c.sha FROM commits c WHERE c.id = \(commitID)), 1, 0
@@ -591,13 +587,13 @@ struct ProjectHistory {
                 FROM line LEFT JOIN commit_parents p ON p.commit_id = line.id AND p.position = 0
                      \(parentJoin)
                 WHERE line.id IS NOT NULL AND line.depth < \(count + 1))
-            SELECT line.depth, line.id, coalesce(line.sha, (SELECT c.sha FROM commits c WHERE c.id = line.id)) AS sha,
-                   \(Self.firstUsableRun(of: "line.id", environment: environment)) AS first_run,
+            SELECT line.depth, line.id, coalesce(line.sha, (SELECT c.sha FROM commits c WHERE c.id = line.id)),
+                   \(Self.firstUsableRun(of: "line.id", environment: environment)),
                    line.is_parent
             FROM line
             """) { row in
-            way.append((row.int("depth"), row.isNull("id") ? nil : row.int64("id"), row.string("sha") ?? "", row.string("first_run"),
-                        row.int("is_parent") == 1))
+            way.append((row.int(at: 0), row.isNull(at: 1) ? nil : row.int64(at: 1), row.string(at: 2) ?? "", row.string(at: 3),
+                        row.int(at: 4) == 1))
         }
         way.sort { $0.depth < $1.depth }
         // What the way says of each commit, for the next walks on this connection (`CommitGraph`).

@@ -76,7 +76,7 @@ enum StateArrays {
         """
     }
 
-    /// Removes up to `?2` of commit `?1`'s rows, with their states in `unsettled_key_states`: a
+    /// Removes up to `rows` of commit `commitID`'s rows, with their states in `unsettled_key_states`: a
     /// pending upload's, a slice at a time.
     static func removal(commitID: Int64, rows: Int64) -> SQL {
         """
