@@ -45,6 +45,13 @@ package final class ConnectionMemory {
         return names.merging(read) { known, _ in known }
     }
 
+    /// The names `load` read (by id in `leak_keys`), kept.
+    func keyNames(loading load: () throws -> [Int64: KeyCounts]) rethrows -> [Int64: KeyCounts] {
+        let read = try load()
+        keyNames.learn(read)
+        return read
+    }
+
     /// What a walk read of the commit graph, kept as `CommitGraph` says.
     func learn(_ facts: [CommitGraph.Fact]) {
         for fact in facts { commitGraph.learn(fact) }

@@ -22,24 +22,17 @@ extension ProjectHistory {
     }
 
     /// The counts of the filter's keys at each of `commitIDs` (commits with usable runs), as
-    /// `keyCounts(commitID:…)` gives them commit by commit (in key order): the keys' ids, their
-    /// histories over the range (`KeyStateStore.history`), one index range a key, then the names
-    /// of the keys with a state at one of the commits (`keyNames(of:)`): a type's keys mostly have
-    /// none over a short range, and naming a key is a join and two strings. A commit that also holds a suspect
-    /// run adds up its usable checks. (Joined to their names in SQL, PostgreSQL's planner looked
-    /// the names up a state at a time.)
+    /// `keyCounts(commitID:…)` gives them commit by commit (in key order): the keys and their
+    /// names, then their histories over the range (`KeyStateStore.history`), one index range a key;
+    /// a commit that also holds a suspect run adds up its usable checks. (Joined to their names in
+    /// SQL, PostgreSQL's planner looked the names up a state at a time.)
     func keyCounts(_ filter: KeyFilter, environment: String, at commitIDs: [Int64]) throws -> [Int64: [KeyCounts]] {
         guard let low = commitIDs.min(), let high = commitIDs.max() else { return [:] }
         let wanted = Set(commitIDs)
         let suspect = try suspectCommits(among: wanted, environment: environment)
         var result: [Int64: [KeyCounts]] = [:]
-        var keyIDs: Set<Int64> = []
-        try db.query(sql: "SELECT k.id FROM leak_keys k WHERE \(filter.keyCondition)") { keyIDs.insert($0.int64("id")) }
-        let histories = try db.keyStates.history(of: keyIDs, environment: environment, from: low, through: high)
-        let names = try keyNames(of: Set(histories.compactMap { keyID, states in
-            states.contains { wanted.contains($0.commitID) } ? keyID : nil
-        }))
-        for (keyID, states) in histories {
+        let names = try keyNames(where: filter.keyCondition)
+        for (keyID, states) in try db.keyStates.history(of: Set(names.keys), environment: environment, from: low, through: high) {
             guard let name = names[keyID] else { continue }
             for (commitID, tally) in states where wanted.contains(commitID) {
                 result[commitID, default: []].append(KeyCounts(tally, named: name))
@@ -239,6 +232,12 @@ extension ProjectHistory {
         let names = try db.memory?.keyNames(of: keyIDs, load: load) ?? load(keyIDs.sorted())
         for (id, named) in names { memo.keyIDs[named.ids] = .some(id) }
         return names
+    }
+
+    /// `keyNames(of:)` of the keys of `leak_keys k` that `condition` picks (remembered for the
+    /// snapshot, as `keyCounts(row:)` does, and by the connection).
+    private func keyNames(where condition: SQL) throws -> [Int64: KeyCounts] {
+        try db.memory?.keyNames { try readKeyNames(where: condition) } ?? readKeyNames(where: condition)
     }
 
     private func readKeyNames(where condition: SQL) throws -> [Int64: KeyCounts] {
