@@ -240,17 +240,21 @@ extension ProjectHistory {
         try db.memory?.keyNames { try readKeyNames(where: condition) } ?? readKeyNames(where: condition)
     }
 
+    /// A row a key, read by position (the columns selected right below): a trend names every key
+    /// of its type (a few hundred) on each request, and a name hashed for each column of each row
+    /// was most of what naming them cost.
     private func readKeyNames(where condition: SQL) throws -> [Int64: KeyCounts] {
         var names: [Int64: KeyCounts] = [:]
         try db.query(sql: """
-            SELECT k.id, k.scenario_id, k.type_id, s.name AS scenario, t.name AS type
+            SELECT k.id, k.scenario_id, k.type_id, s.name, t.name
             FROM leak_keys k JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
             WHERE \(condition)
             """) { row in
-            let named = KeyCounts(scenarioID: row.int64("scenario_id"), typeID: row.int64("type_id"), scenario: row.string("scenario") ?? "",
-                                  type: row.string("type") ?? "")
-            memo.keyIDs[named.ids] = .some(row.int64("id"))
-            names[row.int64("id")] = named
+            let id = row.int64(at: 0)
+            let named = KeyCounts(scenarioID: row.int64(at: 1), typeID: row.int64(at: 2), scenario: row.string(at: 3) ?? "",
+                                  type: row.string(at: 4) ?? "")
+            memo.keyIDs[named.ids] = .some(id)
+            names[id] = named
         }
         return names
     }
