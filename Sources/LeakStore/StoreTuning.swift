@@ -165,7 +165,7 @@ package enum StoreTuning {
     /// at the connection's next read (`ConnectionMemory.beginRead(session:)`) and learned again.
     static let commitGraphFacts = 100_000
 
-    /// How many keys' names a PostgreSQL connection's `KeyNameMemory` keeps (all forgotten at the
+    /// How many keys' names a PostgreSQL connection's or SQLite reader's `KeyNameMemory` keeps (all forgotten at the
     /// next read past it): a project has a few thousand keys, a big run as many as it checks.
     static let keyNamesKept = 50_000
 

@@ -15,8 +15,13 @@ package final class ConnectionMemory {
     private var keyNames = KeyNameMemory()
     /// The connection's session the facts were learned in (`beginRead(session:)`).
     private var session = 0
+    /// Whether walks read and teach `commitGraph`: not on SQLite, whose walk checks a remembered
+    /// graph with a statement over arrays (`unnest`) it does not have; its readers keep key names only.
+    package let keepsGraph: Bool
 
-    package init() {}
+    package init(keepsGraph: Bool = true) {
+        self.keepsGraph = keepsGraph
+    }
 
     /// The one point where the memory forgets: at the start of a read on the connection, whose
     /// session (counted up at each reset) is `session`.
@@ -43,13 +48,6 @@ package final class ConnectionMemory {
         let read = try load(unknown.sorted())
         keyNames.learn(read)
         return names.merging(read) { known, _ in known }
-    }
-
-    /// The names `load` read (by id in `leak_keys`), kept.
-    func keyNames(loading load: () throws -> [Int64: KeyCounts]) rethrows -> [Int64: KeyCounts] {
-        let read = try load()
-        keyNames.learn(read)
-        return read
     }
 
     /// What a walk read of the commit graph, kept as `CommitGraph` says.

@@ -154,11 +154,12 @@ package protocol SQLConnection: AnyObject {
     var walkReads: StoreTuning.WalkReads { get }
     /// What this connection keeps from one read to the next (`ConnectionMemory`), forgotten only
     /// where the engine's read takes the connection (`ConnectionMemory.beginRead(session:)`); nil
-    /// where it keeps nothing of the kind. SQLite's is nil: a statement there is a call into this
-    /// process, whose page cache answers as fast as a memory would, and the walk that reads a
-    /// remembered graph checks it with one statement over arrays (`unnest`) SQLite does not have.
-    /// Its one cache per connection is the `leak_states` virtual table's decoded commits
-    /// (`LeakStatesTable`), forgotten when the database's `PRAGMA data_version` moves.
+    /// where it keeps nothing of the kind. A SQLite reader's keeps key names only
+    /// (`keepsGraph` false): the walk that reads a remembered graph checks it with one statement
+    /// over arrays (`unnest`) SQLite does not have, but naming a type's keys is a join and two
+    /// strings a key even from the page cache; a SQLite writer keeps none. SQLite's other cache
+    /// per connection is the `leak_states` virtual table's decoded commits (`LeakStatesTable`),
+    /// forgotten when the database's `PRAGMA data_version` moves.
     var memory: ConnectionMemory? { get }
 
     /// `ids` as statements bind them: one batch of parameters each, whose ids the condition of

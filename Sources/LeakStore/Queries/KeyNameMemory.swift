@@ -1,7 +1,7 @@
-/// The names of the leak keys one PostgreSQL connection has read, kept from one read to the next
-/// (`ConnectionMemory.keyNames(of:load:)`), so that a diff does not join a few hundred keys to
-/// their scenario and type names again at every request (twice a diff, and their names decoded
-/// each time).
+/// The names of the leak keys one PostgreSQL connection or SQLite reader has read, kept from one
+/// read to the next (`ConnectionMemory.keyNames(of:load:)`), so that a diff or a trend does not
+/// join a few hundred keys to their scenario and type names again at every request (twice a diff,
+/// and their names decoded each time).
 ///
 /// Kept as learned: a row of `leak_keys` is inserted once and never changed or deleted, nor are
 /// the `scenarios` and `types` rows it names, so what a snapshot read of a key stays true in

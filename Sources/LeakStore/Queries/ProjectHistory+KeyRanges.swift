@@ -22,17 +22,27 @@ extension ProjectHistory {
     }
 
     /// The counts of the filter's keys at each of `commitIDs` (commits with usable runs), as
-    /// `keyCounts(commitID:…)` gives them commit by commit (in key order): the keys and their
-    /// names, then their histories over the range (`KeyStateStore.history`), one index range a key;
-    /// a commit that also holds a suspect run adds up its usable checks. (Joined to their names in
-    /// SQL, PostgreSQL's planner looked the names up a state at a time.)
+    /// `keyCounts(commitID:…)` gives them commit by commit (in key order): the keys' ids, their
+    /// histories over the range (`KeyStateStore.history`), one index range a key, then the names
+    /// of the keys with a state at one of the commits, which the connection mostly knows
+    /// (`keyNames(of:)`): a type has a few hundred keys and a trend of 50 commits shows about half
+    /// of them, and reading every key's names at every trend was most of its growth since
+    /// `e007e89` (BENCHMARKS.md, 'Issue 47: the trend's cost found and fixed'). A commit that also
+    /// holds a suspect run adds up its usable checks. (Joined to their names in SQL, PostgreSQL's
+    /// planner looked the names up a state at a time.)
     func keyCounts(_ filter: KeyFilter, environment: String, at commitIDs: [Int64]) throws -> [Int64: [KeyCounts]] {
         guard let low = commitIDs.min(), let high = commitIDs.max() else { return [:] }
         let wanted = Set(commitIDs)
         let suspect = try suspectCommits(among: wanted, environment: environment)
         var result: [Int64: [KeyCounts]] = [:]
-        let names = try keyNames(where: filter.keyCondition)
-        for (keyID, states) in try db.keyStates.history(of: Set(names.keys), environment: environment, from: low, through: high) {
+        // A row a key, its id the one column.
+        var keyIDs: Set<Int64> = []
+        try db.query(sql: "SELECT k.id FROM leak_keys k WHERE \(filter.keyCondition)") { keyIDs.insert($0.int64(at: 0)) }
+        let histories = try db.keyStates.history(of: keyIDs, environment: environment, from: low, through: high)
+        let names = try keyNames(of: Set(histories.compactMap { keyID, states in
+            states.contains { wanted.contains($0.commitID) } ? keyID : nil
+        }))
+        for (keyID, states) in histories {
             guard let name = names[keyID] else { continue }
             for (commitID, tally) in states where wanted.contains(commitID) {
                 result[commitID, default: []].append(KeyCounts(tally, named: name))
@@ -234,23 +244,19 @@ extension ProjectHistory {
         return names
     }
 
-    /// `keyNames(of:)` of the keys of `leak_keys k` that `condition` picks (remembered for the
-    /// snapshot, as `keyCounts(row:)` does, and by the connection).
-    private func keyNames(where condition: SQL) throws -> [Int64: KeyCounts] {
-        try db.memory?.keyNames { try readKeyNames(where: condition) } ?? readKeyNames(where: condition)
-    }
-
+    /// A row a key, read by position (the columns selected right below).
     private func readKeyNames(where condition: SQL) throws -> [Int64: KeyCounts] {
         var names: [Int64: KeyCounts] = [:]
         try db.query(sql: """
-            SELECT k.id, k.scenario_id, k.type_id, s.name AS scenario, t.name AS type
+            SELECT k.id, k.scenario_id, k.type_id, s.name, t.name
             FROM leak_keys k JOIN scenarios s ON s.id = k.scenario_id JOIN types t ON t.id = k.type_id
             WHERE \(condition)
             """) { row in
-            let named = KeyCounts(scenarioID: row.int64("scenario_id"), typeID: row.int64("type_id"), scenario: row.string("scenario") ?? "",
-                                  type: row.string("type") ?? "")
-            memo.keyIDs[named.ids] = .some(row.int64("id"))
-            names[row.int64("id")] = named
+            let id = row.int64(at: 0)
+            let named = KeyCounts(scenarioID: row.int64(at: 1), typeID: row.int64(at: 2), scenario: row.string(at: 3) ?? "",
+                                  type: row.string(at: 4) ?? "")
+            memo.keyIDs[named.ids] = .some(id)
+            names[id] = named
         }
         return names
     }

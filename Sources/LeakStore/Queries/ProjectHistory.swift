@@ -567,7 +567,7 @@ struct ProjectHistory {
         if let known = memo.lineSteps[environment]?[commitID] { return known }
         fetched()
         let count = max(count, 1)
-        let memory = db.memory
+        let memory = db.memory.flatMap { $0.keepsGraph ? $0 : nil }
         if let memory, let step = try lineStepFromGraph(commitID, graph: memory, environment: environment, branch: branch,
                                                         count: count) {
             return step

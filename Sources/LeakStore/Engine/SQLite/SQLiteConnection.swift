@@ -38,6 +38,7 @@ package final class SQLiteConnection: SQLConnection, @unchecked Sendable {
         }
         handle = db
         self.path = path
+        memory = mode == .readOnly ? ConnectionMemory(keepsGraph: false) : nil
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, busyTimeoutMs)
         LeakStatesTable.register(on: db)
@@ -160,8 +161,9 @@ package final class SQLiteConnection: SQLConnection, @unchecked Sendable {
 
     package var writesAlone: Bool { true }
     package var walkReads: StoreTuning.WalkReads { StoreTuning.walkReadsInProcess }
-    /// Nothing kept between reads: SQLite's own page cache answers as fast.
-    package var memory: ConnectionMemory? { nil }
+    /// A reader's (`.readOnly`) memory of key names (`ConnectionMemory(keepsGraph: false)`); a
+    /// writer keeps none (its transaction may insert keys and roll back).
+    package let memory: ConnectionMemory?
 
     package func tableExists(_ name: String) throws -> Bool {
         try scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)]) ?? 0 > 0

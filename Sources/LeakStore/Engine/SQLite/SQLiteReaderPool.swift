@@ -26,6 +26,7 @@ final class SQLiteReaderPool: Sendable {
         defer { available.signal() }
         let reader = try checkOut()
         defer { idle.withLock { $0.append(reader) } }
+        reader.memory?.beginRead(session: 0)
         reader.setDeadline(budget.map { ContinuousClock.now + $0 })
         defer { reader.setDeadline(nil) }
         return try body(reader)
