@@ -143,7 +143,9 @@ struct GatePass {
                         judged[key] = .init(key: key, category: category[key]?.category ?? "not listed",
                                             summary: category[key]?.evidence?.summary ?? "", judgement.evidence)
                     }
-                    let candidates = calledNew.union(judged.keys).subtracting(truth)
+                    // What a false failure needs to know: of the keys called new, or, for a recording
+                    // that a changed rule may score, of every judged key (each walks 1,000 ancestors).
+                    let candidates = (recording == nil ? calledNew : calledNew.union(judged.keys)).subtracting(truth)
                     let record = GateRunRecord(
                         kind: kind, place: "build \(buildIndex) \(kind) commit \(commit) vs \(reference)",
                         truth: truth.sorted(), unseenAtBase: unseenAtBase.sorted(),
