@@ -32,21 +32,35 @@ struct GateRunRecord: Codable {
         /// headRuns, headLeakedRuns, headAttempts, headLeakedAttempts, then the history as
         /// triples of runs, leaked runs and released attempts, newest first.
         var evidence: [Int]
+        /// The key's evidence in the head's other environments that the store read
+        /// (`KeyEvidence.otherEnvironments`), each as `evidence` is; absent in older recordings.
+        var otherEnvironments: [String: [Int]]?
 
         init(key: Int, category: String, summary: String, _ evidence: KeyEvidence) {
             self.key = key
             self.category = category
             self.summary = summary
-            self.evidence = [evidence.headRuns, evidence.headLeakedRuns, evidence.headAttempts, evidence.headLeakedAttempts]
-                + evidence.history.flatMap { [$0.runs, $0.leakedRuns, $0.releasedAttempts] }
+            self.evidence = Self.flattened(evidence)
+            otherEnvironments = evidence.otherEnvironments.isEmpty ? nil : evidence.otherEnvironments.mapValues(Self.flattened)
         }
 
         var keyEvidence: KeyEvidence {
-            let history = stride(from: 4, to: evidence.count, by: 3).map {
-                KeyEvidence.RunTally(runs: evidence[$0], leakedRuns: evidence[$0 + 1], releasedAttempts: evidence[$0 + 2])
+            var key = Self.evidence(evidence)
+            key.otherEnvironments = (otherEnvironments ?? [:]).mapValues(Self.evidence)
+            return key
+        }
+
+        private static func flattened(_ evidence: KeyEvidence) -> [Int] {
+            [evidence.headRuns, evidence.headLeakedRuns, evidence.headAttempts, evidence.headLeakedAttempts]
+                + evidence.history.flatMap { [$0.runs, $0.leakedRuns, $0.releasedAttempts] }
+        }
+
+        private static func evidence(_ numbers: [Int]) -> KeyEvidence {
+            let history = stride(from: 4, to: numbers.count, by: 3).map {
+                KeyEvidence.RunTally(runs: numbers[$0], leakedRuns: numbers[$0 + 1], releasedAttempts: numbers[$0 + 2])
             }
-            return KeyEvidence(headRuns: evidence[0], headLeakedRuns: evidence[1], headAttempts: evidence[2],
-                               headLeakedAttempts: evidence[3], history: history)
+            return KeyEvidence(headRuns: numbers[0], headLeakedRuns: numbers[1], headAttempts: numbers[2],
+                               headLeakedAttempts: numbers[3], history: history)
         }
 
         /// Called new by the rule as built now: its verdict where the server's category was the

@@ -41,7 +41,14 @@ import Testing
                 evidence: maybe {
                     GateEvidence(confirmedAtHead: random.chance(0.5), headRuns: 2, headLeakedRuns: 1, headAttempts: 6,
                                  headLeakedAttempts: 4, recentRuns: Int(random.next(below: 500)), recentLeakedRuns: 7,
-                                 commitsLookedAt: 400, sinceChange: maybe { Int(random.next(below: 400)) }, summary: string())
+                                 commitsLookedAt: 400, sinceChange: maybe { Int(random.next(below: 400)) },
+                                 otherEnvironments: maybe {
+                                     (0..<1 + Int(random.next(below: 2))).map { _ in
+                                         .init(environment: string(), countedAttempts: 1 + Int(random.next(below: 2)),
+                                               recentRuns: Int(random.next(below: 500)), recentLeakedRuns: 3)
+                                     }
+                                 },
+                                 summary: string())
                 })
         }
         let suspectRuns = maybe {

@@ -53,6 +53,28 @@ import Testing
         #expect(abs(measured - rate) < 0.01, "measured \(measured) for \(rate)")
     }
 
+    /// The head's other environments that confirmed the leak count as more attempts, with the
+    /// key's rate there, up to `GateRule.countedSightings` in all; one that did not confirm it
+    /// counts nothing.
+    @Test(arguments: [
+        // (rate here, attempts here, rate there, attempts there, confirmed there, expected)
+        (0.05, 1, 0.05, 1, true, GateRule.Verdict.new), (0.05, 1, 0.05, 1, false, .flaky),
+        (0.30, 1, 0.30, 1, true, .flaky), (0.05, 1, 0.0, 1, true, .new),
+        (0.30, 3, 0.05, 3, true, .flaky), (0.10, 1, 0.10, 3, true, .new), (0.30, 1, 0.30, 3, true, .flaky),
+    ])
+    func otherEnvironmentsCountUpToThreeAttempts(here: Double, attempts: Int, there: Double, attemptsThere: Int, confirmedThere: Bool,
+                                                 expected: GateRule.Verdict) {
+        var key = Self.confirmed(attempts: attempts, history: Self.intermittent(here, commits: 400))
+        var other = Self.confirmed(attempts: attemptsThere, history: there == 0 ? Self.clean(400) : Self.intermittent(there, commits: 400))
+        if !confirmedThere { other.headLeakedAttempts -= 1 }
+        key.otherEnvironments["macos"] = other
+        let (verdict, evidence) = GateRule.judge(key)
+        #expect(verdict == expected, "\(evidence.summary)")
+        let counted = confirmedThere ? min(attemptsThere, GateRule.countedSightings - attempts) : 0
+        #expect(evidence.otherEnvironments?.first?.countedAttempts == (counted > 0 ? counted : nil))
+        #expect(GateRule.readsOtherEnvironments(key) == (attempts < GateRule.countedSightings && pow(here, Double(attempts)) >= GateRule.implausibleChance))
+    }
+
     @Test func summariesSayWhy() {
         let low = GateRule.judge(Self.confirmed(attempts: 3, history: Self.intermittent(0.05, commits: 400))).evidence
         #expect(low.summary == "confirmed in 3 of 3 attempts; its rate of 5% in its last \(low.recentRuns) runs cannot explain that")

@@ -235,6 +235,39 @@ struct GateTests {
         #expect(once.evidence?.headAttempts == 1)
     }
 
+    /// A leak the head's other environment confirmed too counts its attempts there, with the
+    /// key's rate there (`GateRule.countedSightings`); a clean run or a released attempt there
+    /// refutes nothing: a leak can be one platform's.
+    @Test(arguments: TestEngine.all)
+    func aLeakConfirmedInAnotherEnvironmentCountsThere(_ engine: TestEngine) throws {
+        let database = try TestDatabase(engine)
+        let server = try TestServer(database: database)
+        // main in both environments: the key leaked at commit 2 of 20, about 5% of its runs.
+        for environment in ["linux", "macos"] {
+            try server.uploadLine(from: 1, environment: environment, (1...20).map { Self.key($0 == 2 ? "leaked" : "deallocated") })
+        }
+        func head(_ commit: Int, macos: [Check]) throws -> LeakDiff.Entry {
+            let sha = HistoryFixture.sha(commit), parent = [HistoryFixture.sha(20)]
+            try server.uploadRun(commit: sha, branch: "feature", parents: parent, environment: "macos", checks: macos)
+            try server.uploadRun(commit: sha, branch: "feature", parents: parent, checks: Self.key("leaked"))
+            return try #require(try server.diff(base: 20, head: commit).entry(Self.scenario, Self.type))
+        }
+        let both = try head(30, macos: Self.key("leaked"))
+        #expect(both.category == .new, "5% here and 5% there leak together at one head hardly ever")
+        #expect(both.evidence?.otherEnvironments == [.init(environment: "macos", countedAttempts: 1, recentRuns: 20, recentLeakedRuns: 1)])
+        #expect(both.evidence?.summary
+                == "leaked at head, as in 5% of its last 20 runs, and at head in macos, where 1 of its last 20 runs leaked: its rates cannot explain both")
+        let cleanThere = try head(31, macos: Self.key("deallocated"))
+        #expect(cleanThere.category == .flaky, "a clean run elsewhere is no evidence either way")
+        #expect(cleanThere.evidence?.otherEnvironments == nil)
+        var released = Check.leaked(Self.scenario, Self.type)
+        released.attempts = 3
+        released.leakedAttempts = 2
+        let releasedThere = try head(32, macos: [released])
+        #expect(releasedThere.category == .flaky, "an attempt there released it: intermittent there")
+        #expect(releasedThere.evidence?.otherEnvironments == nil)
+    }
+
     /// A base whose leak some attempt released leaked the key by its intermittence: the base's
     /// leak is evidence in the measured stretch, not a state that makes a confirmed leak at head
     /// `persisting`. A base leak confirmed in every attempt still hides the head's.

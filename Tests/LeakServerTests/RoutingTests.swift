@@ -129,8 +129,13 @@ struct RoutingTests {
         #expect(entry["evidence"]?["$ref"] as? String == "#/components/schemas/GateEvidence")
         let documented = try #require(schemas["GateEvidence"]?["properties"] as? [String: Any])
         let written = GateEvidence(confirmedAtHead: true, headRuns: 1, headLeakedRuns: 1, headAttempts: 3, headLeakedAttempts: 3,
-                                   recentRuns: 40, recentLeakedRuns: 0, commitsLookedAt: 40, sinceChange: 2, summary: "s")
+                                   recentRuns: 40, recentLeakedRuns: 0, commitsLookedAt: 40, sinceChange: 2,
+                                   otherEnvironments: [.init(environment: "macos", countedAttempts: 1, recentRuns: 40, recentLeakedRuns: 2)],
+                                   summary: "s")
         let members = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(written)) as? [String: Any])
         #expect(Set(documented.keys) == Set(members.keys))
+        let other = try #require((documented["otherEnvironments"] as? [String: Any])?["items"] as? [String: Any])
+        let otherMembers = try #require((members["otherEnvironments"] as? [[String: Any]])?.first)
+        #expect(Set((other["properties"] as? [String: Any] ?? [:]).keys) == Set(otherMembers.keys))
     }
 }

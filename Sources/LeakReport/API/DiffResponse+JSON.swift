@@ -69,6 +69,19 @@ extension LeakDiff.Entry {
                     json.member("headLeakedAttempts", evidence.headLeakedAttempts)
                     json.member("headLeakedRuns", evidence.headLeakedRuns)
                     json.member("headRuns", evidence.headRuns)
+                    if let others = evidence.otherEnvironments {
+                        json.key("otherEnvironments")
+                        json.array { json in
+                            for other in others {
+                                json.object { json in
+                                    json.member("countedAttempts", other.countedAttempts)
+                                    json.member("environment", other.environment)
+                                    json.member("recentLeakedRuns", other.recentLeakedRuns)
+                                    json.member("recentRuns", other.recentRuns)
+                                }
+                            }
+                        }
+                    }
                     json.member("recentLeakedRuns", evidence.recentLeakedRuns)
                     json.member("recentRuns", evidence.recentRuns)
                     json.member("sinceChange", evidence.sinceChange)

@@ -21,11 +21,31 @@ public struct GateEvidence: Codable, Sendable, Hashable {
     /// Commits back to where the measured stretch starts (a held leak ended there); nil when the
     /// whole window counts.
     public var sinceChange: Int?
+    /// The head's other environments that leaked the key in every run and attempt, whose rates
+    /// the verdict multiplied in (`GateRule`, step 4); nil when none did.
+    public var otherEnvironments: [OtherEnvironment]?
     /// One sentence a person can check, e.g. "confirmed, but leaked in 31% of its last 200 runs".
     public var summary: String
 
+    /// The key at head in another environment: its leaked attempts there that the verdict
+    /// counted (`GateRule.countedSightings`), and the runs its rate there was measured over.
+    public struct OtherEnvironment: Codable, Sendable, Hashable {
+        public var environment: String
+        public var countedAttempts: Int
+        public var recentRuns: Int
+        public var recentLeakedRuns: Int
+
+        public init(environment: String, countedAttempts: Int, recentRuns: Int, recentLeakedRuns: Int) {
+            self.environment = environment
+            self.countedAttempts = countedAttempts
+            self.recentRuns = recentRuns
+            self.recentLeakedRuns = recentLeakedRuns
+        }
+    }
+
     public init(confirmedAtHead: Bool, headRuns: Int, headLeakedRuns: Int, headAttempts: Int, headLeakedAttempts: Int,
-                recentRuns: Int, recentLeakedRuns: Int, commitsLookedAt: Int, sinceChange: Int?, summary: String) {
+                recentRuns: Int, recentLeakedRuns: Int, commitsLookedAt: Int, sinceChange: Int?,
+                otherEnvironments: [OtherEnvironment]? = nil, summary: String) {
         self.confirmedAtHead = confirmedAtHead
         self.headRuns = headRuns
         self.headLeakedRuns = headLeakedRuns
@@ -35,6 +55,7 @@ public struct GateEvidence: Codable, Sendable, Hashable {
         self.recentLeakedRuns = recentLeakedRuns
         self.commitsLookedAt = commitsLookedAt
         self.sinceChange = sinceChange
+        self.otherEnvironments = otherEnvironments
         self.summary = summary
     }
 }

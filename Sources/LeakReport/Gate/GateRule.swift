@@ -15,6 +15,11 @@ import Foundation
 ///    `implausibleChance` is not its intermittence: clean in so many runs since its last leak
 ///    that it would almost surely have leaked means its intermittence ended (rate 0); a head
 ///    whose every attempt leaked, each with the key's rate, means a real leak.
+/// 4. The head's other environments that leaked the key in every run and attempt count as more
+///    attempts, each with the key's rate there (`KeyEvidence.otherEnvironments`), up to
+///    `countedSightings` in all: the chance that intermittence makes all of them is the
+///    product. A clean run elsewhere refutes nothing (a leak can be one platform's), so it is
+///    not read.
 ///
 /// ```swift
 /// let (verdict, evidence) = GateRule.judge(keyEvidence)
@@ -53,24 +58,68 @@ public enum GateRule {
     /// runs ago is measured lower than it is, and its sightings fail a build until it has.
     public static let minimumMeasuredRuns = 20
 
+    /// The head's other environments' attempts count until the chance has this many in all: a
+    /// report without attempts in two environments is then judged as three attempts would be
+    /// (two), never more. `implausibleChance` draws its line, between a key at 5% and one at
+    /// 17%, for three; six attempts of a key leaking in a third of its runs (two environments
+    /// of three) would be called new at 0.35^6 ≈ 0.002 — and a history's few such keys leak so
+    /// on some build every few hundred. The key's own attempts at head all count, as before.
+    public static let countedSightings = 3
+
     /// Judges one key: its verdict, and the evidence with the sentence that explains it.
     public static func judge(_ key: KeyEvidence) -> (verdict: Verdict, evidence: GateEvidence) {
         let stretch = MeasuredStretch(key.history)
         let attempts = max(key.headLeakedAttempts, 1)
+        // The other environments' attempts, in the order of their names, while there is room.
+        var room = countedSightings - attempts
+        let others = key.otherEnvironments.filter(\.value.confirmedAtHead).sorted { $0.key < $1.key }.compactMap { other in
+            let counted = min(max(other.value.headLeakedAttempts, 1), room)
+            room -= counted
+            return counted > 0 ? Sighting(environment: other.key, attempts: counted, stretch: MeasuredStretch(other.value.history)) : nil
+        }
         let verdict: Verdict
         if !key.confirmedAtHead {
             verdict = .flaky
-        } else if stretch.rate == 0 || stretch.ended {
-            verdict = .new
         } else {
-            verdict = pow(stretch.rate, Double(attempts)) >= implausibleChance ? .flaky : .new
+            let chance = others.reduce(intermittenceChance(stretch, attempts: attempts)) {
+                $0 * intermittenceChance($1.stretch, attempts: $1.attempts)
+            }
+            verdict = chance >= implausibleChance ? .flaky : .new
         }
         let evidence = GateEvidence(
             confirmedAtHead: key.confirmedAtHead, headRuns: key.headRuns, headLeakedRuns: key.headLeakedRuns,
             headAttempts: key.headAttempts, headLeakedAttempts: key.headLeakedAttempts,
             recentRuns: stretch.runs, recentLeakedRuns: stretch.leakedRuns, commitsLookedAt: key.history.count,
-            sinceChange: stretch.sinceChange, summary: summary(key, stretch, verdict))
+            sinceChange: stretch.sinceChange,
+            otherEnvironments: key.confirmedAtHead && !others.isEmpty ? others.map {
+                GateEvidence.OtherEnvironment(environment: $0.environment, countedAttempts: $0.attempts,
+                                              recentRuns: $0.stretch.runs, recentLeakedRuns: $0.stretch.leakedRuns)
+            } : nil,
+            summary: summary(key, stretch, others, verdict))
         return (verdict, evidence)
+    }
+
+    /// Whether the key's verdict waits on the head's other environments: its leak is confirmed
+    /// at head, and its own rate explains it (`KeyEvidence.otherEnvironments` could make it new).
+    /// The store reads them for such keys alone.
+    public static func readsOtherEnvironments(_ key: KeyEvidence) -> Bool {
+        let attempts = max(key.headLeakedAttempts, 1)
+        return key.confirmedAtHead && attempts < countedSightings
+            && intermittenceChance(MeasuredStretch(key.history), attempts: attempts) >= implausibleChance
+    }
+
+    /// The chance that a key's intermittence, at the rate measured in its history, leaks it in
+    /// `attempts` attempts in a row: 0 when the history shows no intermittence (clean, or ended).
+    static func intermittenceChance(_ stretch: MeasuredStretch, attempts: Int) -> Double {
+        stretch.rate == 0 || stretch.ended ? 0 : pow(stretch.rate, Double(attempts))
+    }
+
+    /// The key confirmed at head in another environment: the attempts there the chance counts,
+    /// and its history there.
+    struct Sighting {
+        var environment: String
+        var attempts: Int
+        var stretch: MeasuredStretch
     }
 
     /// The part of a key's history its rate is measured over.
@@ -148,7 +197,7 @@ public enum GateRule {
     }
 
     /// The one sentence of a verdict, built from the numbers the evidence carries.
-    static func summary(_ key: KeyEvidence, _ stretch: MeasuredStretch, _ verdict: Verdict) -> String {
+    static func summary(_ key: KeyEvidence, _ stretch: MeasuredStretch, _ others: [Sighting], _ verdict: Verdict) -> String {
         let byAttempts = key.headAttempts > key.headRuns
         if !key.confirmedAtHead {
             return byAttempts
@@ -169,9 +218,19 @@ public enum GateRule {
         if stretch.ended {
             return "\(atHead); 0 of its last \(stretch.cleanRuns) runs leaked: its intermittence (\(rate) of \(runs)) ended"
         }
+        let own = key.headAttempts > 1 ? "confirmed, but leaked in \(rate) of \(runs)" : "leaked at head, as in \(rate) of \(runs)"
+        guard !others.isEmpty else {
+            switch verdict {
+            case .flaky: return own
+            case .new: return "\(confirmed); its rate of \(rate) in \(runs) cannot explain that"
+            }
+        }
+        let elsewhere = others.map {
+            "in \($0.environment), where \($0.stretch.leakedRuns) of its last \($0.stretch.runs) runs leaked"
+        }.joined(separator: ", ")
         switch verdict {
-        case .flaky: return key.headAttempts > 1 ? "confirmed, but leaked in \(rate) of \(runs)" : "leaked at head, as in \(rate) of \(runs)"
-        case .new: return "\(confirmed); its rate of \(rate) in \(runs) cannot explain that"
+        case .flaky: return "\(own); also at head \(elsewhere)"
+        case .new: return "\(own), and at head \(elsewhere): its rates cannot explain both"
         }
     }
 

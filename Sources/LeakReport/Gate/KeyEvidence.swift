@@ -18,6 +18,12 @@ public struct KeyEvidence: Sendable, Hashable {
     /// Along the head's ancestry, newest first (the base first): one element per usable commit
     /// that checked the key.
     public var history: [RunTally]
+    /// The same key at the same head in the project's other environments whose runs there leaked
+    /// it in every run and attempt, by environment, each with its own history there: a real leak
+    /// shows in every environment that runs the code, an intermittent key in each with its own
+    /// rate. Read only where the rule asks for them (`GateRule.readsOtherEnvironments`); a clean
+    /// run elsewhere is not read, since a leak can be one platform's.
+    public var otherEnvironments: [String: KeyEvidence] = [:]
 
     /// One commit's runs that checked the key, and those of them that leaked it.
     public struct RunTally: Sendable, Hashable {

@@ -237,6 +237,20 @@ enum OpenAPIDocument {
           "recentLeakedRuns": { "type": "integer", "minimum": 0 },
           "commitsLookedAt": { "type": "integer", "minimum": 0, "description": "Commits along the head's ancestry that checked the key and were read." },
           "sinceChange": { "type": "integer", "minimum": 0, "description": "Commits back to where the measured stretch starts (a held leak ended there); absent when the whole window counts." },
+          "otherEnvironments": {
+            "type": "array",
+            "description": "The head's other environments that leaked the key in every run and attempt, whose attempts the verdict counted with the key's rate there (up to three attempts in all); absent when none did.",
+            "items": {
+              "type": "object",
+              "required": ["environment", "countedAttempts", "recentRuns", "recentLeakedRuns"],
+              "properties": {
+                "environment": { "type": "string" },
+                "countedAttempts": { "type": "integer", "minimum": 1 },
+                "recentRuns": { "type": "integer", "minimum": 0, "description": "The runs there the key's rate was measured over." },
+                "recentLeakedRuns": { "type": "integer", "minimum": 0 }
+              }
+            }
+          },
           "summary": { "type": "string", "description": "One sentence a person can check, e.g. \"leaked in 3 of 3 attempts at head; 0 of the last 412 runs leaked\"." }
         }
       },

@@ -117,7 +117,10 @@ struct DiffRead {
 
     /// What the gate knows of each key it judges (`LeakDiff.isJudged`): its runs and attempts at
     /// head, its runs along the head's ancestry (`ProjectHistory.keyEvidence`); a base leak some
-    /// attempt there released does not hide the head's.
+    /// attempt there released does not hide the head's. For a key whose own rate explains its
+    /// leak (`GateRule.readsOtherEnvironments`), the same evidence in the head's other
+    /// environments where every run and attempt leaked it (`ProjectHistory.confirmedEvidence`),
+    /// each along its own lines there.
     func evidence(_ counts: Counts, _ sides: Sides, _ windows: Windows, baseStateFrom: [KeyIDs: String]) throws -> Evidence {
         let releasedAtBase = try sides.baseID.map {
             try history.releasedAttempts(commitID: $0, environment: environment,
@@ -126,9 +129,18 @@ struct DiffRead {
         let judged = counts.leakingAtHead.filter {
             LeakDiff.isJudged(before: counts.baseStates[$0], after: counts.headStates[$0], baseConfirmed: releasedAtBase[$0] == nil)
         }
-        let byKey = try history.keyEvidence(head: counts.headByKey.filter { judged.contains($0.key) }, headID: sides.headID,
+        var byKey = try history.keyEvidence(head: counts.headByKey.filter { judged.contains($0.key) }, headID: sides.headID,
                                             ownLine: windows.ownLine, baseLine: windows.baseLine, releasedAtBase: releasedAtBase,
                                             environment: environment)
+        let waiting = Set(byKey.filter { GateRule.readsOtherEnvironments($0.value) }.keys)
+        if !waiting.isEmpty, let headID = sides.headID {
+            for other in try history.otherEnvironments(ofCommit: headID, than: environment, limit: LeakStore.otherEnvironmentsRead) {
+                let otherWindows = try DiffRead(history: history, environment: other).windows(sides)
+                let found = try history.confirmedEvidence(of: waiting, headID: headID, ownLine: otherWindows.ownLine,
+                                                          baseLine: otherWindows.baseLine, environment: other)
+                for (ids, evidence) in found { byKey[ids]?.otherEnvironments[other] = evidence }
+            }
+        }
         return Evidence(byKey: byKey, releasedAtBase: releasedAtBase)
     }
 

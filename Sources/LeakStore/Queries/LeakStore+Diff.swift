@@ -11,6 +11,10 @@ extension LeakStore {
     /// How many usable commits of the head's own line (a pull request's earlier commits, or the
     /// branch a merge brings in) the gate reads too.
     public static let ownLineCommits = 50
+    /// How many of the head's other environments the gate reads for a key its own rate explains
+    /// (`GateRule.readsOtherEnvironments`): at most two of them can count (`GateRule.countedSightings`),
+    /// a few more find them when some did not leak the key.
+    public static let otherEnvironmentsRead = 8
     /// How far back along the head's first parents `firstSeen` looks.
     public static let firstSeenCommits = 200
 

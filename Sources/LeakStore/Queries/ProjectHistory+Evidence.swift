@@ -32,17 +32,68 @@ extension ProjectHistory {
         let lines = ownLine.map(\.id) + baseLine.map(\.id)
         guard !confirmed.isEmpty, !lines.isEmpty else { return evidence }
         let grid = try keyStates(confirmed, environment: environment, at: Set(lines))
-        let ownColumns = grid.columns(of: ownLine.map(\.id)), baseColumns = grid.columns(of: baseLine.map(\.id))
-        for ids in confirmed {
-            let row = grid.row(ids)
-            func tallies(_ cells: [KeyStateGrid.Cell?]) -> [KeyEvidence.RunTally?] {
-                cells.map { cell in cell.flatMap { $0.runs > 0 ? KeyEvidence.RunTally(runs: Int($0.runs), leakedRuns: Int($0.leakedRuns)) : nil } }
+        Self.readHistories(of: confirmed, from: grid, ownLine: ownLine, baseLine: baseLine, releasedAtBase: releasedAtBase,
+                           into: &evidence)
+        return evidence
+    }
+
+    /// The evidence of `keys` at the head in another environment, for those of them that every
+    /// run and attempt there leaked (`KeyEvidence.otherEnvironments`): their runs and attempts
+    /// there, and their runs along that environment's lines (`ownLine`, `baseLine`, walked in
+    /// it). A key checked clean there, or released by some attempt, is left out: a leak can be
+    /// one platform's, and intermittence elsewhere says nothing of it here.
+    func confirmedEvidence(of keys: Set<KeyIDs>, headID: Int64, ownLine: [BranchCommit], baseLine: [BranchCommit],
+                           environment: String) throws -> [KeyIDs: KeyEvidence] {
+        guard !keys.isEmpty else { return [:] }
+        let grid = try keyStates(keys, environment: environment, at: Set([headID] + ownLine.map(\.id) + baseLine.map(\.id)))
+        let headColumn = grid.columns(of: [headID])
+        let leaked = keys.reduce(into: [KeyIDs: KeyStateGrid.Cell]()) { leaked, ids in
+            if let cell = grid.row(ids).cells(along: headColumn).first ?? nil, cell.runs > 0, cell.leakedRuns >= cell.runs {
+                leaked[ids] = cell
             }
+        }
+        guard !leaked.isEmpty else { return [:] }
+        let attempts = try attemptsBeyondOne(commitID: headID, environment: environment, keys: Set(leaked.keys))
+        var evidence = leaked.reduce(into: [KeyIDs: KeyEvidence]()) { evidence, entry in
+            let runs = Int(entry.value.runs), extra = attempts[entry.key] ?? (more: 0, released: 0)
+            evidence[entry.key] = KeyEvidence(headRuns: runs, headLeakedRuns: runs, headAttempts: runs + extra.more,
+                                              headLeakedAttempts: runs + extra.more - extra.released, history: [])
+        }.filter(\.value.confirmedAtHead)
+        Self.readHistories(of: Set(evidence.keys), from: grid, ownLine: ownLine, baseLine: baseLine, releasedAtBase: [:],
+                           into: &evidence)
+        return evidence
+    }
+
+    /// Each key's runs along `ownLine` then `baseLine` (newest first), from a grid that holds
+    /// them: `KeyEvidence.history`.
+    private static func readHistories(of keys: Set<KeyIDs>, from grid: KeyStateGrid, ownLine: [BranchCommit],
+                                      baseLine: [BranchCommit], releasedAtBase: [KeyIDs: Int],
+                                      into evidence: inout [KeyIDs: KeyEvidence]) {
+        let ownColumns = grid.columns(of: ownLine.map(\.id)), baseColumns = grid.columns(of: baseLine.map(\.id))
+        func tallies(_ cells: [KeyStateGrid.Cell?]) -> [KeyEvidence.RunTally?] {
+            cells.map { cell in cell.flatMap { $0.runs > 0 ? KeyEvidence.RunTally(runs: Int($0.runs), leakedRuns: Int($0.leakedRuns)) : nil } }
+        }
+        for ids in keys {
+            let row = grid.row(ids)
             var base = tallies(row.cells(along: baseColumns))
             if let released = releasedAtBase[ids], base.first != nil { base[0]?.releasedAttempts = released }
             evidence[ids]?.history = (tallies(row.cells(along: ownColumns)) + base).compactMap { $0 }
         }
-        return evidence
+    }
+
+    /// The environments other than `environment` where the commit has usable runs and no
+    /// suspect one (a broken harness's leaks are no evidence), by name, at most `limit`.
+    func otherEnvironments(ofCommit commitID: Int64, than environment: String, limit: Int) throws -> [String] {
+        var found: [String] = []
+        try db.query(sql: """
+            SELECT r.environment FROM runs r
+            WHERE r.commit_id = \(commitID) AND r.environment <> \(environment)
+            GROUP BY r.environment HAVING max(r.suspect) = 0
+            ORDER BY r.environment LIMIT \(limit)
+            """) { row in
+            if let name = row.string("environment") { found.append(name) }
+        }
+        return found
     }
 
     /// By key, the attempts of the leaked checks of `keys` at a commit (every run) that released

@@ -82,13 +82,14 @@ extension TestServer {
 
     /// Uploads a first-parent line of runs on `branch`: commit `first + i` gets `runs[i]` (nil:
     /// no upload there), its parent the commit before.
-    func uploadLine(from first: Int, branch: String = "main", parentOfFirst: Int? = nil, _ runs: [[HistoryFixture.Check]?]) throws {
+    func uploadLine(from first: Int, branch: String = "main", parentOfFirst: Int? = nil, environment: String = "linux",
+                    _ runs: [[HistoryFixture.Check]?]) throws {
         for (offset, checks) in runs.enumerated() {
             guard let checks else { continue }
             let number = first + offset
             let parent = offset == 0 ? parentOfFirst : number - 1
             try uploadRun(commit: HistoryFixture.sha(number), branch: branch, parents: parent.map { [HistoryFixture.sha($0)] } ?? [],
-                          checks: checks)
+                          environment: environment, checks: checks)
         }
     }
 
