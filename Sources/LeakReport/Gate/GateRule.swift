@@ -58,12 +58,12 @@ public enum GateRule {
     /// runs ago is measured lower than it is, and its sightings fail a build until it has.
     public static let minimumMeasuredRuns = 20
 
-    /// The head's other environments' attempts count until the chance has this many in all: a
-    /// report without attempts in two environments is then judged as three attempts would be
-    /// (two), never more. `implausibleChance` draws its line, between a key at 5% and one at
-    /// 17%, for three; six attempts of a key leaking in a third of its runs (two environments
-    /// of three) would be called new at 0.35^6 ≈ 0.002 — and a history's few such keys leak so
-    /// on some build every few hundred. The key's own attempts at head all count, as before.
+    /// At most this many attempts at head count: the key's own (all of them, however many), then
+    /// those of the head's other environments, by name, while there is room. Two environments
+    /// without attempts are judged as two attempts are. Not more: `implausibleChance` draws its
+    /// line between a key at 5% and one at 17% for three attempts, and a key leaking in a third
+    /// of its runs, confirmed in three attempts in each of two environments, would be called new
+    /// at 0.35^6 ≈ 0.002 — a chance every build gives each such key again.
     public static let countedSightings = 3
 
     /// Judges one key: its verdict, and the evidence with the sentence that explains it.
@@ -230,7 +230,7 @@ public enum GateRule {
         }.joined(separator: ", ")
         switch verdict {
         case .flaky: return "\(own); also at head \(elsewhere)"
-        case .new: return "\(own), and at head \(elsewhere): its rates cannot explain both"
+        case .new: return "\(own), and at head \(elsewhere): its rates cannot explain \(others.count == 1 ? "both" : "them all")"
         }
     }
 
