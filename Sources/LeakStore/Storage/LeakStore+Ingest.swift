@@ -279,7 +279,7 @@ extension LeakStore {
     private func project(_ db: any SQLConnection, _ project: String, runKey: String) throws -> (id: Int64, existing: ExistingRun?) {
         var found: (id: Int64, existing: ExistingRun?)?
         try db.query(sql: """
-            SELECT p.id AS project_id, \(raw: ExistingRun.columns("r"))
+            SELECT p.id AS project_id, \(raw: ExistingRun.columns)
             FROM projects p LEFT JOIN runs r ON r.project_id = p.id AND r.run_key = \(runKey)
             WHERE p.name = \(project)
             """) { row in
@@ -294,11 +294,9 @@ extension LeakStore {
         var hash: String
         var receipt: IngestReceipt
 
-        /// The columns of `runs` named `alias` that `init(row:)` reads.
-        static func columns(_ alias: String) -> String {
-            ["id", "content_hash", "check_count", "leaked_count", "late_release_count", "error_count", "suspect"]
-                .map { "\(alias).\($0)" }.joined(separator: ", ")
-        }
+        /// The columns of `runs r` that `init(row:)` reads: text of every upload's first
+        /// statement, written out once.
+        static let columns = "r.id, r.content_hash, r.check_count, r.leaked_count, r.late_release_count, r.error_count, r.suspect"
 
         /// The run of a row that selects `columns`.
         init(row: any SQLRow) {
@@ -320,7 +318,7 @@ extension LeakStore {
     private func existingRun(_ db: any SQLConnection, projectID: Int64, runKey: String) throws -> ExistingRun? {
         var found: ExistingRun?
         try db.query(sql: """
-            SELECT \(raw: ExistingRun.columns("r")) FROM runs r WHERE r.project_id = \(projectID) AND r.run_key = \(runKey)
+            SELECT \(raw: ExistingRun.columns) FROM runs r WHERE r.project_id = \(projectID) AND r.run_key = \(runKey)
             """) { found = ExistingRun(row: $0) }
         return found
     }
