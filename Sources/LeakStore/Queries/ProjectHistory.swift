@@ -665,13 +665,9 @@ struct ProjectHistory {
             let ids = PostgresArray.literal(integers: asked.map { way[$0] })
             let fallbacks = PostgresArray.literal(integers: asked.map { isFallback($0) ? 1 : 0 })
             let runs = PostgresArray.literal(integers: asked.map { knownUsable[$0] ? 0 : 1 })
-            try db.query(sql: """
-                SELECT i.n, CASE WHEN i.runs = 1 THEN \(Self.firstUsableRun(of: "i.id"), walk(environment: environment)) END AS first_run,
-                       CASE WHEN i.fallback = 1 THEN \(Self.parentOf("i.id", position: 0), walk()) END AS parent,
-                       CASE WHEN i.fallback = 1 THEN \(Self.previousOnBranch(of: "i.id"), walk(branch: branch)) END AS previous
-                FROM unnest(CAST(\(ids) AS BIGINT[]), CAST(\(fallbacks) AS INTEGER[]), CAST(\(runs) AS INTEGER[]))
-                     WITH ORDINALITY AS i(id, fallback, runs, n)
-                """) { row in
+            var arguments = walk(branch: branch, environment: environment)
+            arguments.asked = (ids, fallbacks, runs)
+            try db.query(sql: Self.graphCheckStatement(arguments)) { row in
                 let n = row.int("n") - 1
                 guard asked.indices.contains(n) else { return }
                 at[asked[n]] = row.string("first_run")
@@ -782,7 +778,20 @@ struct ProjectHistory {
         var environment = ""
         var commitID: Int64 = 0
         var depth = 0
+        /// The commits `lineStepFromGraph` asks about, and what of each, as PostgreSQL arrays.
+        var asked = (ids: "", fallbacks: "", runs: "")
     }
+
+    /// What the snapshot says of the commits a walk took from the graph (`lineStepFromGraph`):
+    /// for each (`ids`), its first usable run where `runs` is 1, and where `fallbacks` is 1 its
+    /// first parent and its branch's previous commit; a row each, numbered from 1 (`n`).
+    private static let graphCheckStatement: SQLShape<WalkArguments> = """
+        SELECT i.n, CASE WHEN i.runs = 1 THEN \(firstUsableRun(of: "i.id")) END AS first_run,
+               CASE WHEN i.fallback = 1 THEN \(parentOf("i.id", position: 0)) END AS parent,
+               CASE WHEN i.fallback = 1 THEN \(previousOnBranch(of: "i.id")) END AS previous
+        FROM unnest(CAST(\(\.asked.ids) AS BIGINT[]), CAST(\(\.asked.fallbacks) AS INTEGER[]), CAST(\(\.asked.runs) AS INTEGER[]))
+             WITH ORDINALITY AS i(id, fallback, runs, n)
+        """
 
     /// The arguments of this project's walk statements.
     private func walk(branch: String? = nil, environment: String = "", commitID: Int64 = 0, depth: Int = 0) -> WalkArguments {
