@@ -44,7 +44,7 @@ struct ProjectHistory {
             try db.query(sql: """
                 SELECT c.id, c.branch, \(Self.parentOf("c.id", position: 0), walk()) AS first_parent,
                        \(Self.parentOf("c.id", position: 1), walk()) AS second_parent,
-                       \(Self.runCounts(of: "c.id", environment: environment)), c.sha
+                       \(Self.runCounts(of: "c.id"), walk(environment: environment)), c.sha
                 FROM commits c
                 WHERE c.project_id = \(projectID) AND c.sha IN (\(list: batch.padded(to: StoreTuning.commitsPerStatement).map(SQLValue.text)))
                 """) { row in
@@ -68,7 +68,7 @@ struct ProjectHistory {
     func runCounts(commitID: Int64, environment: String) throws -> (usable: Int, suspect: Int) {
         if let known = memo.runCounts[environment]?[commitID] { return known }
         var counts = (usable: 0, suspect: 0)
-        try db.query(sql: "SELECT \(Self.runCounts(of: "\(commitID)", environment: environment))") { row in
+        try db.query(sql: Self.runCountsStatement(walk(environment: environment, commitID: commitID))) { row in
             counts = (row.int("usable_runs"), row.int("suspect_runs"))
         }
         memo.runCounts[environment, default: [:]][commitID] = counts
@@ -78,14 +78,17 @@ struct ProjectHistory {
     /// SQL: two columns, `usable_runs` and `suspect_runs`, the usable and the suspect runs at
     /// commit `commit` (SQL) in `environment`, as `runCounts` reads them (counted with FILTER, as
     /// `suspectCounts` says why).
-    private static func runCounts(of commit: SQL, environment: String) -> SQL {
+    private static func runCounts(of commit: SQLShape<WalkArguments>) -> SQLShape<WalkArguments> {
         """
-        (SELECT count(*) FILTER (WHERE r.suspect = 0) FROM runs r WHERE r.commit_id = \(commit) AND r.environment = \(environment))
+        (SELECT count(*) FILTER (WHERE r.suspect = 0) FROM runs r WHERE r.commit_id = \(commit) AND r.environment = \(\.environment))
             AS usable_runs,
-        (SELECT count(*) FILTER (WHERE r.suspect = 1) FROM runs r WHERE r.commit_id = \(commit) AND r.environment = \(environment))
+        (SELECT count(*) FILTER (WHERE r.suspect = 1) FROM runs r WHERE r.commit_id = \(commit) AND r.environment = \(\.environment))
             AS suspect_runs
         """
     }
+
+    /// `runCounts(of:)` of one commit (`commitID`), as `runCounts(commitID:environment:)` asks it.
+    private static let runCountsStatement: SQLShape<WalkArguments> = "SELECT \(runCounts(of: "\(\.commitID)"))"
 
     /// Whether `leak_states` alone holds the commit's counts in the environment: it has usable
     /// runs and no suspect one (a suspect run's checks are full records, added up by
@@ -770,8 +773,9 @@ struct ProjectHistory {
     private static let parentID: SQLShape<WalkArguments> =
         "coalesce(pl.id, (SELECT ps.id FROM commits ps WHERE ps.project_id = \(\.projectID) AND ps.sha = p.parent_sha))"
 
-    /// What the walk's statements (`SQLShape`) read of a call: the project, and as the statement
-    /// needs them the branch, the environment, a commit and how deep the way goes.
+    /// What the statements written once here (`SQLShape`: the walk's, a commit's runs) read of a
+    /// call: the project, and as the statement needs them the branch, the environment, a commit
+    /// and how deep the way goes.
     struct WalkArguments {
         var projectID: Int64
         var branch: String?
