@@ -603,21 +603,31 @@ struct ProjectHistory {
             }
             memory.learn(facts)
         }
-        var steps: [Int64: LineStep] = [:]
-        steps.reserveCapacity(min(count, way.count))
-        for index in way.indices.prefix(count) {
-            guard let id = way[index].id else { break }
-            let hasNext = index + 1 < way.count
-            let nextIsParent = hasNext && way[index + 1].isParent
-            steps[id] = LineStep(sha: way[index].sha, usable: way[index].at != nil, at: way[index].at,
-                                 parent: nextIsParent ? way[index + 1].id : nil)
-            if let branch, hasNext, !nextIsParent { memo.previousOnBranch[branch, default: [:]][id] = .some(way[index + 1].id) }
+        // The commits of the way up to the first the snapshot does not hold.
+        let read = way.indices.prefix(count).prefix { way[$0].id != nil }
+        if let branch {
+            for index in read where index + 1 < way.count && !way[index + 1].isParent {
+                memo.previousOnBranch[branch, default: [:]][way[index].id!] = .some(way[index + 1].id)
+            }
+        }
+        // Each commit's step into the memo, where a commit it knows keeps its step; of a commit
+        // read twice, its last reading (the first from the way's end).
+        var known = memo.lineSteps.removeValue(forKey: environment) ?? [:]
+        known.reserveCapacity(known.count + read.count + 1)
+        var step: LineStep?
+        for index in read.reversed() {
+            let id = way[index].id!
+            let nextIsParent = index + 1 < way.count && way[index + 1].isParent
+            let reading = LineStep(sha: way[index].sha, usable: way[index].at != nil, at: way[index].at,
+                                   parent: nextIsParent ? way[index + 1].id : nil)
+            if id == commitID, step == nil { step = reading }
+            if known[id] == nil { known[id] = reading }
         }
         // A commit the snapshot does not hold ends the walk.
-        let step = steps[commitID] ?? LineStep(sha: "", usable: false, at: nil, parent: nil)
-        steps[commitID] = step
-        memo.lineSteps[environment, default: [:]].merge(steps) { known, _ in known }
-        return step
+        let found = step ?? LineStep(sha: "", usable: false, at: nil, parent: nil)
+        if known[commitID] == nil { known[commitID] = found }
+        memo.lineSteps[environment] = known
+        return found
     }
 
     /// `lineStep` from what this connection learned of the graph (`CommitGraph`): the way from
