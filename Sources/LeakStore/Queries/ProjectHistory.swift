@@ -843,10 +843,12 @@ struct ProjectHistory {
 
     /// The sha of each of the project's commits, by id; `StoreTuning.commitIDsPerStatement` commits a statement (on
     /// PostgreSQL a statement is a round trip: a statement a commit was 50 of them for a
-    /// scenario history of 50 commits).
+    /// scenario history of 50 commits). `+project_id` keeps SQLite off the index of the project's
+    /// shas, which it would read whole (every commit of the project) to find the ids; the ids are
+    /// looked up by primary key, the project checked on each row.
     func shas(of commitIDs: [Int64]) throws -> [Int64: String] {
         var shas: [Int64: String] = [:]
-        try inIDBatches(commitIDs, { ids in "SELECT id, sha FROM commits WHERE project_id = \(projectID) AND id IN (\(list: ids))" }) {
+        try inIDBatches(commitIDs, { ids in "SELECT id, sha FROM commits WHERE +project_id = \(projectID) AND id IN (\(list: ids))" }) {
             shas[$0.int64("id")] = $0.string("sha") ?? ""
         }
         return shas
