@@ -26,6 +26,12 @@ package struct SQL: Sendable, ExpressibleByStringInterpolation {
         values = stringInterpolation.values
     }
 
+    /// A shape's statement (`SQLShape`): its text and the values read from its arguments.
+    fileprivate init(text: String, values: [SQLValue]) {
+        self.text = text
+        self.values = values
+    }
+
     /// `fragments` one after another, `separator` (SQL text) between them: a `VALUES` list.
     package init(joining fragments: some Sequence<SQL>, separator: String) {
         text = ""
@@ -63,9 +69,10 @@ package struct SQL: Sendable, ExpressibleByStringInterpolation {
         /// SQLite's and PostgreSQL's integer boolean: 1 or 0.
         package mutating func appendInterpolation(_ value: Bool) { appendInterpolation(SQLValue.integer(value ? 1 : 0)) }
 
-        /// Values one after another, a `?` each, separated by commas: an `IN` list.
+        /// Values one after another, a `?` each, separated by commas: an `IN` list. The
+        /// placeholders go in as one string, not one append a value.
         package mutating func appendInterpolation(list values: [SQLValue]) {
-            for index in values.indices { text += index == 0 ? "?" : ", ?" }
+            text += SQL.placeholders(values.count)
             self.values += values
         }
 
@@ -76,6 +83,101 @@ package struct SQL: Sendable, ExpressibleByStringInterpolation {
         package mutating func appendInterpolation(_ fragment: SQL) {
             text += fragment.text
             values += fragment.values
+        }
+
+        /// A shape's fragment (`SQLShape`) with the values it reads from `arguments`.
+        package mutating func appendInterpolation<Arguments>(_ shape: SQLShape<Arguments>, _ arguments: Arguments) {
+            text += shape.text
+            values += shape.values(of: arguments)
+        }
+    }
+
+    /// `count` placeholders separated by commas (`?, ?, ?`).
+    static func placeholders(_ count: Int) -> String {
+        guard count > 0 else { return "" }
+        return String(unsafeUninitializedCapacity: 3 * count - 2) { buffer in
+            for index in 0..<count {
+                if index > 0 {
+                    buffer[3 * index - 2] = UInt8(ascii: ",")
+                    buffer[3 * index - 1] = UInt8(ascii: " ")
+                }
+                buffer[3 * index] = UInt8(ascii: "?")
+            }
+            return 3 * count - 2
+        }
+    }
+}
+
+/// A statement written once for a kind of arguments, as `SQL` is written — every interpolation
+/// binds, never text: a property of the arguments (`\(\.commitID)`, read at each use) or a
+/// fragment of the same arguments. Its text is made when the shape is (a `static let`), so a
+/// statement asked many times a request (a walk's step) does not assemble its text again at
+/// each use: `shape(arguments)` only reads the values.
+///
+/// ```swift
+/// static let step: SQLShape<Step> = "SELECT sha FROM commits WHERE project_id = \(\.projectID) AND id = \(\.commitID)"
+/// try db.query(sql: Self.step(Step(projectID: projectID, commitID: id))) { row in … }
+/// ```
+package struct SQLShape<Arguments>: Sendable, ExpressibleByStringInterpolation {
+    /// The statement, a `?` for each value.
+    package let text: String
+    /// How each value is read from the arguments, in the order of their `?`.
+    private let readers: [@Sendable (Arguments) -> SQLValue]
+
+    package init(stringLiteral text: String) {
+        self.text = text
+        readers = []
+    }
+
+    package init(stringInterpolation: StringInterpolation) {
+        text = stringInterpolation.text
+        readers = stringInterpolation.readers
+    }
+
+    /// The statement with the values of `arguments`; its text is the shape's own, not a copy.
+    package func callAsFunction(_ arguments: Arguments) -> SQL {
+        SQL(text: text, values: values(of: arguments))
+    }
+
+    /// The values the statement binds, read from `arguments`.
+    package func values(of arguments: Arguments) -> [SQLValue] {
+        readers.map { $0(arguments) }
+    }
+
+    package struct StringInterpolation: StringInterpolationProtocol {
+        var text = ""
+        var readers: [@Sendable (Arguments) -> SQLValue] = []
+
+        package init(literalCapacity: Int, interpolationCount: Int) {
+            text.reserveCapacity(literalCapacity + 2 * interpolationCount)
+            readers.reserveCapacity(interpolationCount)
+        }
+
+        package mutating func appendLiteral(_ literal: String) { text += literal }
+
+        /// A value read from the arguments at each use: bound, NULL for nil.
+        package mutating func appendInterpolation(_ value: @escaping @Sendable (Arguments) -> Int64) {
+            text += "?"
+            readers.append { .integer(value($0)) }
+        }
+
+        package mutating func appendInterpolation(_ value: @escaping @Sendable (Arguments) -> Int) {
+            text += "?"
+            readers.append { .integer(Int64(value($0))) }
+        }
+
+        package mutating func appendInterpolation(_ value: @escaping @Sendable (Arguments) -> String?) {
+            text += "?"
+            readers.append { .text(value($0)) }
+        }
+
+        /// SQL text the store built: kept as it is.
+        package mutating func appendInterpolation(raw text: String) { self.text += text }
+
+        /// A fragment of the same arguments: its text, its values after those before it.
+        package mutating func appendInterpolation(_ fragment: SQLShape<Arguments>) {
+            text += fragment.text
+            readers += fragment.readers
         }
     }
 }

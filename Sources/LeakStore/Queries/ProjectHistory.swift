@@ -42,8 +42,9 @@ struct ProjectHistory {
             var found: [String: Int64?] = Dictionary(uniqueKeysWithValues: batch.map { ($0, nil) })
             // The same text for every batch (padded to `StoreTuning.commitsPerStatement` shas).
             try db.query(sql: """
-                SELECT c.id, c.branch, \(parentOf("c.id", position: 0)) AS first_parent, \(parentOf("c.id", position: 1)) AS second_parent,
-                       \(Self.runCounts(of: "c.id", environment: environment)), c.sha
+                SELECT c.id, c.branch, \(Self.parentOf("c.id", position: 0), walk()) AS first_parent,
+                       \(Self.parentOf("c.id", position: 1), walk()) AS second_parent,
+                       \(Self.runCounts(of: "c.id"), walk(environment: environment)), c.sha
                 FROM commits c
                 WHERE c.project_id = \(projectID) AND c.sha IN (\(list: batch.padded(to: StoreTuning.commitsPerStatement).map(SQLValue.text)))
                 """) { row in
@@ -67,7 +68,7 @@ struct ProjectHistory {
     func runCounts(commitID: Int64, environment: String) throws -> (usable: Int, suspect: Int) {
         if let known = memo.runCounts[environment]?[commitID] { return known }
         var counts = (usable: 0, suspect: 0)
-        try db.query(sql: "SELECT \(Self.runCounts(of: "\(commitID)", environment: environment))") { row in
+        try db.query(sql: Self.runCountsStatement(walk(environment: environment, commitID: commitID))) { row in
             counts = (row.int("usable_runs"), row.int("suspect_runs"))
         }
         memo.runCounts[environment, default: [:]][commitID] = counts
@@ -77,14 +78,17 @@ struct ProjectHistory {
     /// SQL: two columns, `usable_runs` and `suspect_runs`, the usable and the suspect runs at
     /// commit `commit` (SQL) in `environment`, as `runCounts` reads them (counted with FILTER, as
     /// `suspectCounts` says why).
-    private static func runCounts(of commit: SQL, environment: String) -> SQL {
+    private static func runCounts(of commit: SQLShape<WalkArguments>) -> SQLShape<WalkArguments> {
         """
-        (SELECT count(*) FILTER (WHERE r.suspect = 0) FROM runs r WHERE r.commit_id = \(commit) AND r.environment = \(environment))
+        (SELECT count(*) FILTER (WHERE r.suspect = 0) FROM runs r WHERE r.commit_id = \(commit) AND r.environment = \(\.environment))
             AS usable_runs,
-        (SELECT count(*) FILTER (WHERE r.suspect = 1) FROM runs r WHERE r.commit_id = \(commit) AND r.environment = \(environment))
+        (SELECT count(*) FILTER (WHERE r.suspect = 1) FROM runs r WHERE r.commit_id = \(commit) AND r.environment = \(\.environment))
             AS suspect_runs
         """
     }
+
+    /// `runCounts(of:)` of one commit (`commitID`), as `runCounts(commitID:environment:)` asks it.
+    private static let runCountsStatement: SQLShape<WalkArguments> = "SELECT \(runCounts(of: "\(\.commitID)"))"
 
     /// Whether `leak_states` alone holds the commit's counts in the environment: it has usable
     /// runs and no suspect one (a suspect run's checks are full records, added up by
@@ -460,7 +464,7 @@ struct ProjectHistory {
     func commitPoint(_ commitID: Int64, environment: String) throws -> (sha: String, at: String?) {
         var point = (sha: "", at: String?.none)
         try db.query(sql: """
-            SELECT c.sha, \(Self.firstUsableRun(of: "c.id", environment: environment)) AS first_run
+            SELECT c.sha, \(Self.firstUsableRun(of: "c.id"), walk(environment: environment)) AS first_run
             FROM commits c WHERE c.id = \(commitID)
             """) { row in
             point = (row.string("sha") ?? "", row.string("first_run"))
@@ -572,58 +576,58 @@ struct ProjectHistory {
                                                         count: count) {
             return step
         }
-        // Each commit of the way, and whether it is the first parent of the one before it (else the
-        // branch's previous commit; NULL where there is none).
-        var way: [(depth: Int, id: Int64?, sha: String, at: String?, isParent: Bool)] = []
-        // One commit more than asked: the last one asked for learns what comes after it. A parent
-        // reached by its id brings its sha along (the row was read for the check against it).
-        // A row a commit of the way, read by position, the columns selected right below.
-        try db.query(sql: """
-            WITH RECURSIVE line(id, sha, depth, is_parent) AS (
-                SELECT CAST(\(commitID) AS BIGINT), (SELECT c.sha FROM commits c WHERE c.id = \(commitID)), 1, 0
-                UNION ALL
-                SELECT coalesce(\(parentID), \(previousOnBranch(of: "line.id", branch: branch))),
-                       pl.sha, line.depth + 1, CASE WHEN \(parentID) IS NULL THEN 0 ELSE 1 END
-                FROM line LEFT JOIN commit_parents p ON p.commit_id = line.id AND p.position = 0
-                     \(parentJoin)
-                WHERE line.id IS NOT NULL AND line.depth < \(count + 1))
-            SELECT line.depth, line.id, coalesce(line.sha, (SELECT c.sha FROM commits c WHERE c.id = line.id)),
-                   \(Self.firstUsableRun(of: "line.id", environment: environment)),
-                   line.is_parent
-            FROM line
-            """) { row in
-            way.append((row.int(at: 0), row.isNull(at: 1) ? nil : row.int64(at: 1), row.string(at: 2) ?? "", row.string(at: 3),
-                        row.int(at: 4) == 1))
+        var way: [WayCommit] = []
+        // One commit more than asked: the last one asked for learns what comes after it.
+        try db.query(sql: Self.wayStatement(walk(branch: branch, environment: environment, commitID: commitID, depth: count + 1))) { row in
+            way.append(WayCommit(depth: row.int(at: 0), id: row.isNull(at: 1) ? nil : row.int64(at: 1), sha: row.string(at: 2) ?? "",
+                                 at: row.string(at: 3), isParent: row.int(at: 4) == 1))
         }
         way.sort { $0.depth < $1.depth }
-        // What the way says of each commit, for the next walks on this connection (`CommitGraph`).
-        var facts: [CommitGraph.Fact] = []
-        for (index, commit) in way.enumerated() {
-            guard let id = commit.id else { break }
-            facts.append(.sha(commit.sha, of: id))
-            guard index + 1 < way.count else { break }
-            let next = way[index + 1]
-            if next.isParent, let parent = next.id {
-                facts.append(.firstParent(parent, of: id))
-            } else if !next.isParent {
-                facts.append(.fallback(CommitGraph.Fallback(project: projectID, branch: branch, commit: id), goesTo: next.id))
+        // What the way says of each commit, for the next walks on this connection (`CommitGraph`):
+        // only where the connection keeps the graph.
+        if let memory {
+            var facts: [CommitGraph.Fact] = []
+            for index in way.indices {
+                guard let id = way[index].id else { break }
+                facts.append(.sha(way[index].sha, of: id))
+                guard index + 1 < way.count else { break }
+                if way[index + 1].isParent, let parent = way[index + 1].id {
+                    facts.append(.firstParent(parent, of: id))
+                } else if !way[index + 1].isParent {
+                    facts.append(.fallback(CommitGraph.Fallback(project: projectID, branch: branch, commit: id), goesTo: way[index + 1].id))
+                }
+            }
+            for index in way.indices.prefix(count) {
+                guard let id = way[index].id else { break }
+                if way[index].at != nil { facts.append(.usableRun(at: id, environment: environment)) }
+            }
+            memory.learn(facts)
+        }
+        // The commits of the way up to the first the snapshot does not hold.
+        let read = way.indices.prefix(count).prefix { way[$0].id != nil }
+        if let branch {
+            for index in read where index + 1 < way.count && !way[index + 1].isParent {
+                memo.previousOnBranch[branch, default: [:]][way[index].id!] = .some(way[index + 1].id)
             }
         }
-        var steps: [Int64: LineStep] = [:]
-        for (index, commit) in way.prefix(count).enumerated() {
-            guard let id = commit.id else { break }
-            let next = index + 1 < way.count ? way[index + 1] : nil
-            steps[id] = LineStep(sha: commit.sha, usable: commit.at != nil, at: commit.at,
-                                 parent: next?.isParent == true ? next?.id : nil)
-            if commit.at != nil { facts.append(.usableRun(at: id, environment: environment)) }
-            if let branch, let next, !next.isParent { memo.previousOnBranch[branch, default: [:]][id] = .some(next.id) }
+        // Each commit's step into the memo, where a commit it knows keeps its step; of a commit
+        // read twice, its last reading (the first from the way's end).
+        var known = memo.lineSteps.removeValue(forKey: environment) ?? [:]
+        known.reserveCapacity(known.count + read.count + 1)
+        var step: LineStep?
+        for index in read.reversed() {
+            let id = way[index].id!
+            let nextIsParent = index + 1 < way.count && way[index + 1].isParent
+            let reading = LineStep(sha: way[index].sha, usable: way[index].at != nil, at: way[index].at,
+                                   parent: nextIsParent ? way[index + 1].id : nil)
+            if id == commitID, step == nil { step = reading }
+            if known[id] == nil { known[id] = reading }
         }
-        memory?.learn(facts)
         // A commit the snapshot does not hold ends the walk.
-        let step = steps[commitID] ?? LineStep(sha: "", usable: false, at: nil, parent: nil)
-        steps[commitID] = step
-        memo.lineSteps[environment, default: [:]].merge(steps) { known, _ in known }
-        return step
+        let found = step ?? LineStep(sha: "", usable: false, at: nil, parent: nil)
+        if known[commitID] == nil { known[commitID] = found }
+        memo.lineSteps[environment] = known
+        return found
     }
 
     /// `lineStep` from what this connection learned of the graph (`CommitGraph`): the way from
@@ -674,13 +678,9 @@ struct ProjectHistory {
             let ids = PostgresArray.literal(integers: asked.map { way[$0] })
             let fallbacks = PostgresArray.literal(integers: asked.map { isFallback($0) ? 1 : 0 })
             let runs = PostgresArray.literal(integers: asked.map { knownUsable[$0] ? 0 : 1 })
-            try db.query(sql: """
-                SELECT i.n, CASE WHEN i.runs = 1 THEN \(Self.firstUsableRun(of: "i.id", environment: environment)) END AS first_run,
-                       CASE WHEN i.fallback = 1 THEN \(parentOf("i.id", position: 0)) END AS parent,
-                       CASE WHEN i.fallback = 1 THEN \(previousOnBranch(of: "i.id", branch: branch)) END AS previous
-                FROM unnest(CAST(\(ids) AS BIGINT[]), CAST(\(fallbacks) AS INTEGER[]), CAST(\(runs) AS INTEGER[]))
-                     WITH ORDINALITY AS i(id, fallback, runs, n)
-                """) { row in
+            var arguments = walk(branch: branch, environment: environment)
+            arguments.asked = (ids, fallbacks, runs)
+            try db.query(sql: Self.graphCheckStatement(arguments)) { row in
                 let n = row.int("n") - 1
                 guard asked.indices.contains(n) else { return }
                 at[asked[n]] = row.string("first_run")
@@ -723,21 +723,21 @@ struct ProjectHistory {
     /// the known first parents end. Usually read already on the way (`lineStep`).
     private func previousOnBranch(_ branch: String, below commitID: Int64) throws -> Int64? {
         if let known = memo.previousOnBranch[branch]?[commitID] { return known }
-        let previous = try db.scalarInt(sql: "SELECT \(previousOnBranch(of: "\(commitID)", branch: branch))")
+        let previous = try db.scalarInt(sql: "SELECT \(Self.previousOnBranch(of: "\(\.commitID)"), walk(branch: branch, commitID: commitID))")
         memo.previousOnBranch[branch, default: [:]][commitID] = .some(previous)
         return previous
     }
 
     /// SQL: the id of the branch's newest commit uploaded before commit `commit` (SQL; NULL:
     /// none, or no branch) — where a walk goes on from a commit without a known first parent.
-    private func previousOnBranch(of commit: SQL, branch: String?) -> SQL {
-        "(SELECT max(b.id) FROM commits b WHERE b.project_id = \(projectID) AND b.branch = \(branch) AND b.id < \(commit))"
+    private static func previousOnBranch(of commit: SQLShape<WalkArguments>) -> SQLShape<WalkArguments> {
+        "(SELECT max(b.id) FROM commits b WHERE b.project_id = \(\.projectID) AND b.branch = \(\.branch) AND b.id < \(commit))"
     }
 
-    /// SQL: when commit `commit`'s first usable (non-suspect) run in `environment` started (SQL;
+    /// SQL: when commit `commit`'s first usable (non-suspect) run in the environment started (SQL;
     /// NULL: none) — what makes a commit count in a walk (`LineStep.at`).
-    private static func firstUsableRun(of commit: SQL, environment: String) -> SQL {
-        "(SELECT min(r.started_at) FROM runs r WHERE r.commit_id = \(commit) AND r.environment = \(environment) AND r.suspect = 0)"
+    private static func firstUsableRun(of commit: SQLShape<WalkArguments>) -> SQLShape<WalkArguments> {
+        "(SELECT min(r.started_at) FROM runs r WHERE r.commit_id = \(commit) AND r.environment = \(\.environment) AND r.suspect = 0)"
     }
 
     /// When each commit's first usable run in the environment started, for those that have one:
@@ -747,7 +747,7 @@ struct ProjectHistory {
         var times: [Int64: String] = [:]
         for batch in db.idBatches(Array(Set(commitIDs)).sorted(), perStatement: StoreTuning.commitIDsPerStatement) {
             try db.query(sql: """
-                SELECT c.id, \(Self.firstUsableRun(of: "c.id", environment: environment)) AS first_run FROM commits c
+                SELECT c.id, \(Self.firstUsableRun(of: "c.id"), walk(environment: environment)) AS first_run FROM commits c
                 WHERE \(db.idCondition("c.id", batch.values))
                 """) { row in
                 if let at = row.string("first_run") { times[row.int64("id")] = at }
@@ -759,12 +759,12 @@ struct ProjectHistory {
     /// The commit's parent at `position` (0: the first parent), when the server knows it.
     func parent(of commitID: Int64, position: Int) throws -> Int64? {
         if let known = memo.parents[commitID], position < known.count { return known[position] }
-        return try db.scalarInt(sql: "SELECT \(parentOf("\(commitID)", position: position))")
+        return try db.scalarInt(sql: "SELECT \(Self.parentOf("\(\.commitID)", position: position), walk(commitID: commitID))")
     }
 
     /// SQL: the id of commit `commit`'s parent at `position` (SQL), NULL when the server has no
     /// upload of it or no row says: what `parent(of:position:)` reads.
-    private func parentOf(_ commit: SQL, position: Int) -> SQL {
+    private static func parentOf(_ commit: SQLShape<WalkArguments>, position: Int) -> SQLShape<WalkArguments> {
         """
         (SELECT \(parentID) FROM commit_parents p \(parentJoin)
          WHERE p.commit_id = \(commit) AND p.position = \(raw: String(position)))
@@ -773,24 +773,82 @@ struct ProjectHistory {
 
     /// Joined to `commit_parents p`: the parent's commit by the id stored with it (`parent_id`,
     /// checked against the sha: a rebuild, or two servers storing a commit and its parent at once,
-    /// can leave an id behind or missing). `parentID(project:)` is then the parent's id — that
+    /// can leave an id behind or missing). `parentID` is then the parent's id — that
     /// one, else the commit of the parent's sha (looked up only then: `coalesce` stops at its
     /// first value, where a second join would seek for every step) — NULL when the server has no
     /// upload of it. The one way the queries go from a commit to its parent.
-    var parentJoin: SQL {
-        "LEFT JOIN commits pl ON pl.id = p.parent_id AND pl.project_id = \(projectID) AND pl.sha = p.parent_sha"
+    private static let parentJoin: SQLShape<WalkArguments> =
+        "LEFT JOIN commits pl ON pl.id = p.parent_id AND pl.project_id = \(\.projectID) AND pl.sha = p.parent_sha"
+
+    private static let parentID: SQLShape<WalkArguments> =
+        "coalesce(pl.id, (SELECT ps.id FROM commits ps WHERE ps.project_id = \(\.projectID) AND ps.sha = p.parent_sha))"
+
+    /// What the statements written once here (`SQLShape`: the walk's, a commit's runs) read of a
+    /// call: the project, and as the statement needs them the branch, the environment, a commit
+    /// and how deep the way goes.
+    struct WalkArguments {
+        var projectID: Int64
+        var branch: String?
+        var environment = ""
+        var commitID: Int64 = 0
+        var depth = 0
+        /// The commits `lineStepFromGraph` asks about, and what of each, as PostgreSQL arrays.
+        var asked = (ids: "", fallbacks: "", runs: "")
     }
 
-    var parentID: SQL {
-        "coalesce(pl.id, (SELECT ps.id FROM commits ps WHERE ps.project_id = \(projectID) AND ps.sha = p.parent_sha))"
+    /// What the snapshot says of the commits a walk took from the graph (`lineStepFromGraph`):
+    /// for each (`ids`), its first usable run where `runs` is 1, and where `fallbacks` is 1 its
+    /// first parent and its branch's previous commit; a row each, numbered from 1 (`n`).
+    private static let graphCheckStatement: SQLShape<WalkArguments> = """
+        SELECT i.n, CASE WHEN i.runs = 1 THEN \(firstUsableRun(of: "i.id")) END AS first_run,
+               CASE WHEN i.fallback = 1 THEN \(parentOf("i.id", position: 0)) END AS parent,
+               CASE WHEN i.fallback = 1 THEN \(previousOnBranch(of: "i.id")) END AS previous
+        FROM unnest(CAST(\(\.asked.ids) AS BIGINT[]), CAST(\(\.asked.fallbacks) AS INTEGER[]), CAST(\(\.asked.runs) AS INTEGER[]))
+             WITH ORDINALITY AS i(id, fallback, runs, n)
+        """
+
+    /// The arguments of this project's walk statements.
+    private func walk(branch: String? = nil, environment: String = "", commitID: Int64 = 0, depth: Int = 0) -> WalkArguments {
+        WalkArguments(projectID: projectID, branch: branch, environment: environment, commitID: commitID, depth: depth)
     }
+
+    /// A commit of the way `lineStep` read, and whether it is the first parent of the one before
+    /// it (else the branch's previous commit; `id` nil where there is none).
+    private struct WayCommit {
+        var depth: Int
+        var id: Int64?
+        var sha: String
+        var at: String?
+        var isParent: Bool
+    }
+
+    /// The way from commit `commitID`, at most `depth` commits: each commit's known first parent,
+    /// else where the known chain ends the branch's previous commit in upload order. A parent
+    /// reached by its id brings its sha along (the row was read for the check against it). A row
+    /// a commit of the way, read by position, the columns selected right below.
+    private static let wayStatement: SQLShape<WalkArguments> = """
+        WITH RECURSIVE line(id, sha, depth, is_parent) AS (
+            SELECT CAST(\(\.commitID) AS BIGINT), (SELECT c.sha FROM commits c WHERE c.id = \(\.commitID)), 1, 0
+            UNION ALL
+            SELECT coalesce(\(parentID), \(previousOnBranch(of: "line.id"))),
+                   pl.sha, line.depth + 1, CASE WHEN \(parentID) IS NULL THEN 0 ELSE 1 END
+            FROM line LEFT JOIN commit_parents p ON p.commit_id = line.id AND p.position = 0
+                 \(parentJoin)
+            WHERE line.id IS NOT NULL AND line.depth < \(\.depth))
+        SELECT line.depth, line.id, coalesce(line.sha, (SELECT c.sha FROM commits c WHERE c.id = line.id)),
+               \(firstUsableRun(of: "line.id")),
+               line.is_parent
+        FROM line
+        """
 
     /// The sha of each of the project's commits, by id; `StoreTuning.commitIDsPerStatement` commits a statement (on
     /// PostgreSQL a statement is a round trip: a statement a commit was 50 of them for a
-    /// scenario history of 50 commits).
+    /// scenario history of 50 commits). `+project_id` keeps SQLite off the index of the project's
+    /// shas, which it would read whole (every commit of the project) to find the ids; the ids are
+    /// looked up by primary key, the project checked on each row.
     func shas(of commitIDs: [Int64]) throws -> [Int64: String] {
         var shas: [Int64: String] = [:]
-        try inIDBatches(commitIDs, { ids in "SELECT id, sha FROM commits WHERE project_id = \(projectID) AND id IN (\(list: ids))" }) {
+        try inIDBatches(commitIDs, { ids in "SELECT id, sha FROM commits WHERE +project_id = \(projectID) AND id IN (\(list: ids))" }) {
             shas[$0.int64("id")] = $0.string("sha") ?? ""
         }
         return shas
