@@ -31,8 +31,8 @@ struct LeakStoreTests {
         _ = try store.ingest(Self.run(key: "first"))
         let holder = try PostgresConnection(url: database.location), other = try PostgresConnection(url: database.location)
         let projectID = try #require(try holder.scalarInt("SELECT id FROM projects WHERE name = 'app'"))
-        let upsert = PostgresConnection.commitWithParents(projectID: projectID, sha: Self.commit, branch: "main",
-                                                          receivedAt: "2026-12-06T00:00:00Z", parents: [])
+        let upsert = PostgresConnection.commitWithParents(.init(projectID: projectID, sha: Self.commit, branch: "main",
+                                                                receivedAt: "2026-12-06T00:00:00Z", parents: PostgresArray.literal([])))
         try holder.execute("BEGIN")
         let held = try holder.scalarInt(sql: upsert)
         // Waiting for the holder's transaction would end in a lock timeout.

@@ -8,8 +8,8 @@ import Foundation
 /// lock, is what makes it safe to hand between threads, hence `@unchecked Sendable`.
 package final class PostgresConnection: SQLConnection, @unchecked Sendable {
     private let handle: OpaquePointer
-    /// SQL as the store writes it → the name of its prepared statement on this connection.
-    private var prepared: [String: String] = [:]
+    /// SQL as the store writes it → its prepared statement on this connection.
+    private var prepared: [String: PreparedStatement] = [:]
     /// A `RowInsert`'s one-row SQL → its `unnest` form (see `insert`).
     private var arrayInserts: [String: String] = [:]
     /// What this connection's reads learned, kept between them (`ConnectionMemory`), and
@@ -75,13 +75,13 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
     }
 
     package func query(_ sql: String, _ values: [SQLValue], row: (any SQLRow) throws -> Void) throws {
-        let name = try statementName(sql)
+        let statement = try prepare(sql)
         let result = try withParameters(values) { count, parameters in
-            PQexecPrepared(handle, name, count, parameters, nil, nil, 0)
+            PQexecPrepared(handle, statement.name, count, parameters, nil, nil, 0)
         }
         defer { PQclear(result) }
         try check(result, sql: sql)
-        try readRows(result, row)
+        try readRows(result, of: statement, row)
     }
 
     package var writesAlone: Bool { false }
@@ -176,7 +176,7 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
     private func arrayInsertSQL(_ insert: RowInsert) throws -> String {
         let oneRow = insert.oneRowSQL
         if let sql = arrayInserts[oneRow] { return sql }
-        let described = PQdescribePrepared(handle, try statementName(oneRow))
+        let described = PQdescribePrepared(handle, try prepare(oneRow).name)
         defer { PQclear(described) }
         try check(described, sql: oneRow)
         let oids = (0..<PQnparams(described)).map { String(PQparamtype(described, $0)) }
@@ -189,15 +189,26 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
         return sql
     }
 
-    private func statementName(_ sql: String) throws -> String {
-        if let name = prepared[sql] { return name }
-        let name = "lh\(prepared.count + 1)"
+    /// A statement prepared on this connection: its name, and where its result's columns are,
+    /// by name, once a result of it has been read — a prepared statement's result columns are
+    /// those it was prepared with, for as long as it lives (PostgreSQL refuses a changed result
+    /// type), so it is their one owner, and they go with it (`reset`).
+    private final class PreparedStatement {
+        let name: String
+        var columns: [String: Int32]?
+
+        init(name: String) { self.name = name }
+    }
+
+    private func prepare(_ sql: String) throws -> PreparedStatement {
+        if let statement = prepared[sql] { return statement }
+        let statement = PreparedStatement(name: "lh\(prepared.count + 1)")
         let text = PostgresSQL.translate(sql)
-        let result = PQprepare(handle, name, text, 0, nil)
+        let result = PQprepare(handle, statement.name, text, 0, nil)
         defer { PQclear(result) }
         try check(result, sql: sql)
-        prepared[sql] = name
-        return name
+        prepared[sql] = statement
+        return statement
     }
 
     /// Calls `body` with the values as NUL-terminated text (NULL as a null pointer), alive for the call.
@@ -229,11 +240,13 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
                             connectionLost: !isConnected)
     }
 
-    private func readRows(_ result: OpaquePointer?, _ body: (any SQLRow) throws -> Void) throws {
+    private func readRows(_ result: OpaquePointer?, of statement: PreparedStatement, _ body: (any SQLRow) throws -> Void) throws {
         guard let result else { return }
         let count = PQntuples(result)
         guard count > 0 else { return }
-        var row = PostgresRow(result: result, index: 0, columns: PostgresRow.columns(of: result))
+        let columns = statement.columns ?? PostgresRow.columns(of: result)
+        statement.columns = columns
+        var row = PostgresRow(result: result, index: 0, columns: columns)
         while row.index < count {
             try body(row)
             row.index += 1
@@ -245,7 +258,7 @@ package final class PostgresConnection: SQLConnection, @unchecked Sendable {
 struct PostgresRow: SQLRow {
     let result: OpaquePointer
     var index: Int32
-    /// The result's columns by name (`columns(of:)`), read once for all its rows.
+    /// The result's columns by name (`columns(of:)`), read once for all its statement's results.
     let columns: [String: Int32]
 
     func isNull(at column: Int32) -> Bool { PQgetisnull(result, index, column) == 1 }
@@ -257,7 +270,7 @@ struct PostgresRow: SQLRow {
     /// (`SQLiteStatement.column(named:)`): a row read by name costs a dictionary probe a column,
     /// not libpq's `PQfnumber`, which copies and folds the name at every call.
     static func columns(of result: OpaquePointer) -> [String: Int32] {
-        var columns: [String: Int32] = [:]
+        var columns = [String: Int32](minimumCapacity: Int(PQnfields(result)))
         for column in 0..<PQnfields(result) {
             guard let name = PQfname(result, column) else { continue }
             let key = String(cString: name)
