@@ -21,13 +21,8 @@ extension ProjectHistory {
                      releasedAtBase: [KeyIDs: Int], environment: String) throws -> [KeyIDs: KeyEvidence] {
         guard !head.isEmpty else { return [:] }
         let attempts = try headID.map { try attemptsBeyondOne(commitID: $0, environment: environment, keys: Set(head.keys)) } ?? [:]
-        var evidence: [KeyIDs: KeyEvidence] = [:]
-        for (ids, counts) in head {
-            let cell = KeyStateGrid.Cell(counts.tally), extra = attempts[ids] ?? (more: 0, released: 0)
-            let runs = Int(cell.runs), leakedRuns = Int(cell.leakedRuns)
-            evidence[ids] = KeyEvidence(headRuns: runs, headLeakedRuns: leakedRuns, headAttempts: runs + extra.more,
-                                        headLeakedAttempts: leakedRuns + extra.more - extra.released, history: [])
-        }
+        var evidence = head.mapValues { Self.atHead(KeyStateGrid.Cell($0.tally)) }
+        for (ids, extra) in attempts { evidence[ids]?.add(extra) }
         let confirmed = Set(evidence.filter(\.value.confirmedAtHead).keys)
         let lines = ownLine.map(\.id) + baseLine.map(\.id)
         guard !confirmed.isEmpty, !lines.isEmpty else { return evidence }
@@ -47,21 +42,24 @@ extension ProjectHistory {
         guard !keys.isEmpty else { return [:] }
         let grid = try keyStates(keys, environment: environment, at: Set([headID] + ownLine.map(\.id) + baseLine.map(\.id)))
         let headColumn = grid.columns(of: [headID])
-        let leaked = keys.reduce(into: [KeyIDs: KeyStateGrid.Cell]()) { leaked, ids in
-            if let cell = grid.row(ids).cells(along: headColumn).first ?? nil, cell.runs > 0, cell.leakedRuns >= cell.runs {
-                leaked[ids] = cell
-            }
-        }
-        guard !leaked.isEmpty else { return [:] }
-        let attempts = try attemptsBeyondOne(commitID: headID, environment: environment, keys: Set(leaked.keys))
-        var evidence = leaked.reduce(into: [KeyIDs: KeyEvidence]()) { evidence, entry in
-            let runs = Int(entry.value.runs), extra = attempts[entry.key] ?? (more: 0, released: 0)
-            evidence[entry.key] = KeyEvidence(headRuns: runs, headLeakedRuns: runs, headAttempts: runs + extra.more,
-                                              headLeakedAttempts: runs + extra.more - extra.released, history: [])
+        var evidence = keys.reduce(into: [KeyIDs: KeyEvidence]()) { evidence, ids in
+            if let cell = grid.row(ids).cells(along: headColumn).first ?? nil, cell.runs > 0 { evidence[ids] = Self.atHead(cell) }
         }.filter(\.value.confirmedAtHead)
+        guard !evidence.isEmpty else { return [:] }
+        for (ids, extra) in try attemptsBeyondOne(commitID: headID, environment: environment, keys: Set(evidence.keys)) {
+            evidence[ids]?.add(extra)
+        }
+        evidence = evidence.filter(\.value.confirmedAtHead)
         Self.readHistories(of: Set(evidence.keys), from: grid, ownLine: ownLine, baseLine: baseLine, releasedAtBase: [:],
                            into: &evidence)
         return evidence
+    }
+
+    /// A key's evidence at a head from its runs there (one attempt each), before its checks'
+    /// attempts are added (`KeyEvidence.add`) and its history read.
+    private static func atHead(_ cell: KeyStateGrid.Cell) -> KeyEvidence {
+        KeyEvidence(headRuns: Int(cell.runs), headLeakedRuns: Int(cell.leakedRuns), headAttempts: Int(cell.runs),
+                    headLeakedAttempts: Int(cell.leakedRuns), history: [])
     }
 
     /// Each key's runs along `ownLine` then `baseLine` (newest first), from a grid that holds
@@ -125,5 +123,14 @@ extension ProjectHistory {
             found[ids, default: (0, 0)].released += attempts - leaked
         }
         return found
+    }
+}
+
+extension KeyEvidence {
+    /// The attempts beyond one of the key's leaked checks at head, and those of them that
+    /// released the object (`ProjectHistory.attemptsBeyondOne`): more attempts, fewer leaked.
+    fileprivate mutating func add(_ extra: (more: Int, released: Int)) {
+        headAttempts += extra.more
+        headLeakedAttempts += extra.more - extra.released
     }
 }
